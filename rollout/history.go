@@ -1,0 +1,85 @@
+package rollout
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// DefaultRevisionHistoryLimit is the revisionHistoryLimit used when a
+// DaemonSet's is nil. The API server defaults the field to 10; upstream's
+// controller dereferences it without a check and panics on nil.
+const DefaultRevisionHistoryLimit = 10
+
+// HistoryPlan is the ControllerRevision work of one sync. The zero value
+// means no change. Objects in Create and Update are new values owned by the
+// plan; those in Delete, Adopt, Release and Relabel are the caller's
+// pointers, unmodified.
+type HistoryPlan struct {
+	// Create is the current revision to create; nil when it exists.
+	Create *appsv1.ControllerRevision
+	// Update holds revisions to write back: the current revision with its
+	// revision number raised above every old one, and revisions given the
+	// missing controller-revision-hash label (set to their own name). A
+	// revision needing both appears once, with both changes. Sorted by name.
+	Update []*appsv1.ControllerRevision
+	// Delete holds duplicates of the current revision and old revisions
+	// beyond revisionHistoryLimit. Sorted by name.
+	Delete []*appsv1.ControllerRevision
+	// Relabel holds the pods whose controller-revision-hash label must be
+	// set to the current hash because duplicate current revisions were
+	// merged. Sorted by name.
+	Relabel []*corev1.Pod
+	// Adopt and Release are the revisions whose controller reference to the
+	// DaemonSet must be added or removed. Sorted by name.
+	Adopt, Release []*appsv1.ControllerRevision
+	// CollisionCount, when non-nil, is the value status.collisionCount must
+	// be set to because the name of the current revision is taken by a
+	// revision with other data. It comes with a *CollisionError.
+	CollisionCount *int32
+}
+
+// IsZero reports whether h asks for no change.
+func (h HistoryPlan) IsZero() bool {
+	return h.Create == nil && len(h.Update) == 0 && len(h.Delete) == 0 &&
+		len(h.Relabel) == 0 && len(h.Adopt) == 0 && len(h.Release) == 0 &&
+		h.CollisionCount == nil
+}
+
+// History is the outcome of ConstructHistory.
+type History struct {
+	// Hash is the controller-revision-hash label of the current revision:
+	// the value new pods carry and IsPodUpdated compares against.
+	Hash string
+	// Current is the current revision as it is once Plan is applied (the
+	// revision to create, the updated one, or the caller's pointer when it
+	// needs no change).
+	Current *appsv1.ControllerRevision
+	// Old are the controlled revisions that do not match the template,
+	// with the hash label they have once Plan is applied, sorted by
+	// revision number, then name.
+	Old []*appsv1.ControllerRevision
+	// Plan holds Create, Update, the Delete of duplicates, Relabel and
+	// CollisionCount. Adopt, Release and the cleanup of old revisions are
+	// left to the caller (see CleanupHistory).
+	Plan HistoryPlan
+}
+
+// CollisionError reports that the name of the revision for the current
+// template is taken by a revision with different data. The plan that comes
+// with it carries the bumped collision count; the next sync computes a new
+// hash and name.
+type CollisionError struct {
+	// DaemonSet is namespace/name.
+	DaemonSet string
+	// Name is the revision name that is taken.
+	Name string
+	// CollisionCount is the bumped status.collisionCount.
+	CollisionCount int32
+}
+
+func (e *CollisionError) Error() string {
+	return fmt.Sprintf("daemonset %q: controllerrevision %q already exists with different data; status.collisionCount must become %d",
+		e.DaemonSet, e.Name, e.CollisionCount)
+}
