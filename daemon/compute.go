@@ -1,11 +1,249 @@
 package daemon
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/selector"
 )
 
-// Compute returns the plan of one sync of ds over nodes and pods.
+// Compute returns the plan of one sync of ds over nodes and pods: what
+// kube-controller-manager v1.36's DaemonSet controller would do in one
+// syncDaemonSet on exactly this state, with its expectations satisfied.
+//
+// nodes are all nodes of the cluster; pods are the pods of ds's namespace
+// (pods of other namespaces are ignored); opts carries the revisions, the
+// clock and the backoff state. In order, Compute:
+//  1. stops with Skip set when the selector is {} or ds is being deleted;
+//  2. claims revisions, then builds the revision history (see
+//     rollout.ConstructHistory), which fixes Hash;
+//  3. claims pods (adopt and release, see selector.ClaimPods) and groups
+//     them by target node;
+//  4. runs the create/delete pass over the nodes in name order: create on
+//     eligible nodes without a pod, delete failed pods (one per node, with
+//     the failed-pod backoff), succeeded pods, excess pods, pods on nodes
+//     that may not keep them, and never-scheduled pods targeting missing
+//     nodes;
+//  5. only when that pass asks for nothing and the strategy is
+//     RollingUpdate, runs one rolling-update step (see rollout.RollingUpdate);
+//  6. deletes old revisions beyond revisionHistoryLimit (10 when nil, where
+//     upstream panics);
+//  7. computes the status from the state before the plan's actions.
+//
+// Creates and deletes are each capped at Options.BurstReplicas, keeping the
+// first ones in node name order (upstream keeps a prefix in informer order;
+// deletes of pods on missing nodes come last, as upstream).
+//
+// Errors. Input that cannot describe a cluster (nil DaemonSet, nil entries,
+// empty names, missing namespace or UID, duplicate node, pod or revision
+// names) returns an error wrapping ErrInvalidInput and a zero Plan. Errors
+// upstream's sync itself returns are returned too, with the part of the plan
+// upstream would still have carried out: an invalid selector (zero plan); a
+// revision name collision (a *rollout.CollisionError; the plan carries
+// History.CollisionCount and the status write of the bumped count, which
+// the caller must apply or the next sync collides again); an invalid
+// maxSurge or maxUnavailable, or a surge step over a pod on a missing node
+// (the plan carries adoptions, the history changes made before the step
+// and the status).
+//
+// Compute modifies none of its arguments. Plans share the caller's pods and
+// revisions where documented (Deletes, Adopt, Release, ...); new objects
+// (created pods and revisions, updated revisions) belong to the plan.
 func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (Plan, error) {
-	panic("unimplemented")
+	if err := validateInput(ds, nodes, pods, opts.Revisions); err != nil {
+		return Plan{}, err
+	}
+	key := ds.Namespace + "/" + ds.Name
+	plan := Plan{FailedPodBackoff: opts.FailedPodBackoff}
+
+	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) {
+		plan.Skip = SkipSelectsAll
+		plan.Status = *ds.Status.DeepCopy()
+		plan.Events = []Event{{
+			Type:    corev1.EventTypeWarning,
+			Reason:  "SelectingAll",
+			Message: "the selector {} selects every pod of the namespace; a non-empty selector is required",
+		}}
+		return plan, nil
+	}
+	if ds.DeletionTimestamp != nil {
+		plan.Skip = SkipDeleting
+		plan.Status = *ds.Status.DeepCopy()
+		return plan, nil
+	}
+	sel, err := selector.ForDaemonSet(ds)
+	if err != nil {
+		return plan, fmt.Errorf("daemonset %q: revision history: %w", key, err)
+	}
+	owner := selector.OwnerOf(ds)
+
+	revisions := inNamespace(opts.Revisions, ds.Namespace)
+	revClaims := selector.ClaimRevisions(owner, sel, revisions)
+	podClaims := selector.ClaimPods(owner, sel, pods)
+
+	hist, err := rollout.ConstructHistory(ds, revClaims.Claimed, revisions, podClaims.Claimed)
+	plan.History = hist.Plan
+	plan.History.Adopt, plan.History.Release = revClaims.Adopt, revClaims.Release
+	if err != nil {
+		var collision *rollout.CollisionError
+		if errors.As(err, &collision) {
+			plan.Status = *ds.Status.DeepCopy()
+			plan.Status.CollisionCount = plan.History.CollisionCount
+			plan.StatusChanged = true
+		}
+		return plan, fmt.Errorf("daemonset %q: revision history: %w", key, err)
+	}
+	plan.Hash = hist.Hash
+	plan.Adopt, plan.Release = podClaims.Adopt, podClaims.Release
+
+	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
+	c, err := newCluster(nodes, podClaims.Claimed, elig)
+	if err != nil {
+		return Plan{}, fmt.Errorf("daemonset %q: %w: %w", key, ErrInvalidInput, err)
+	}
+	plan.Unplaced = c.unplaced
+
+	generation, genErr := rollout.GetTemplateGeneration(ds)
+	if genErr != nil {
+		generation = nil // upstream ignores an unparsable annotation
+	}
+
+	backoff := newBackoffState(opts.FailedPodBackoff, opts.Now)
+	m := &manager{
+		ds:         ds,
+		hash:       hist.Hash,
+		surge:      rollout.AllowsSurge(ds),
+		minReady:   ds.Spec.MinReadySeconds,
+		backoff:    backoff,
+		backoffKey: BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
+	}
+	m.run(c)
+	plan.Events = m.events
+	plan.FailedPodBackoff = backoff.backoff()
+
+	var stepErr error
+	if len(m.creates) == 0 && len(m.deletes) == 0 &&
+		ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+		var step rollout.Step
+		step, stepErr = rollout.RollingUpdate(ds, c.rolloutNodes(), hist.Hash, opts.Now)
+		if stepErr == nil {
+			plan.Rolling = &step
+			addStep(m, step)
+		}
+	}
+	if stepErr == nil {
+		plan.History.Delete = mergeRevisions(plan.History.Delete,
+			rollout.CleanupHistory(ds, hist.Old, c.live))
+	}
+
+	plan.Status = statusOf(ds, c, hist.Hash, generation, opts.Now)
+	plan.StatusChanged = statusChanged(ds.Status, plan.Status, ds.Generation)
+
+	burst := opts.burst()
+	factory := newPodFactory(ds, generation, hist.Hash)
+	creates := m.creates[:min(len(m.creates), burst)]
+	deletes := m.deletes[:min(len(m.deletes), burst)]
+	plan.DeferredCreates = len(m.creates) - len(creates)
+	plan.DeferredDeletes = len(m.deletes) - len(deletes)
+	if len(creates) > 0 {
+		plan.Creates = make([]Create, len(creates))
+		for i, w := range creates {
+			plan.Creates[i] = Create{NodeName: w.node, Pod: factory.pod(w.node), Reason: w.reason}
+		}
+		slices.SortStableFunc(plan.Creates, func(a, b Create) int { return cmp.Compare(a.NodeName, b.NodeName) })
+	}
+	if len(deletes) > 0 {
+		plan.Deletes = make([]Delete, len(deletes))
+		for i, w := range deletes {
+			plan.Deletes[i] = Delete{Pod: w.pod, NodeName: w.node, Reason: w.reason}
+		}
+		slices.SortFunc(plan.Deletes, func(a, b Delete) int {
+			return cmp.Or(cmp.Compare(a.NodeName, b.NodeName), cmp.Compare(a.Pod.Name, b.Pod.Name))
+		})
+	}
+
+	var wait durationMin
+	wait.add(time.Duration(m.backoffWait))
+	wait.add(availabilityWait(c, ds.Spec.MinReadySeconds, opts.Now))
+	plan.RequeueAfter = time.Duration(wait)
+
+	if stepErr != nil {
+		return plan, fmt.Errorf("daemonset %q: rolling update: %w", key, stepErr)
+	}
+	return plan, nil
+}
+
+// addStep turns the rolling-update step's choices into the manager's
+// decisions, so that the burst cap and pod building apply to them alike.
+func addStep(m *manager, step rollout.Step) {
+	for _, sc := range step.Creates {
+		r := ReasonSurge
+		if sc.Action == rollout.ActionReplaceUnavailable {
+			r = ReasonSurgeForUnavailable
+		}
+		m.create(sc.NodeName, r)
+	}
+	for _, sd := range step.Deletes {
+		var r Reason
+		switch sd.Action {
+		case rollout.ActionReplaceUnavailable:
+			r = ReasonReplaceUnavailable
+		case rollout.ActionReplace:
+			r = ReasonRollingUpdate
+		case rollout.ActionRemoveReplaced:
+			r = ReasonSurgeReplaced
+		default:
+			r = ReasonIneligibleUnderSurge
+		}
+		m.delete(sd.Pod, sd.NodeName, r)
+	}
+}
+
+// rolloutNodes describes the cluster to the rolling-update step: every
+// existing node that should run the pod or has pods, and every missing node
+// with pods.
+func (c *cluster) rolloutNodes() []rollout.Node {
+	out := make([]rollout.Node, 0, len(c.nodes)+len(c.missing))
+	for i := range c.nodes {
+		n := &c.nodes[i]
+		if n.shouldRun || len(n.pods) > 0 {
+			out = append(out, rollout.Node{Name: n.node.Name, ShouldRun: n.shouldRun, Pods: n.pods})
+		}
+	}
+	for _, g := range c.missing {
+		out = append(out, rollout.Node{Name: g.nodeName, Missing: true, Pods: g.pods})
+	}
+	return out
+}
+
+// inNamespace returns the revisions of namespace, in a new slice.
+func inNamespace(revs []*appsv1.ControllerRevision, namespace string) []*appsv1.ControllerRevision {
+	var out []*appsv1.ControllerRevision
+	for _, r := range revs {
+		if r.Namespace == namespace {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// mergeRevisions returns a and b in one slice sorted by name, then UID.
+func mergeRevisions(a, b []*appsv1.ControllerRevision) []*appsv1.ControllerRevision {
+	if len(b) == 0 {
+		return a
+	}
+	out := append(slices.Clip(a), b...)
+	slices.SortFunc(out, func(x, y *appsv1.ControllerRevision) int {
+		return cmp.Or(cmp.Compare(x.Name, y.Name), cmp.Compare(x.UID, y.UID))
+	})
+	return out
 }

@@ -120,6 +120,10 @@ type Plan struct {
 	// are controlled pods whose labels no longer match (remove it). Sorted
 	// by name; the caller's pointers.
 	Adopt, Release []*corev1.Pod
+	// DeferredCreates and DeferredDeletes count the creates and deletes the
+	// burst cap (Options.BurstReplicas) held back; a later plan asks for
+	// them again.
+	DeferredCreates, DeferredDeletes int
 	// Unplaced are controlled pods whose target node cannot be determined
 	// (no nodeName and no metadata.name node affinity). Upstream ignores
 	// them; so does the plan. Sorted by name.

@@ -1,6 +1,12 @@
 package rollout
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -8,16 +14,283 @@ import (
 type Node struct {
 	Name string
 	// Missing is true for a node name that pods target but that is not in
-	// the node list.
+	// the node list. A missing node never counts as desired.
 	Missing bool
-	// ShouldRun is the placement verdict for a new daemon pod on the node.
+	// ShouldRun is the placement verdict for a new daemon pod on the node
+	// (ignored when Missing).
 	ShouldRun bool
-	// Pods are the DaemonSet's pods targeting the node (terminal pods that
-	// are being deleted excluded).
+	// Pods are the DaemonSet's pods targeting the node, terminal pods that
+	// are being deleted excluded. Pods that are being deleted (but are not
+	// terminal) may be present; the step ignores them.
 	Pods []*corev1.Pod
 }
 
-// Step is one rolling-update step.
+// Action says what a rolling-update step does with one pod or node.
+type Action string
+
+// The actions of a rolling-update step.
+const (
+	// ActionReplaceUnavailable: an old pod that is not available is replaced
+	// at once: deleted when maxSurge is 0, or given its new pod beside it
+	// when surging. It does not wait for the budget, but it counts against
+	// it.
+	ActionReplaceUnavailable Action = "ReplaceUnavailable"
+	// ActionReplace: an old available pod is replaced within the budget:
+	// deleted within maxUnavailable (maxSurge 0), or given a new pod beside
+	// it within maxSurge.
+	ActionReplace Action = "Replace"
+	// ActionRemoveReplaced: with surge, an old pod whose new pod on the same
+	// node is available is deleted.
+	ActionRemoveReplaced Action = "RemoveReplaced"
+	// ActionRemoveIneligible: with surge, an old pod on a node that may no
+	// longer run a new pod is deleted: at once when it is not available,
+	// otherwise only as far as the available pods exceed the desired count.
+	ActionRemoveIneligible Action = "RemoveIneligible"
+)
+
+// StepCreate asks for a new pod on a node.
+type StepCreate struct {
+	NodeName string
+	Action   Action
+}
+
+// StepDelete asks for an old pod to be deleted.
+type StepDelete struct {
+	// Pod is the caller's pod, unmodified.
+	Pod      *corev1.Pod
+	NodeName string
+	Action   Action
+}
+
+// Step is one rolling-update step: the budgets it worked with, what it
+// counted, and what it chose. Creates are sorted by node name, Deletes by
+// node name then pod name.
 type Step struct {
-	MaxSurge, MaxUnavailable, Desired int
+	// MaxSurge and MaxUnavailable are the budgets scaled against Desired,
+	// after upstream's default: when both are 0 and Desired is positive,
+	// MaxUnavailable is 1.
+	MaxSurge, MaxUnavailable int
+	// Desired is the number of existing nodes that should run the pod.
+	Desired int
+	// NumUnavailable (maxSurge 0) is the number of nodes counted as
+	// unavailable: no pod, an old and a new pod, an unavailable new pod,
+	// several old or new pods, or an old unavailable pod being replaced.
+	NumUnavailable int
+	// NumSurge (surge) is the number of nodes counted as surging: a new pod
+	// beside an old one that is not yet available, or several pods.
+	NumSurge int
+	// NumAvailable (surge) is the number of nodes whose pod (the old one
+	// when both exist) is available.
+	NumAvailable int
+	// Candidates is the number of old available pods (maxSurge 0) or nodes
+	// (surge) that were eligible for replacement within the budget; the
+	// step replaced the first ones by node name.
+	Candidates int
+	Creates    []StepCreate
+	Deletes    []StepDelete
+}
+
+// RollingUpdate computes one rolling-update step of ds, as upstream's
+// rollingUpdate, from one Node per node that has pods or should run one
+// (missing nodes included). hash is the current revision hash; a pod is new
+// when IsPodUpdated(pod, hash, template generation) holds (an unparsable
+// template generation counts as none). Availability is judged at now with
+// ds.Spec.MinReadySeconds.
+//
+// When maxSurge is 0, old pods are deleted so that at most maxUnavailable
+// nodes are unavailable (old unavailable pods always); the create pass of
+// the next sync creates their successors. When maxSurge is positive, new
+// pods are created beside old ones (beside unavailable old pods always,
+// beside available ones within maxSurge) and old pods are deleted once their
+// new pod is available. Where upstream picks candidates in Go map order, the
+// step picks them by node name. The step returns nothing to do for a
+// DaemonSet whose strategy is not RollingUpdate.
+//
+// It fails, naming the DaemonSet, when maxSurge or maxUnavailable is invalid
+// and, when surging, when an old pod without a new pod sits on a Missing
+// node (upstream cannot look the node up and gives up the step). ds must not
+// be nil. It modifies nothing; nodes need not be sorted.
+func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Time) (Step, error) {
+	if ds == nil {
+		return Step{}, fmt.Errorf("rolling update: daemonset is nil")
+	}
+	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
+		return Step{}, nil
+	}
+	var step Step
+	for i := range nodes {
+		if !nodes[i].Missing && nodes[i].ShouldRun {
+			step.Desired++
+		}
+	}
+	maxUnavailable, err := UnavailableCount(ds, step.Desired)
+	if err != nil {
+		return Step{}, err
+	}
+	maxSurge, err := SurgeCount(ds, step.Desired)
+	if err != nil {
+		return Step{}, err
+	}
+	if step.Desired > 0 && maxUnavailable == 0 && maxSurge == 0 {
+		maxUnavailable = 1
+	}
+	step.MaxSurge, step.MaxUnavailable = maxSurge, maxUnavailable
+
+	order := sortedNodeOrder(nodes)
+	gen, genErr := GetTemplateGeneration(ds)
+	if genErr != nil {
+		gen = nil
+	}
+	s := stepper{ds: ds, hash: hash, gen: gen, now: now}
+	if maxSurge == 0 {
+		s.withoutSurge(&step, nodes, order)
+	} else if err := s.withSurge(&step, nodes, order); err != nil {
+		return Step{}, err
+	}
+	slices.SortFunc(step.Deletes, func(a, b StepDelete) int {
+		return cmp.Or(cmp.Compare(a.NodeName, b.NodeName), cmp.Compare(a.Pod.Name, b.Pod.Name))
+	})
+	slices.SortFunc(step.Creates, func(a, b StepCreate) int { return cmp.Compare(a.NodeName, b.NodeName) })
+	return step, nil
+}
+
+// sortedNodeOrder returns the indices of nodes in name order, without
+// touching nodes.
+func sortedNodeOrder(nodes []Node) []int {
+	order := make([]int, len(nodes))
+	for i := range order {
+		order[i] = i
+	}
+	if !slices.IsSortedFunc(nodes, func(a, b Node) int { return cmp.Compare(a.Name, b.Name) }) {
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(nodes[a].Name, nodes[b].Name) })
+	}
+	return order
+}
+
+type stepper struct {
+	ds   *appsv1.DaemonSet
+	hash string
+	gen  *int64
+	now  time.Time
+}
+
+func (s stepper) available(pod *corev1.Pod) bool {
+	return IsPodAvailable(pod, s.ds.Spec.MinReadySeconds, s.now)
+}
+
+// split returns the one new and the one old pod of a node, ignoring pods
+// being deleted; ok is false when there are several of either.
+func (s stepper) split(pods []*corev1.Pod) (newPod, oldPod *corev1.Pod, ok bool) {
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		if IsPodUpdated(pod, s.hash, s.gen) {
+			if newPod != nil {
+				return nil, nil, false
+			}
+			newPod = pod
+		} else {
+			if oldPod != nil {
+				return nil, nil, false
+			}
+			oldPod = pod
+		}
+	}
+	return newPod, oldPod, true
+}
+
+// withoutSurge deletes old pods within maxUnavailable. The walk is in node
+// name order; a candidate is recorded only while the running count of
+// unavailable nodes is below the budget, as upstream does in map order. The
+// number of candidates used does not depend on the order, only which ones.
+func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) {
+	var candidates []StepDelete
+	for _, i := range order {
+		n := &nodes[i]
+		newPod, oldPod, ok := s.split(n.Pods)
+		switch {
+		case !ok:
+			// Several pods of a kind: the create/delete pass cleans up.
+			step.NumUnavailable++
+		case oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
+			step.NumUnavailable++
+		case newPod != nil:
+			if !s.available(newPod) {
+				step.NumUnavailable++
+			}
+		case !s.available(oldPod):
+			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionReplaceUnavailable})
+			step.NumUnavailable++
+		case step.NumUnavailable >= step.MaxUnavailable:
+			// Over budget already: no more candidates.
+		default:
+			candidates = append(candidates, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionReplace})
+		}
+	}
+	step.Candidates = len(candidates)
+	room := min(max(step.MaxUnavailable-step.NumUnavailable, 0), len(candidates))
+	step.Deletes = append(step.Deletes, candidates[:room]...)
+}
+
+// withSurge creates new pods beside old ones within maxSurge and deletes old
+// pods whose new pod is available.
+func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
+	var candidates []StepCreate
+	var ineligible []StepDelete
+	for _, i := range order {
+		n := &nodes[i]
+		newPod, oldPod, ok := s.split(n.Pods)
+		if !ok {
+			step.NumSurge++
+			continue
+		}
+		// Availability counts every node, those being drained included.
+		switch {
+		case oldPod != nil:
+			if s.available(oldPod) {
+				step.NumAvailable++
+			}
+		case newPod != nil:
+			if s.available(newPod) {
+				step.NumAvailable++
+			}
+		}
+		switch {
+		case oldPod == nil:
+			// Nothing to replace; the create pass handles empty nodes.
+		case newPod == nil:
+			if n.Missing {
+				return fmt.Errorf("daemonset %q: rolling update: pod %q targets node %q, which does not exist",
+					s.ds.Namespace+"/"+s.ds.Name, oldPod.Name, n.Name)
+			}
+			oldAvailable := s.available(oldPod)
+			switch {
+			case !oldAvailable && !n.ShouldRun:
+				step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionRemoveIneligible})
+			case !oldAvailable:
+				step.Creates = append(step.Creates, StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable})
+			case !n.ShouldRun:
+				ineligible = append(ineligible, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionRemoveIneligible})
+			case step.NumSurge >= step.MaxSurge:
+				// Over budget already: no more candidates.
+			default:
+				candidates = append(candidates, StepCreate{NodeName: n.Name, Action: ActionReplace})
+			}
+		case !s.available(newPod):
+			// Surged here already; waiting for the new pod.
+			step.NumSurge++
+		default:
+			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionRemoveReplaced})
+		}
+	}
+	// Old pods on nodes that may no longer run the pod go only as far as
+	// the available pods exceed the desired count (kubernetes#118823).
+	if surplus := step.NumAvailable - step.Desired; surplus > 0 {
+		step.Deletes = append(step.Deletes, ineligible[:min(surplus, len(ineligible))]...)
+	}
+	step.Candidates = len(candidates)
+	room := min(max(step.MaxSurge-step.NumSurge, 0), len(candidates))
+	step.Creates = append(step.Creates, candidates[:room]...)
+	return nil
 }

@@ -1,0 +1,127 @@
+package daemon
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/tolerations"
+)
+
+// Eligibility is the placement check of one DaemonSet, compiled once: the
+// template's nodeName, its nodeSelector and required node affinity, and its
+// tolerations merged with the daemon tolerations. Checking a node then
+// parses nothing and allocates nothing. An Eligibility is immutable and safe
+// for concurrent use; it keeps no reference to the DaemonSet.
+type Eligibility struct {
+	nodeName    string
+	matcher     *affinity.NodeMatcher
+	tolerations []corev1.Toleration
+	comparison  bool
+}
+
+// NewEligibility compiles the placement check of ds. enableComparisonOperators
+// is the TaintTolerationComparisonOperators feature gate (Gt and Lt
+// tolerations). Parse errors in the required node affinity are not errors:
+// like upstream, the terms that do not parse never match (see
+// affinity.NewNodeMatcher). A nil ds gives an Eligibility that admits no node.
+func NewEligibility(ds *appsv1.DaemonSet, enableComparisonOperators bool) *Eligibility {
+	if ds == nil {
+		return &Eligibility{matcher: nil}
+	}
+	spec := &ds.Spec.Template.Spec
+	return &Eligibility{
+		nodeName:    spec.NodeName,
+		matcher:     affinity.NewNodeMatcher(spec),
+		tolerations: tolerations.WithDaemonTolerations(spec.Tolerations, spec.HostNetwork),
+		comparison:  enableComparisonOperators,
+	}
+}
+
+// Verdict is the placement verdict of one node, with the reason when the
+// node may not run a new pod.
+type Verdict struct {
+	// ShouldRun: a new daemon pod may be placed on the node.
+	ShouldRun bool
+	// ShouldContinueRunning: a daemon pod already on the node may stay.
+	ShouldContinueRunning bool
+	// Reason is why ShouldRun is false; "" when it is true.
+	Reason IneligibleReason
+	// Taint is the first untolerated taint, for the taint reasons.
+	Taint corev1.Taint
+}
+
+// IneligibleReason says why a node may not run a new daemon pod.
+type IneligibleReason string
+
+// The reasons a node may not run a new daemon pod, in the order they are
+// checked.
+const (
+	// IneligibleNilNode: the node is nil (or the DaemonSet was nil).
+	IneligibleNilNode IneligibleReason = "NilNode"
+	// IneligibleNodeName: the template's nodeName names another node.
+	IneligibleNodeName IneligibleReason = "NodeNameMismatch"
+	// IneligibleNodeAffinity: the template's nodeSelector or required node
+	// affinity does not match the node.
+	IneligibleNodeAffinity IneligibleReason = "NodeAffinityMismatch"
+	// IneligibleTaint: the node has an untolerated NoSchedule taint and
+	// every NoExecute taint is tolerated: a running pod may stay.
+	IneligibleTaint IneligibleReason = "UntoleratedTaint"
+	// IneligibleNoExecuteTaint: the node has an untolerated NoExecute taint:
+	// a running pod must go too.
+	IneligibleNoExecuteTaint IneligibleReason = "UntoleratedNoExecuteTaint"
+)
+
+// ShouldRun returns upstream's NodeShouldRunDaemonPod verdict for node:
+// shouldRun when a new daemon pod may be placed there, shouldContinueRunning
+// when a pod already there may stay. A node fails both when the template's
+// nodeName names another node or the nodeSelector or required node affinity
+// does not match; with an untolerated NoSchedule or NoExecute taint it may
+// not get a new pod, and a running pod may stay only when every NoExecute
+// taint is tolerated. A nil node fails both. It does not allocate.
+func (e *Eligibility) ShouldRun(node *corev1.Node) (shouldRun, shouldContinueRunning bool) {
+	v := e.Explain(node)
+	return v.ShouldRun, v.ShouldContinueRunning
+}
+
+// Explain is ShouldRun with the reason of a negative verdict. It does not
+// allocate.
+func (e *Eligibility) Explain(node *corev1.Node) Verdict {
+	if node == nil || e == nil || e.matcher == nil {
+		return Verdict{Reason: IneligibleNilNode}
+	}
+	if e.nodeName != "" && e.nodeName != node.Name {
+		return Verdict{Reason: IneligibleNodeName}
+	}
+	if !e.matcher.Match(node) {
+		return Verdict{Reason: IneligibleNodeAffinity}
+	}
+	taints := node.Spec.Taints
+	if len(taints) == 0 {
+		return Verdict{ShouldRun: true, ShouldContinueRunning: true}
+	}
+	taint, found := tolerations.FindUntoleratedTaint(taints, e.tolerations, tolerations.NoSchedule|tolerations.NoExecute, e.comparison)
+	if !found {
+		return Verdict{ShouldRun: true, ShouldContinueRunning: true}
+	}
+	if taint.Effect == corev1.TaintEffectNoExecute {
+		return Verdict{Reason: IneligibleNoExecuteTaint, Taint: taint}
+	}
+	if noExec, found := tolerations.FindUntoleratedTaint(taints, e.tolerations, tolerations.NoExecute, e.comparison); found {
+		return Verdict{Reason: IneligibleNoExecuteTaint, Taint: noExec}
+	}
+	return Verdict{ShouldContinueRunning: true, Reason: IneligibleTaint, Taint: taint}
+}
+
+// NodeShouldRunDaemonPod returns whether a new pod of ds may be placed on
+// node (shouldRun) and whether a pod of ds already there may stay
+// (shouldContinueRunning), as upstream's function of the same name, with
+// the TaintTolerationComparisonOperators gate off. It compiles the check for
+// this one call; to check many nodes, use NewEligibility once. A nil node or
+// ds gives false, false. It modifies nothing.
+func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun, shouldContinueRunning bool) {
+	if node == nil || ds == nil {
+		return false, false
+	}
+	return NewEligibility(ds, false).ShouldRun(node)
+}

@@ -1,0 +1,34 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/daemonplan/daemonplan/rollout"
+)
+
+// durationMin keeps the smallest positive duration it is given.
+type durationMin time.Duration
+
+func (d *durationMin) add(v time.Duration) {
+	if v > 0 && (*d == 0 || v < time.Duration(*d)) {
+		*d = durationMin(v)
+	}
+}
+
+// availabilityWait returns how long from now until the first pod of c that
+// is ready but not yet available (minReadySeconds) becomes available; 0 when
+// none will without a change. Upstream instead requeues after a full
+// minReadySeconds whenever ready and available counts differ; the exact
+// instant is never later.
+func availabilityWait(c *cluster, minReady int32, now time.Time) time.Duration {
+	if minReady <= 0 {
+		return 0
+	}
+	var wait durationMin
+	for _, pod := range c.grouped {
+		if at, ok := rollout.AvailableAt(pod, minReady); ok && at.After(now) {
+			wait.add(at.Sub(now))
+		}
+	}
+	return time.Duration(wait)
+}
