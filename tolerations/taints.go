@@ -2,6 +2,8 @@ package tolerations
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	schedcorev1 "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
 )
 
 // EffectSet is a set of taint effects. Its zero value is empty.
@@ -14,10 +16,46 @@ const (
 	NoExecute
 )
 
-// Has reports whether s contains the effect e. Unknown effects are never
-// contained.
+// Has reports whether s contains the effect e. Unknown effects, including
+// the empty effect, are never contained.
 func (s EffectSet) Has(e corev1.TaintEffect) bool {
-	panic("unimplemented")
+	switch e {
+	case corev1.TaintEffectNoSchedule:
+		return s&NoSchedule != 0
+	case corev1.TaintEffectPreferNoSchedule:
+		return s&PreferNoSchedule != 0
+	case corev1.TaintEffectNoExecute:
+		return s&NoExecute != 0
+	default:
+		return false
+	}
+}
+
+// String returns the effects of s in the order NoSchedule,
+// PreferNoSchedule, NoExecute, joined by "|", or "none" for the empty set.
+// Bits that name no effect are ignored.
+func (s EffectSet) String() string {
+	out := ""
+	for _, e := range [...]struct {
+		bit  EffectSet
+		name corev1.TaintEffect
+	}{
+		{NoSchedule, corev1.TaintEffectNoSchedule},
+		{PreferNoSchedule, corev1.TaintEffectPreferNoSchedule},
+		{NoExecute, corev1.TaintEffectNoExecute},
+	} {
+		if s&e.bit == 0 {
+			continue
+		}
+		if out != "" {
+			out += "|"
+		}
+		out += string(e.name)
+	}
+	if out == "" {
+		return "none"
+	}
+	return out
 }
 
 // FindUntoleratedTaint returns the first taint of taints, in slice order,
@@ -26,7 +64,25 @@ func (s EffectSet) Has(e corev1.TaintEffect) bool {
 // toleration against one taint is component-helpers'
 // TolerationsTolerateTaint with enableComparisonOperators as the
 // TaintTolerationComparisonOperators feature gate (off by default in
-// Kubernetes 1.36). It does not allocate and modifies nothing.
+// Kubernetes 1.36). Nil or empty taints or tols are fine: with no taints
+// nothing is untolerated, with no tolerations the first taint in effects
+// is. The returned taint is a shallow copy of the element of taints (its
+// TimeAdded pointer is shared). It runs in O(len(taints)*len(tols)) time
+// and modifies nothing.
+//
+// It does not allocate, with one exception that lies inside
+// component-helpers: when enableComparisonOperators is true and a Lt or Gt
+// toleration meets a toleration or taint value that is not a decimal
+// integer, component-helpers builds an error for its (discarded) log line.
 func FindUntoleratedTaint(taints []corev1.Taint, tols []corev1.Toleration, effects EffectSet, enableComparisonOperators bool) (corev1.Taint, bool) {
-	panic("unimplemented")
+	for i := range taints {
+		if !effects.Has(taints[i].Effect) {
+			continue
+		}
+		// The zero klog.Logger discards everything.
+		if !schedcorev1.TolerationsTolerateTaint(klog.Logger{}, tols, &taints[i], enableComparisonOperators) {
+			return taints[i], true
+		}
+	}
+	return corev1.Taint{}, false
 }
