@@ -82,9 +82,10 @@ type Step struct {
 	// NumAvailable (surge) is the number of nodes whose pod (the old one
 	// when both exist) is available.
 	NumAvailable int
-	// Candidates is the number of old available pods (maxSurge 0) or nodes
-	// (surge) that were eligible for replacement within the budget; the
-	// step replaced the first ones by node name.
+	// Candidates is the number of old available pods (maxSurge 0), or of
+	// eligible nodes with an old available pod and no new one (surge), that
+	// wait for the budget; the step replaced the first ones by node name,
+	// as many as the budget allows.
 	Candidates int
 	Creates    []StepCreate
 	Deletes    []StepDelete
@@ -200,10 +201,12 @@ func (s stepper) split(pods []*corev1.Pod) (newPod, oldPod *corev1.Pod, ok bool)
 	return newPod, oldPod, true
 }
 
-// withoutSurge deletes old pods within maxUnavailable. The walk is in node
-// name order; a candidate is recorded only while the running count of
-// unavailable nodes is below the budget, as upstream does in map order. The
-// number of candidates used does not depend on the order, only which ones.
+// withoutSurge deletes old pods within maxUnavailable. Upstream walks the
+// nodes in map order and stops collecting candidates once its running count
+// reaches the budget; since the count only grows, the number of candidates
+// it uses is the budget left after the whole walk, whatever the order, and
+// only which ones depends on the order. Here every candidate is collected
+// and the first ones by node name are used.
 func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) {
 	var candidates []StepDelete
 	for _, i := range order {
@@ -222,8 +225,6 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) {
 		case !s.available(oldPod):
 			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionReplaceUnavailable})
 			step.NumUnavailable++
-		case step.NumUnavailable >= step.MaxUnavailable:
-			// Over budget already: no more candidates.
 		default:
 			candidates = append(candidates, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionReplace})
 		}
@@ -234,7 +235,8 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) {
 }
 
 // withSurge creates new pods beside old ones within maxSurge and deletes old
-// pods whose new pod is available.
+// pods whose new pod is available. Candidates are collected and chosen as in
+// withoutSurge.
 func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 	var candidates []StepCreate
 	var ineligible []StepDelete
@@ -272,8 +274,6 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 				step.Creates = append(step.Creates, StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable})
 			case !n.ShouldRun:
 				ineligible = append(ineligible, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionRemoveIneligible})
-			case step.NumSurge >= step.MaxSurge:
-				// Over budget already: no more candidates.
 			default:
 				candidates = append(candidates, StepCreate{NodeName: n.Name, Action: ActionReplace})
 			}

@@ -1,0 +1,297 @@
+package rollout_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonplan/daemonplan/rollout"
+)
+
+var stepNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+const newHash = "new"
+
+// stepDS returns a RollingUpdate DaemonSet with the given budgets; a nil
+// budget stays nil.
+func stepDS(maxUnavailable, maxSurge *intstr.IntOrString) *appsv1.DaemonSet {
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"},
+		Spec: appsv1.DaemonSetSpec{
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
+				Type:          appsv1.RollingUpdateDaemonSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge},
+			},
+		},
+	}
+}
+
+func ip(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
+func sp(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
+
+// pod kinds for fixtures.
+type podKind int
+
+const (
+	oldAvail podKind = iota
+	oldUnavail
+	newAvail
+	newUnavail
+	oldDeleting
+)
+
+func stepPod(name, node string, k podKind) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: map[string]string{appsv1.ControllerRevisionHashLabelKey: "old"}},
+		Spec:       corev1.PodSpec{NodeName: node},
+	}
+	ready := corev1.ConditionTrue
+	switch k {
+	case newAvail, newUnavail:
+		p.Labels[appsv1.ControllerRevisionHashLabelKey] = newHash
+	case oldDeleting:
+		p.DeletionTimestamp = &metav1.Time{Time: stepNow}
+	}
+	if k == oldUnavail || k == newUnavail {
+		ready = corev1.ConditionFalse
+	}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: ready, LastTransitionTime: metav1.Time{Time: stepNow.Add(-time.Hour)}}}
+	return p
+}
+
+// node builds a rollout.Node with pods named after the node.
+func node(name string, shouldRun bool, kinds ...podKind) rollout.Node {
+	n := rollout.Node{Name: name, ShouldRun: shouldRun}
+	for i, k := range kinds {
+		n.Pods = append(n.Pods, stepPod(name+"-"+string(rune('a'+i)), name, k))
+	}
+	return n
+}
+
+func missing(n rollout.Node) rollout.Node { n.Missing = true; return n }
+
+// stepSummary is the comparable shape of a Step.
+type stepSummary struct {
+	MaxSurge, MaxUnavailable, Desired int
+	NumUnavailable, NumSurge          int
+	NumAvailable, Candidates          int
+	Creates                           []string // node/action
+	Deletes                           []string // pod/action
+}
+
+func summarize(s rollout.Step) stepSummary {
+	out := stepSummary{MaxSurge: s.MaxSurge, MaxUnavailable: s.MaxUnavailable, Desired: s.Desired,
+		NumUnavailable: s.NumUnavailable, NumSurge: s.NumSurge, NumAvailable: s.NumAvailable, Candidates: s.Candidates}
+	for _, c := range s.Creates {
+		out.Creates = append(out.Creates, c.NodeName+"/"+string(c.Action))
+	}
+	for _, d := range s.Deletes {
+		out.Deletes = append(out.Deletes, d.Pod.Name+"/"+string(d.Action))
+	}
+	return out
+}
+
+func TestRollingUpdate(t *testing.T) {
+	tests := []struct {
+		name  string
+		ds    *appsv1.DaemonSet
+		nodes []rollout.Node
+		want  stepSummary
+	}{
+		{
+			name:  "maxUnavailable 1 replaces the first old available pod by node name",
+			ds:    stepDS(ip(1), ip(0)),
+			nodes: []rollout.Node{node("n3", true, oldAvail), node("n1", true, oldAvail), node("n2", true, oldAvail)},
+			want: stepSummary{MaxUnavailable: 1, Desired: 3, Candidates: 3,
+				Deletes: []string{"n1-a/Replace"}},
+		},
+		{
+			name:  "an unavailable new pod uses up the budget",
+			ds:    stepDS(ip(1), nil),
+			nodes: []rollout.Node{node("n1", true, newUnavail), node("n2", true, oldAvail)},
+			want:  stepSummary{MaxUnavailable: 1, Desired: 2, NumUnavailable: 1, Candidates: 1},
+		},
+		{
+			name:  "old unavailable pods are replaced at once, beyond the budget",
+			ds:    stepDS(ip(1), nil),
+			nodes: []rollout.Node{node("n1", true, oldUnavail), node("n2", true, oldUnavail), node("n3", true, oldAvail)},
+			want: stepSummary{MaxUnavailable: 1, Desired: 3, NumUnavailable: 2, Candidates: 1,
+				Deletes: []string{"n1-a/ReplaceUnavailable", "n2-a/ReplaceUnavailable"}},
+		},
+		{
+			name:  "a node without pods and a node with old and new pods count as unavailable",
+			ds:    stepDS(sp("50%"), nil),
+			nodes: []rollout.Node{node("n1", true), node("n2", true, oldAvail, newAvail), node("n3", true, oldAvail), node("n4", true, oldAvail)},
+			// 50% of 4 = 2, both used up by n1 and n2.
+			want: stepSummary{MaxUnavailable: 2, Desired: 4, NumUnavailable: 2, Candidates: 2},
+		},
+		{
+			name:  "several old pods on a node are left to the create/delete pass and count as unavailable",
+			ds:    stepDS(ip(2), nil),
+			nodes: []rollout.Node{node("n1", true, oldAvail, oldAvail), node("n2", true, oldAvail)},
+			want:  stepSummary{MaxUnavailable: 2, Desired: 2, NumUnavailable: 1, Candidates: 1, Deletes: []string{"n2-a/Replace"}},
+		},
+		{
+			name:  "pods being deleted are ignored",
+			ds:    stepDS(ip(1), nil),
+			nodes: []rollout.Node{node("n1", true, oldDeleting, newAvail)},
+			want:  stepSummary{MaxUnavailable: 1, Desired: 1},
+		},
+		{
+			name:  "both budgets zero with pods desired default to one unavailable",
+			ds:    stepDS(ip(0), ip(0)),
+			nodes: []rollout.Node{node("n1", true, oldAvail), node("n2", true, oldAvail)},
+			want:  stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 2, Deletes: []string{"n1-a/Replace"}},
+		},
+		{
+			name:  "percentages round up over the desired count",
+			ds:    stepDS(sp("10%"), nil),
+			nodes: []rollout.Node{node("n1", true, oldAvail), node("n2", true, oldAvail), node("n3", false, oldAvail)},
+			// 10% of 2 desired rounds up to 1; the ineligible n3 still holds a candidate.
+			want: stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 3, Deletes: []string{"n1-a/Replace"}},
+		},
+		{
+			name:  "an old pod on a missing node is a candidate without surge",
+			ds:    stepDS(ip(1), nil),
+			nodes: []rollout.Node{missing(node("gone", false, oldAvail))},
+			// A fixed maxUnavailable is not scaled, so it stays 1 with nothing desired.
+			want: stepSummary{MaxUnavailable: 1, Desired: 0, Candidates: 1, Deletes: []string{"gone-a/Replace"}},
+		},
+		{
+			name:  "surge creates beside old available pods up to maxSurge",
+			ds:    stepDS(ip(0), ip(2)),
+			nodes: []rollout.Node{node("n1", true, oldAvail), node("n2", true, oldAvail), node("n3", true, oldAvail)},
+			want: stepSummary{MaxSurge: 2, Desired: 3, NumAvailable: 3, Candidates: 3,
+				Creates: []string{"n1/Replace", "n2/Replace"}},
+		},
+		{
+			name:  "surge creates beside an old unavailable pod at once",
+			ds:    stepDS(ip(0), ip(1)),
+			nodes: []rollout.Node{node("n1", true, oldAvail, newUnavail), node("n2", true, oldUnavail), node("n3", true, oldAvail)},
+			want: stepSummary{MaxSurge: 1, Desired: 3, NumSurge: 1, NumAvailable: 2, Candidates: 1,
+				Creates: []string{"n2/ReplaceUnavailable"}},
+		},
+		{
+			name:  "surge deletes the old pod once the new one is available",
+			ds:    stepDS(ip(0), ip(1)),
+			nodes: []rollout.Node{node("n1", true, oldAvail, newAvail), node("n2", true, oldAvail)},
+			want: stepSummary{MaxSurge: 1, Desired: 2, NumAvailable: 2, Candidates: 1,
+				Creates: []string{"n2/Replace"}, Deletes: []string{"n1-a/RemoveReplaced"}},
+		},
+		{
+			name: "surge removes ineligible old pods only while availability exceeds desired",
+			ds:   stepDS(ip(0), ip(1)),
+			nodes: []rollout.Node{
+				node("n1", true, newAvail), node("n2", true, newAvail),
+				node("x1", false, oldAvail), node("x2", false, oldAvail), node("x3", false, oldUnavail),
+			},
+			// available: n1, n2, x1, x2 = 4; desired 2; surplus 2; x3 goes at once.
+			want: stepSummary{MaxSurge: 1, Desired: 2, NumAvailable: 4,
+				Deletes: []string{"x1-a/RemoveIneligible", "x2-a/RemoveIneligible", "x3-a/RemoveIneligible"}},
+		},
+		{
+			name:  "surge keeps ineligible old pods while availability is at desired",
+			ds:    stepDS(ip(0), ip(1)),
+			nodes: []rollout.Node{node("n1", true, newUnavail), node("x1", false, oldAvail)},
+			want:  stepSummary{MaxSurge: 1, Desired: 1, NumAvailable: 1},
+		},
+		{
+			name:  "a negative surge still replaces unavailable old pods",
+			ds:    stepDS(ip(0), ip(-1)),
+			nodes: []rollout.Node{node("n1", true, oldUnavail), node("n2", true, oldAvail)},
+			want: stepSummary{MaxSurge: -1, Desired: 2, NumAvailable: 1, Candidates: 1,
+				Creates: []string{"n1/ReplaceUnavailable"}},
+		},
+		{
+			name:  "OnDelete does nothing",
+			ds:    &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}}},
+			nodes: []rollout.Node{node("n1", true, oldAvail)},
+			want:  stepSummary{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := rollout.RollingUpdate(tt.ds, tt.nodes, newHash, stepNow)
+			if err != nil {
+				t.Fatalf("RollingUpdate() error = %v", err)
+			}
+			if diff := cmp.Diff(tt.want, summarize(got)); diff != "" {
+				t.Errorf("RollingUpdate() step mismatch (-want +got):\n%s", diff)
+			}
+			// The order of the nodes never matters.
+			r := rand.New(rand.NewPCG(1, 2))
+			for range 5 {
+				shuffled := append([]rollout.Node(nil), tt.nodes...)
+				r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+				again, err := rollout.RollingUpdate(tt.ds, shuffled, newHash, stepNow)
+				if err != nil {
+					t.Fatalf("RollingUpdate(shuffled) error = %v", err)
+				}
+				if diff := cmp.Diff(summarize(got), summarize(again)); diff != "" {
+					t.Errorf("RollingUpdate(shuffled) differs (-first +shuffled):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func TestRollingUpdateErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		ds    *appsv1.DaemonSet
+		nodes []rollout.Node
+	}{
+		{name: "nil DaemonSet", ds: nil},
+		{name: "invalid maxUnavailable", ds: stepDS(sp("abc%"), nil), nodes: []rollout.Node{node("n1", true, oldAvail)}},
+		{name: "nil maxUnavailable", ds: stepDS(nil, ip(1)), nodes: []rollout.Node{node("n1", true, oldAvail)}},
+		{name: "invalid maxSurge", ds: stepDS(ip(1), sp("5")), nodes: []rollout.Node{node("n1", true, oldAvail)}},
+		{name: "surge over an old pod on a missing node", ds: stepDS(ip(0), ip(1)),
+			nodes: []rollout.Node{node("n1", true, oldAvail), missing(node("gone", false, oldAvail))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := rollout.RollingUpdate(tt.ds, tt.nodes, newHash, stepNow)
+			if err == nil {
+				t.Fatalf("RollingUpdate() = %+v, want an error", got)
+			}
+		})
+	}
+	t.Run("budget errors are field errors", func(t *testing.T) {
+		_, err := rollout.RollingUpdate(stepDS(sp("abc%"), nil), []rollout.Node{node("n1", true, oldAvail)}, newHash, stepNow)
+		var fe *field.Error
+		if !errors.As(err, &fe) {
+			t.Fatalf("error %v is not a *field.Error", err)
+		}
+	})
+}
+
+func TestRollingUpdateDoesNotModifyInput(t *testing.T) {
+	ds := stepDS(ip(1), ip(1))
+	nodes := []rollout.Node{node("n2", true, oldAvail, newAvail), node("n1", true, oldUnavail), node("x", false, oldAvail)}
+	dsBefore := ds.DeepCopy()
+	nodesBefore := make([]rollout.Node, len(nodes))
+	for i, n := range nodes {
+		nodesBefore[i] = n
+		nodesBefore[i].Pods = nil
+		for _, p := range n.Pods {
+			nodesBefore[i].Pods = append(nodesBefore[i].Pods, p.DeepCopy())
+		}
+	}
+	if _, err := rollout.RollingUpdate(ds, nodes, newHash, stepNow); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(dsBefore, ds); diff != "" {
+		t.Errorf("DaemonSet modified (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(nodesBefore, nodes); diff != "" {
+		t.Errorf("nodes modified (-before +after):\n%s", diff)
+	}
+}
