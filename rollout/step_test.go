@@ -34,7 +34,7 @@ func stepDS(maxUnavailable, maxSurge *intstr.IntOrString) *appsv1.DaemonSet {
 	}
 }
 
-func ip(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
+func ip(i int) *intstr.IntOrString    { v := intstr.FromInt32(int32(i)); return &v }
 func sp(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
 
 // pod kinds for fixtures.
