@@ -3,6 +3,7 @@ package selector
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,7 +15,8 @@ import (
 
 // requirements converts ps into label requirements: one Equals requirement
 // per matchLabels entry, in key order, then one per matchExpressions entry,
-// in index order. It returns every problem as a field error under path.
+// in index order. It returns every problem as a field error under path, one
+// per offending field (the validators' messages joined with "; ").
 //
 // labels.NewRequirement has the last word on what is valid, exactly as in
 // metav1.LabelSelectorAsSelector; the checks here only find the precise
@@ -29,11 +31,11 @@ func requirements(ps *metav1.LabelSelector, path *field.Path) ([]labels.Requirem
 	for _, k := range slices.Sorted(maps.Keys(ps.MatchLabels)) {
 		v := ps.MatchLabels[k]
 		var found field.ErrorList
-		for _, msg := range content.IsLabelKey(k) {
-			found = append(found, field.Invalid(matchLabels, k, "invalid label key: "+msg))
+		if msgs := content.IsLabelKey(k); len(msgs) > 0 {
+			found = append(found, field.Invalid(matchLabels, k, "invalid label key: "+strings.Join(msgs, "; ")))
 		}
-		for _, msg := range validation.IsValidLabelValue(v) {
-			found = append(found, field.Invalid(matchLabels.Key(k), v, "invalid label value: "+msg))
+		if msgs := validation.IsValidLabelValue(v); len(msgs) > 0 {
+			found = append(found, field.Invalid(matchLabels.Key(k), v, "invalid label value: "+strings.Join(msgs, "; ")))
 		}
 		r, err := labels.NewRequirement(k, selection.Equals, []string{v})
 		reqs, errs = settle(reqs, errs, r, err, found, matchLabels.Key(k), v)
@@ -101,11 +103,11 @@ func operator(op metav1.LabelSelectorOperator) (selection.Operator, bool) {
 
 // checkExpression lists the problems of one matchExpressions entry at
 // precise paths under p: the key, the operator, the number of values for the
-// operator, and each value.
+// operator, and each value; one error per field, its messages joined.
 func checkExpression(expr *metav1.LabelSelectorRequirement, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range content.IsLabelKey(expr.Key) {
-		errs = append(errs, field.Invalid(p.Child("key"), expr.Key, "invalid label key: "+msg))
+	if msgs := content.IsLabelKey(expr.Key); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(p.Child("key"), expr.Key, "invalid label key: "+strings.Join(msgs, "; ")))
 	}
 	values := p.Child("values")
 	switch expr.Operator {
@@ -121,8 +123,8 @@ func checkExpression(expr *metav1.LabelSelectorRequirement, p *field.Path) field
 		errs = append(errs, field.NotSupported(p.Child("operator"), string(expr.Operator), operators()))
 	}
 	for j, v := range expr.Values {
-		for _, msg := range validation.IsValidLabelValue(v) {
-			errs = append(errs, field.Invalid(values.Index(j), v, "invalid label value: "+msg))
+		if msgs := validation.IsValidLabelValue(v); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(values.Index(j), v, "invalid label value: "+strings.Join(msgs, "; ")))
 		}
 	}
 	return errs
