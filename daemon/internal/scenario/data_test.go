@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,9 +16,15 @@ import (
 // against.
 const conformanceDir = "../../testdata/conformance"
 
+// loadOnce loads the recorded scenarios once per test binary; tests only
+// read them.
+var loadOnce = sync.OnceValues(func() ([]*scenario.Scenario, error) {
+	return scenario.LoadDir(conformanceDir)
+})
+
 func loadConformance(t *testing.T) []*scenario.Scenario {
 	t.Helper()
-	all, err := scenario.LoadDir(conformanceDir)
+	all, err := loadOnce()
 	if err != nil {
 		t.Fatalf("LoadDir(%q) error = %v", conformanceDir, err)
 	}
