@@ -1,7 +1,18 @@
 package rollout
 
 import (
+	"fmt"
+
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Field paths of the two rolling-update budgets, used in the errors of
+// SurgeCount and UnavailableCount.
+var (
+	maxSurgePath       = field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxSurge")
+	maxUnavailablePath = field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxUnavailable")
 )
 
 // SurgeCount returns how many pods above numberToSchedule a rolling update
@@ -13,8 +24,22 @@ import (
 // spec.updateStrategy.rollingUpdate.maxSurge naming the DaemonSet. A nil ds
 // returns 0 and an error. Negative values are returned as they are, as
 // upstream does.
+//
+// Errors wrap a *field.Error of type Invalid (test with errors.As), or
+// ErrNilDaemonSet. It modifies nothing, costs O(1) and allocates only on
+// error.
 func SurgeCount(ds *appsv1.DaemonSet, numberToSchedule int) (int, error) {
-	panic("unimplemented")
+	if ds == nil {
+		return 0, ErrNilDaemonSet
+	}
+	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
+		return 0, nil
+	}
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil || ru.MaxSurge == nil {
+		return 0, nil
+	}
+	return scaleBudget(ds, ru.MaxSurge, maxSurgePath, numberToSchedule)
 }
 
 // UnavailableCount returns how many pods a rolling update may take down at
@@ -24,14 +49,55 @@ func SurgeCount(ds *appsv1.DaemonSet, numberToSchedule int) (int, error) {
 // util.UnavailableCount). A nil maxUnavailable inside a non-nil
 // rollingUpdate is an error, as upstream; so is an invalid value. Errors are
 // field errors at spec.updateStrategy.rollingUpdate.maxUnavailable naming the
-// DaemonSet. A nil ds returns 0 and an error.
+// DaemonSet. A nil ds returns 0 and an error. Negative values are returned
+// as they are, as upstream does.
+//
+// Errors wrap a *field.Error (Required for nil, Invalid otherwise; test with
+// errors.As), or ErrNilDaemonSet. It modifies nothing, costs O(1) and
+// allocates only on error.
 func UnavailableCount(ds *appsv1.DaemonSet, numberToSchedule int) (int, error) {
-	panic("unimplemented")
+	if ds == nil {
+		return 0, ErrNilDaemonSet
+	}
+	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
+		return 0, nil
+	}
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil {
+		return 0, nil
+	}
+	if ru.MaxUnavailable == nil {
+		return 0, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
+			field.Required(maxUnavailablePath, "required when rollingUpdate is set"))
+	}
+	return scaleBudget(ds, ru.MaxUnavailable, maxUnavailablePath, numberToSchedule)
 }
 
 // AllowsSurge reports whether ds may run more than one pod on a node during
 // an update: SurgeCount(ds, 1) is positive and valid. Any positive
 // percentage allows surge. A nil ds does not.
 func AllowsSurge(ds *appsv1.DaemonSet) bool {
-	panic("unimplemented")
+	n, err := SurgeCount(ds, 1)
+	return err == nil && n > 0
+}
+
+// scaleBudget scales v against total with apimachinery's rounding-up rule
+// and turns a failure into an Invalid field error at path naming ds. v must
+// be non-nil.
+func scaleBudget(ds *appsv1.DaemonSet, v *intstr.IntOrString, path *field.Path, total int) (int, error) {
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, total, true)
+	if err != nil {
+		return 0, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
+			field.Invalid(path, v.String(), `must be an integer or a percentage such as "25%"`))
+	}
+	return n, nil
+}
+
+// keyOfDaemonSet returns "namespace/name" of ds, or just the name when the
+// namespace is empty (as client-go's cache keys). ds must be non-nil.
+func keyOfDaemonSet(ds *appsv1.DaemonSet) string {
+	if ds.Namespace == "" {
+		return ds.Name
+	}
+	return ds.Namespace + "/" + ds.Name
 }

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"errors"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -65,6 +66,10 @@ type History struct {
 	// left to the caller (see CleanupHistory).
 	Plan HistoryPlan
 }
+
+// ErrNilDaemonSet is the error the functions of this package that need a
+// DaemonSet return when given nil. Test for it with errors.Is.
+var ErrNilDaemonSet = errors.New("nil daemonset")
 
 // CollisionError reports that the name of the revision for the current
 // template is taken by a revision with different data. The plan that comes
