@@ -1,4 +1,32 @@
 // Package affinity binds DaemonSet pods to nodes and decides whether a node
 // satisfies a pod template's nodeSelector and required node affinity. It
 // performs no I/O.
+//
+// # Binding
+//
+// A daemon pod is bound to its node through its required node affinity:
+// ReplaceDaemonSetPodNodeNameNodeAffinity writes the single term
+// "metadata.name In [node]" (into a copy; the argument is never modified),
+// and GetTargetNodeName reads the node back from spec.nodeName or from that
+// term. Their results are those of the kube-controller-manager helpers of
+// the same names.
+//
+// # Matching
+//
+// A DaemonSet controller asks "does this template fit this node?" once per
+// node of the cluster, for every DaemonSet, on every sync. component-helpers'
+// nodeaffinity.GetRequiredNodeAffinity answers it, but its Match builds a
+// field set (a map) for every node, and upstream's controller even re-parses
+// the affinity per node. NodeMatcher splits the work instead: NewNodeMatcher
+// parses and validates the nodeSelector and the required terms once, with the
+// same apimachinery validators component-helpers uses, and Match then decides
+// per node with map lookups and string comparisons only, allocating nothing.
+// TestNodeMatcherAllocs holds it to a budget of zero allocations per node.
+//
+// The semantics are component-helpers', quirks included: a term that fails
+// to parse never matches (the controller ignores the parse errors, which Err
+// reports), an empty term matches nothing, and a node without a name skips
+// the matchFields requirements. A differential fuzz test (FuzzNodeMatcher,
+// also run on pseudo-random inputs by every go test) checks that Match and
+// component-helpers agree on every generated spec and node.
 package affinity
