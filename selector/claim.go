@@ -73,7 +73,8 @@ type PodClaims struct {
 // them into an index key; both agree for names the API server accepts). A
 // nil sel matches nothing, like labels.Nothing(). Pods with equal name and
 // UID keep their input order. A slice with no pods is nil. Apart from the
-// three result slices it allocates one scratch byte per pod, in one block.
+// three result slices it allocates two scratch blocks: one byte per pod, and
+// one sort key per kept pod.
 func ClaimPods(owner Owner, sel labels.Selector, pods []*corev1.Pod) PodClaims {
 	claimed, adopt, release := claim(owner, sel, pods, podMeta, func(ref *metav1.OwnerReference) bool {
 		// The pod index lists only pods whose controller reference carries
