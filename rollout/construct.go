@@ -1,22 +1,80 @@
 package rollout
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
+
+// hashLabel is the label that carries a revision's hash on revisions and pods.
+const hashLabel = appsv1.ControllerRevisionHashLabelKey
 
 // Patch returns the data a ControllerRevision of ds stores: the compact JSON
 // {"spec":{"template":{...,"$patch":"replace"}}} with every object key
 // sorted, byte-identical to upstream's getPatch. It modifies nothing.
+//
+// Like upstream it encodes the whole DaemonSet, decodes it into generic
+// maps (integers stay integers) and re-encodes the template alone, so it
+// fails exactly when upstream does: when some field of ds cannot be
+// encoded (an IntOrString of unknown type, invalid raw managedFields). A nil
+// ds returns ErrNilDaemonSet. The cost is that of encoding ds twice.
 func Patch(ds *appsv1.DaemonSet) ([]byte, error) {
-	panic("unimplemented")
+	if ds == nil {
+		return nil, ErrNilDaemonSet
+	}
+	encoded, err := json.Marshal(ds)
+	if err != nil {
+		return nil, fmt.Errorf("daemonset %q: encoding for the revision data: %w", keyOfDaemonSet(ds), err)
+	}
+	var generic map[string]any
+	if err := utiljson.Unmarshal(encoded, &generic); err != nil {
+		return nil, fmt.Errorf("daemonset %q: decoding for the revision data: %w", keyOfDaemonSet(ds), err)
+	}
+	spec, _ := generic["spec"].(map[string]any)
+	template, ok := spec["template"].(map[string]any)
+	if !ok {
+		// Unreachable for a typed DaemonSet: spec.template is a struct and
+		// always encodes as an object.
+		return nil, fmt.Errorf("daemonset %q: spec.template did not encode as an object", keyOfDaemonSet(ds))
+	}
+	template["$patch"] = "replace"
+	out, err := json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
+	if err != nil {
+		return nil, fmt.Errorf("daemonset %q: encoding the revision data: %w", keyOfDaemonSet(ds), err)
+	}
+	return out, nil
 }
 
 // Match reports whether rev stores ds's current template: its data equals
 // Patch(ds) byte for byte. Revisions whose data was written pretty-printed
 // do not match, as upstream.
+//
+// A nil rev matches nothing (false, no error). A nil ds, or a ds Patch
+// cannot encode, returns false and Patch's error. It modifies nothing.
 func Match(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision) (bool, error) {
-	panic("unimplemented")
+	patch, err := Patch(ds)
+	if err != nil {
+		return false, err
+	}
+	if rev == nil {
+		return false, nil
+	}
+	return bytes.Equal(patch, rev.Data.Raw), nil
+}
+
+// claimedRevision is one claimed revision as ConstructHistory sees it.
+type claimedRevision struct {
+	orig *appsv1.ControllerRevision // the caller's pointer
+	eff  *appsv1.ControllerRevision // orig, or a copy given the hash label
 }
 
 // ConstructHistory reproduces upstream's constructHistory for one sync.
@@ -45,9 +103,132 @@ func Match(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision) (bool, error) {
 //     differs from the kept one's is relabelled.
 //  5. The current revision's number is raised to max(old)+1 when lower.
 //
-// It modifies nothing.
+// Details:
+//   - max(old) is the highest revision number of Old, or 0 when Old is
+//     empty or holds only numbers below 0.
+//   - A label present with an empty value counts as present (rule 1), as
+//     upstream.
+//   - Two claimed revisions with the same name cannot exist in one
+//     namespace; if claimed has them anyway, only the first by UID is used.
+//   - In rule 3 the name is taken when a revision of ds's namespace in
+//     claimed or namespaceRevisions carries it (the first by UID if several
+//     do); a matching one is current whatever its owner, its hash label
+//     (possibly "") is Hash, and its revision number is left alone, as
+//     upstream. The new revision's annotations are a copy of ds's (nil
+//     stays nil); its labels are a new map.
+//   - On collision (rule 3) the History that comes with the
+//     *CollisionError has an empty Hash, a nil Current, the Old revisions and
+//     a Plan with the label Updates of rule 1 and CollisionCount, which the
+//     caller must write to status.collisionCount; the next sync computes a
+//     new name. The count wraps at the int32 limit, as upstream's does.
+//   - A duplicate deleted in rule 4 is not also updated by rule 1: it is
+//     only deleted (upstream labels it, then deletes it).
+//   - Relabel holds pods in (name, UID) order; a pod given twice appears
+//     twice.
+//
+// nil ds returns ErrNilDaemonSet; an error of Patch(ds) is returned as it
+// is, with the zero History. It modifies nothing: Create and Update hold new
+// objects, Delete, Relabel and Current (when unchanged) the caller's
+// pointers. It costs O(r log r + p log p) for r revisions and p pods, plus
+// one encoding of ds and, when no revision is current, one ComputeHash.
 func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv1.ControllerRevision, pods []*corev1.Pod) (History, error) {
-	panic("unimplemented")
+	if ds == nil {
+		return History{}, ErrNilDaemonSet
+	}
+	patch, err := Patch(ds)
+	if err != nil {
+		return History{}, err
+	}
+
+	revs := uniqueRevisionsByName(claimed)
+	var current, old []claimedRevision
+	var h History
+	for _, r := range revs {
+		cr := claimedRevision{orig: r, eff: r}
+		if _, ok := r.Labels[hashLabel]; !ok {
+			cr.eff = r.DeepCopy()
+			if cr.eff.Labels == nil {
+				cr.eff.Labels = make(map[string]string, 1)
+			}
+			cr.eff.Labels[hashLabel] = cr.eff.Name
+		}
+		if bytes.Equal(patch, r.Data.Raw) {
+			current = append(current, cr)
+		} else {
+			old = append(old, cr)
+		}
+	}
+
+	next := int64(1)
+	for _, cr := range old {
+		h.Old = append(h.Old, cr.eff)
+		if cr.eff.Revision >= next {
+			next = cr.eff.Revision + 1
+		}
+		if cr.eff != cr.orig {
+			h.Plan.Update = append(h.Plan.Update, cr.eff)
+		}
+	}
+	slices.SortFunc(h.Old, compareRevisionNumbers)
+
+	if len(current) == 0 {
+		hash := ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		name := ds.Name + "-" + hash
+		switch taken := takenRevision(ds.Namespace, name, revs, namespaceRevisions); {
+		case taken == nil:
+			h.Current = newRevision(ds, name, hash, patch, next)
+			h.Plan.Create = h.Current
+			h.Hash = hash
+		case bytes.Equal(patch, taken.Data.Raw):
+			h.Current = taken
+			h.Hash = taken.Labels[hashLabel]
+		default:
+			count := int32(1)
+			if ds.Status.CollisionCount != nil {
+				count = *ds.Status.CollisionCount + 1
+			}
+			h.Plan.CollisionCount = &count
+			sortRevisionsByName(h.Plan.Update)
+			return h, &CollisionError{DaemonSet: keyOfDaemonSet(ds), Name: name, CollisionCount: count}
+		}
+		sortRevisionsByName(h.Plan.Update)
+		return h, nil
+	}
+
+	// Keep the highest revision number; ties go to the lowest name.
+	slices.SortFunc(current, func(a, b claimedRevision) int {
+		return cmp.Or(cmp.Compare(b.eff.Revision, a.eff.Revision), compareRevisionNames(a.eff, b.eff))
+	})
+	kept := current[0]
+	for _, dup := range current[1:] {
+		h.Plan.Delete = append(h.Plan.Delete, dup.orig)
+	}
+	keptHash := kept.eff.Labels[hashLabel]
+	if len(current) > 1 {
+		for _, pod := range pods {
+			if pod != nil && pod.Labels[hashLabel] != keptHash {
+				h.Plan.Relabel = append(h.Plan.Relabel, pod)
+			}
+		}
+		slices.SortFunc(h.Plan.Relabel, func(a, b *corev1.Pod) int {
+			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
+		})
+	}
+	cur := kept.eff
+	if cur.Revision < next {
+		if cur == kept.orig {
+			cur = cur.DeepCopy()
+		}
+		cur.Revision = next
+	}
+	if cur != kept.orig {
+		h.Plan.Update = append(h.Plan.Update, cur)
+	}
+	h.Current = cur
+	h.Hash = keptHash
+	sortRevisionsByName(h.Plan.Update)
+	sortRevisionsByName(h.Plan.Delete)
+	return h, nil
 }
 
 // CleanupHistory returns the old revisions to delete so that at most
@@ -58,6 +239,121 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 // live: upstream uses ds's claimed pods that resolve to a target node,
 // including terminal pods being deleted. The result is sorted by name. A
 // negative limit counts as 0. It modifies nothing.
+//
+// Details: old is normally History.Old. nil entries of old and livePods are
+// skipped and do not count. A pod's hash counts only when non-empty, so a
+// revision with an empty or missing hash label is never spared. Upstream
+// orders by revision number alone and leaves ties arbitrary; here ties go
+// to the lowest name, then UID. A nil ds returns nil (upstream dereferences
+// the limit and panics on a nil one; here nil means the API default). The
+// result holds the caller's pointers, in (name, UID) order; it is nil when
+// nothing is to be deleted. It costs O(r log r + p) for r revisions and p
+// pods.
 func CleanupHistory(ds *appsv1.DaemonSet, old []*appsv1.ControllerRevision, livePods []*corev1.Pod) []*appsv1.ControllerRevision {
-	panic("unimplemented")
+	if ds == nil {
+		return nil
+	}
+	limit := DefaultRevisionHistoryLimit
+	if ds.Spec.RevisionHistoryLimit != nil {
+		limit = max(int(*ds.Spec.RevisionHistoryLimit), 0)
+	}
+	candidates := make([]*appsv1.ControllerRevision, 0, len(old))
+	for _, r := range old {
+		if r != nil {
+			candidates = append(candidates, r)
+		}
+	}
+	toKill := len(candidates) - limit
+	if toKill <= 0 {
+		return nil
+	}
+	live := make(map[string]struct{}, len(livePods))
+	for _, pod := range livePods {
+		if pod == nil {
+			continue
+		}
+		if hash := pod.Labels[hashLabel]; hash != "" {
+			live[hash] = struct{}{}
+		}
+	}
+	slices.SortFunc(candidates, compareRevisionNumbers)
+	var doomed []*appsv1.ControllerRevision
+	for _, r := range candidates {
+		if toKill == 0 {
+			break
+		}
+		if _, ok := live[r.Labels[hashLabel]]; ok {
+			continue
+		}
+		doomed = append(doomed, r)
+		toKill--
+	}
+	sortRevisionsByName(doomed)
+	return doomed
+}
+
+// newRevision builds the ControllerRevision that records ds's template under
+// name with the given hash, data and revision number.
+func newRevision(ds *appsv1.DaemonSet, name, hash string, data []byte, number int64) *appsv1.ControllerRevision {
+	labels := make(map[string]string, len(ds.Spec.Template.Labels)+1)
+	maps.Copy(labels, ds.Spec.Template.Labels)
+	labels[hashLabel] = hash
+	return &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Namespace:   ds.Namespace,
+			Labels:      labels,
+			Annotations: maps.Clone(ds.Annotations),
+			OwnerReferences: []metav1.OwnerReference{
+				*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")),
+			},
+		},
+		Data:     runtime.RawExtension{Raw: data},
+		Revision: number,
+	}
+}
+
+// takenRevision returns the revision of namespace named name, looking in
+// claimed first and then in all, or nil. Among several candidates of one
+// list it returns the one with the lowest UID.
+func takenRevision(namespace, name string, claimed, all []*appsv1.ControllerRevision) *appsv1.ControllerRevision {
+	for _, list := range [][]*appsv1.ControllerRevision{claimed, all} {
+		var found *appsv1.ControllerRevision
+		for _, r := range list {
+			if r != nil && r.Name == name && r.Namespace == namespace && (found == nil || r.UID < found.UID) {
+				found = r
+			}
+		}
+		if found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+// uniqueRevisionsByName returns the non-nil entries of revs in (name, UID)
+// order, keeping only the first of each name. revs is not modified.
+func uniqueRevisionsByName(revs []*appsv1.ControllerRevision) []*appsv1.ControllerRevision {
+	out := make([]*appsv1.ControllerRevision, 0, len(revs))
+	for _, r := range revs {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	sortRevisionsByName(out)
+	return slices.CompactFunc(out, func(a, b *appsv1.ControllerRevision) bool { return a.Name == b.Name })
+}
+
+// sortRevisionsByName sorts revs in place by name, then UID.
+func sortRevisionsByName(revs []*appsv1.ControllerRevision) {
+	slices.SortFunc(revs, compareRevisionNames)
+}
+
+func compareRevisionNames(a, b *appsv1.ControllerRevision) int {
+	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
+}
+
+// compareRevisionNumbers orders by revision number, then name, then UID.
+func compareRevisionNumbers(a, b *appsv1.ControllerRevision) int {
+	return cmp.Or(cmp.Compare(a.Revision, b.Revision), compareRevisionNames(a, b))
 }
