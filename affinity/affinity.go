@@ -53,9 +53,11 @@ func ReplaceDaemonSetPodNodeNameNodeAffinity(affinity *corev1.Affinity, nodeName
 // when set, otherwise the single value of the first matchFields requirement
 // "metadata.name In [...]" among the required node-affinity terms (terms in
 // order, and within a term its matchFields in order; matchExpressions are
-// not consulted). It fails, as upstream does, when the pod has no required
-// node affinity, no terms, no such requirement, or when the first such
-// requirement has other than one value (later ones are not consulted).
+// not consulted). That requirement's single value is returned even when it
+// is empty, as upstream does. It fails, as upstream does, when the pod has
+// no required node affinity, no terms, no such requirement, or when the
+// first such requirement has other than one value (later ones are not
+// consulted).
 //
 // Every error wraps ErrNoTargetNode and, except for a nil pod, a
 // *field.Error whose path locates the problem under

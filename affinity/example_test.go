@@ -42,14 +42,13 @@ func ExampleGetTargetNodeName() {
 	// pod "kube-system/agent-x7k2p": no target node: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: Required value: needed when spec.nodeName is empty
 }
 
-func ExampleNodeMatcher() {
+func ExampleNewNodeMatcher() {
 	spec := &corev1.PodSpec{
 		NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
 		Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
-				{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "example.com/pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"infra"}}}},
-				// Not an operator: this term never matches, and Err says why.
-				{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "example.com/pool", Operator: "Equals", Values: []string{"edge"}}}},
+				{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "example.com/pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"infra", "gpu"}}}},
+				{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"edge-7"}}}},
 			}},
 		}},
 	}
@@ -58,15 +57,46 @@ func ExampleNodeMatcher() {
 	nodes := []*corev1.Node{
 		{ObjectMeta: metav1.ObjectMeta{Name: "infra-1", Labels: map[string]string{"kubernetes.io/os": "linux", "example.com/pool": "infra"}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "edge-1", Labels: map[string]string{"kubernetes.io/os": "linux", "example.com/pool": "edge"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "edge-7", Labels: map[string]string{"kubernetes.io/os": "linux", "example.com/pool": "edge"}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "win-1", Labels: map[string]string{"kubernetes.io/os": "windows", "example.com/pool": "infra"}}},
 	}
 	for _, n := range nodes { // ...match many
 		fmt.Println(n.Name, m.Match(n))
 	}
-	fmt.Println(m.Err())
 	// Output:
 	// infra-1 true
 	// edge-1 false
+	// edge-7 true
 	// win-1 false
+}
+
+func ExampleNodeMatcher_Match() {
+	var zero affinity.NodeMatcher
+	fmt.Println("zero matcher, any node:", zero.Match(&corev1.Node{}))
+	fmt.Println("zero matcher, nil node:", zero.Match(nil))
+
+	// A node without a name skips matchFields, as in component-helpers.
+	m := affinity.NewNodeMatcher(&corev1.PodSpec{Affinity: affinity.ReplaceDaemonSetPodNodeNameNodeAffinity(nil, "node-1")})
+	fmt.Println("bound to node-1, node-2:", m.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-2"}}))
+	fmt.Println("bound to node-1, unnamed node:", m.Match(&corev1.Node{}))
+	// Output:
+	// zero matcher, any node: true
+	// zero matcher, nil node: false
+	// bound to node-1, node-2: false
+	// bound to node-1, unnamed node: true
+}
+
+func ExampleNodeMatcher_Err() {
+	m := affinity.NewNodeMatcher(&corev1.PodSpec{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "example.com/pool", Operator: corev1.NodeSelectorOpExists}}},
+			// Not an operator: this term never matches, and Err says why.
+			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "example.com/pool", Operator: "Equals", Values: []string{"edge"}}}},
+		}},
+	}}})
+	fmt.Println(m.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"example.com/pool": "edge"}}}))
+	fmt.Println(m.Err())
+	// Output:
+	// true
 	// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchExpressions[0].operator: Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 }

@@ -84,7 +84,7 @@ func TestNodeMatcherAgreesWithHelpers(t *testing.T) {
 		}
 		return b
 	}
-	for range 5000 {
+	for range 2000 {
 		checkAgainstHelpers(t, random(), random())
 	}
 }

@@ -1,13 +1,10 @@
 package affinity_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/affinity"
 )
@@ -357,159 +354,6 @@ func scribble(spec *corev1.PodSpec) {
 					reqs[j].Values[k] = "scribbled"
 				}
 			}
-		}
-	}
-}
-
-// fieldErr is the part of a field.Error a test pins: the message wording
-// belongs to component-helpers and apimachinery.
-type fieldErr struct {
-	Type  field.ErrorType
-	Field string
-}
-
-func fieldErrs(t *testing.T, err error) []fieldErr {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	var agg utilerrors.Aggregate
-	if !errors.As(err, &agg) {
-		t.Fatalf("Err() = %T, want a utilerrors.Aggregate", err)
-	}
-	var out []fieldErr
-	for _, e := range agg.Errors() {
-		var fe *field.Error
-		if !errors.As(e, &fe) {
-			t.Fatalf("aggregated error %T (%v) is not a *field.Error", e, e)
-		}
-		out = append(out, fieldErr{Type: fe.Type, Field: fe.Field})
-	}
-	return out
-}
-
-const reqPath = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-
-func TestNodeMatcherErr(t *testing.T) {
-	tests := []struct {
-		name string
-		spec *corev1.PodSpec
-		want []fieldErr
-	}{
-		{name: "a nil spec has no errors"},
-		{
-			name: "a bad nodeSelector is not an error: it is never parsed",
-			spec: &corev1.PodSpec{NodeSelector: map[string]string{"bad key!": "bad value!"}},
-		},
-		{
-			name: "valid terms have no errors",
-			spec: &corev1.PodSpec{Affinity: terms(
-				exprTerm(expr("zone", corev1.NodeSelectorOpIn, "a")),
-				fieldTerm(expr("metadata.name", corev1.NodeSelectorOpNotIn, "node-a")),
-			)},
-		},
-		{
-			name: "empty terms are skipped, not errors",
-			spec: &corev1.PodSpec{Affinity: terms(corev1.NodeSelectorTerm{}, corev1.NodeSelectorTerm{})},
-		},
-		{
-			name: "an unknown operator names its term and requirement",
-			spec: &corev1.PodSpec{Affinity: terms(
-				exprTerm(expr("zone", corev1.NodeSelectorOpIn, "a")),
-				exprTerm(expr("zone", corev1.NodeSelectorOpIn, "a"), expr("zone", "in", "a")),
-			)},
-			want: []fieldErr{{field.ErrorTypeNotSupported, reqPath + ".nodeSelectorTerms[1].matchExpressions[1].operator"}},
-		},
-		{
-			name: "errors of several terms are flattened in order",
-			spec: &corev1.PodSpec{Affinity: terms(
-				exprTerm(expr("bad key!", corev1.NodeSelectorOpExists)),
-				corev1.NodeSelectorTerm{},
-				corev1.NodeSelectorTerm{
-					MatchExpressions: []corev1.NodeSelectorRequirement{expr("node-count", corev1.NodeSelectorOpGt, "abc")},
-					MatchFields:      []corev1.NodeSelectorRequirement{expr("metadata.name", corev1.NodeSelectorOpIn, "node-a", "node-b"), expr("metadata.name", corev1.NodeSelectorOpExists)},
-				},
-			)},
-			want: []fieldErr{
-				{field.ErrorTypeInvalid, reqPath + ".nodeSelectorTerms[0].matchExpressions[0].key"},
-				{field.ErrorTypeInvalid, reqPath + ".nodeSelectorTerms[2].matchExpressions[0].values[0]"},
-				{field.ErrorTypeInvalid, reqPath + ".nodeSelectorTerms[2].matchFields[0].values"},
-				{field.ErrorTypeNotSupported, reqPath + ".nodeSelectorTerms[2].matchFields[1].operator"},
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := fieldErrs(t, affinity.NewNodeMatcher(tt.spec).Err())
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Err() mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// issueFixture is the allocation budget's fixture: a DaemonSet template
-// with a nodeSelector and a two-term required affinity, and a node with ten
-// labels and two taints.
-func issueFixture() (*corev1.PodSpec, *corev1.Node) {
-	spec := &corev1.PodSpec{
-		NodeSelector: map[string]string{"kubernetes.io/os": "linux", "example.com/pool": "infra"},
-		Affinity: terms(
-			corev1.NodeSelectorTerm{
-				MatchExpressions: []corev1.NodeSelectorRequirement{
-					expr("topology.kubernetes.io/zone", corev1.NodeSelectorOpIn, "zone-a", "zone-b"),
-					expr("example.com/cores", corev1.NodeSelectorOpGt, "4"),
-				},
-			},
-			corev1.NodeSelectorTerm{
-				MatchExpressions: []corev1.NodeSelectorRequirement{expr("example.com/legacy", corev1.NodeSelectorOpDoesNotExist)},
-				MatchFields:      []corev1.NodeSelectorRequirement{expr("metadata.name", corev1.NodeSelectorOpNotIn, "node-7")},
-			},
-		),
-	}
-	n := node("node-42",
-		"kubernetes.io/os", "linux",
-		"kubernetes.io/arch", "amd64",
-		"kubernetes.io/hostname", "node-42",
-		"example.com/pool", "infra",
-		"example.com/cores", "many", // not a number: the Gt requirement fails
-		"example.com/rack", "r12",
-		"topology.kubernetes.io/zone", "zone-c",
-		"topology.kubernetes.io/region", "region-1",
-		"node.kubernetes.io/instance-type", "m5.large",
-		"example.com/team", "platform",
-	)
-	n.Spec.Taints = []corev1.Taint{
-		{Key: "example.com/dedicated", Value: "infra", Effect: corev1.TaintEffectNoSchedule},
-		{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule},
-	}
-	return spec, n
-}
-
-func TestNodeMatcherAllocs(t *testing.T) {
-	spec, n := issueFixture()
-	m := affinity.NewNodeMatcher(spec)
-	if !m.Match(n) {
-		t.Fatalf("fixture: Match() = false, want true (second term)")
-	}
-	other := n.DeepCopy()
-	other.Labels["example.com/cores"] = "8"
-	other.Labels["topology.kubernetes.io/zone"] = "zone-a"
-	miss := n.DeepCopy()
-	miss.Labels["example.com/legacy"] = "true"
-	for _, fx := range []struct {
-		name string
-		node *corev1.Node
-	}{
-		{"second term matches, first fails on a non-numeric label", n},
-		{"first term matches", other},
-		{"no term matches", miss},
-		{"nodeSelector fails", node("node-1")},
-	} {
-		allocs := testing.AllocsPerRun(100, func() { m.Match(fx.node) })
-		// Budget: zero allocations per node.
-		if allocs != 0 {
-			t.Errorf("%s: Match allocates %v times per call, want 0", fx.name, allocs)
 		}
 	}
 }

@@ -85,3 +85,11 @@ func ExampleFindUntoleratedTaint() {
 	// Output:
 	// true example.com/dedicated=db:NoSchedule
 }
+
+func ExampleEffectSet_String() {
+	fmt.Println(tolerations.EffectSet(0))
+	fmt.Println(tolerations.NoExecute | tolerations.PreferNoSchedule)
+	// Output:
+	// none
+	// PreferNoSchedule|NoExecute
+}
