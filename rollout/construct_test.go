@@ -472,6 +472,9 @@ func TestConstructHistoryDoesNotModifyInput(t *testing.T) {
 }
 
 func deepCopyRevisions(revs []*appsv1.ControllerRevision) []*appsv1.ControllerRevision {
+	if revs == nil {
+		return nil
+	}
 	out := make([]*appsv1.ControllerRevision, len(revs))
 	for i, r := range revs {
 		out[i] = r.DeepCopy()
@@ -480,6 +483,9 @@ func deepCopyRevisions(revs []*appsv1.ControllerRevision) []*appsv1.ControllerRe
 }
 
 func deepCopyPods(pods []*corev1.Pod) []*corev1.Pod {
+	if pods == nil {
+		return nil
+	}
 	out := make([]*corev1.Pod, len(pods))
 	for i, p := range pods {
 		out[i] = p.DeepCopy()

@@ -16,10 +16,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -299,31 +301,48 @@ func writeFixtureJSON[T any](t *testing.T, path string, v []T) {
 	}
 }
 
+// The fixtures are read once per test binary; callers must not modify
+// what they get.
+var (
+	hashFixturesOnce = sync.OnceValues(func() ([]hashFixture, error) {
+		var out []hashFixture
+		return out, readFixtureJSON(hashFixturesFile, &out)
+	})
+	historyFixturesOnce = sync.OnceValues(func() ([]historyFixture, error) {
+		var out []historyFixture
+		return out, readFixtureJSON(historyFixturesFile, &out)
+	})
+)
+
 func loadHashFixtures(t testing.TB) []hashFixture {
 	t.Helper()
-	var out []hashFixture
-	readFixtureJSON(t, hashFixturesFile, &out)
+	out, err := hashFixturesOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
 func loadHistoryFixtures(t testing.TB) []historyFixture {
 	t.Helper()
-	var out []historyFixture
-	readFixtureJSON(t, historyFixturesFile, &out)
+	out, err := historyFixturesOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
-func readFixtureJSON(t testing.TB, path string, v any) {
-	t.Helper()
+func readFixtureJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("reading %s (regenerate with -update-conformance): %v", path, err)
+		return fmt.Errorf("reading %s (regenerate with -update-conformance): %w", path, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decoding %s: %v", path, err)
+		return fmt.Errorf("decoding %s: %w", path, err)
 	}
+	return nil
 }
 
 // decodeHistoryFixture returns the typed objects of fx, with every
