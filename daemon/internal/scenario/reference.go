@@ -16,13 +16,13 @@ import (
 // that Judge accepts: a reference to test the judge and the harness with,
 // not a planner. It reads no input besides s.
 //
-//   - A recorded error (Error, else the first ErrorMay entry when Error is
-//     nil and upstream never ran clean) becomes errors.New of its text; for
-//     a collision, History.CollisionCount is the recorded collisionCount.
+//   - A recorded Error becomes errors.New of its text, with an otherwise
+//     zero plan; for a collision, History.CollisionCount is the recorded
+//     collisionCount. (Error nil is a clean run, so ErrorMay is not used.)
 //   - Each list X is taken with, when XCount asks for more, the first
-//     entries of XMay up to XCount.Min. Pods and
-//     revisions are the scenario's own pointers when a name is found among
-//     s.Pods or s.Revisions, else new objects carrying only the name.
+//     entries of XMay up to XCount.Min. Pods and revisions are the
+//     scenario's own pointers when a name is found among s.Pods or
+//     s.Revisions, else new objects carrying only the name.
 //   - Creates hold the recorded pod of CreatedPods for their node, else a
 //     pod carrying only the node name in spec.nodeName.
 //   - Hash is Hash; Status is the recorded status with StatusChanged, or,
@@ -38,8 +38,8 @@ func ExpectedPlan(s *Scenario) (daemon.Plan, error) {
 	}
 	e := &s.Expected
 	var plan daemon.Plan
-	if errored, clean := errorOutcomes(e); errored && (e.Error != nil || !clean) {
-		msg := firstError(e)
+	if e.Error != nil {
+		msg := *e.Error
 		if isCollision(msg) {
 			for _, st := range append([]*appsv1.DaemonSetStatus{e.Status}, e.StatusMay...) {
 				if st != nil && st.CollisionCount != nil {
