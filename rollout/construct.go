@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // hashLabel is the label that carries a revision's hash on revisions and pods.
@@ -108,14 +109,17 @@ type claimedRevision struct {
 //     empty or holds only numbers below 0.
 //   - A label present with an empty value counts as present (rule 1), as
 //     upstream.
-//   - Two claimed revisions with the same name cannot exist in one
-//     namespace; if claimed has them anyway, only the first by UID is used.
-//   - In rule 3 the name is taken when a revision of ds's namespace in
-//     claimed or namespaceRevisions carries it (the first by UID if several
-//     do); a matching one is current whatever its owner, its hash label
-//     (possibly "") is Hash, and its revision number is left alone, as
-//     upstream. The new revision's annotations are a copy of ds's (nil
-//     stays nil); its labels are a new map.
+//   - Two revisions with the same name cannot exist in one namespace. A
+//     pointer given twice counts once, but two distinct objects with one
+//     name in claimed, or in namespaceRevisions under the name rule 3
+//     looks up, are an error (a wrapped *field.Error of type Duplicate),
+//     not a guess.
+//   - In rule 3 the name is taken when a revision in claimed, or else one
+//     of ds's namespace in namespaceRevisions, carries it; a matching one
+//     is current whatever its owner, its hash label (possibly "") is Hash,
+//     and its revision number is left alone, as upstream. The new
+//     revision's annotations are a copy of ds's (nil stays nil); its
+//     labels are a new map.
 //   - On collision (rule 3) the History that comes with the
 //     *CollisionError has an empty Hash, a nil Current, the Old revisions and
 //     a Plan with the label Updates of rule 1 and CollisionCount, which the
@@ -126,8 +130,8 @@ type claimedRevision struct {
 //   - Relabel holds pods in (name, UID) order; a pod given twice appears
 //     twice.
 //
-// nil ds returns ErrNilDaemonSet; an error of Patch(ds) is returned as it
-// is, with the zero History. It modifies nothing: Create and Update hold new
+// nil ds returns ErrNilDaemonSet; an error of Patch(ds) or a duplicate
+// name is returned with the zero History. It modifies nothing: Create and Update hold new
 // objects, Delete, Relabel and Current (when unchanged) the caller's
 // pointers. It costs O(r log r + p log p) for r revisions and p pods, plus
 // one encoding of ds and, when no revision is current, one ComputeHash.
@@ -140,7 +144,10 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 		return History{}, err
 	}
 
-	revs := uniqueRevisionsByName(claimed)
+	revs, err := claimedByName(ds, claimed)
+	if err != nil {
+		return History{}, err
+	}
 	var current, old []claimedRevision
 	var h History
 	for _, r := range revs {
@@ -174,7 +181,11 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 	if len(current) == 0 {
 		hash := ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		name := ds.Name + "-" + hash
-		switch taken := takenRevision(ds.Namespace, name, revs, namespaceRevisions); {
+		taken, err := takenRevision(ds, name, revs, namespaceRevisions)
+		if err != nil {
+			return History{}, err
+		}
+		switch {
 		case taken == nil:
 			h.Current = newRevision(ds, name, hash, patch, next)
 			h.Plan.Create = h.Current
@@ -313,35 +324,59 @@ func newRevision(ds *appsv1.DaemonSet, name, hash string, data []byte, number in
 	}
 }
 
-// takenRevision returns the revision of namespace named name, looking in
-// claimed first and then in all, or nil. Among several candidates of one
-// list it returns the one with the lowest UID.
-func takenRevision(namespace, name string, claimed, all []*appsv1.ControllerRevision) *appsv1.ControllerRevision {
-	for _, list := range [][]*appsv1.ControllerRevision{claimed, all} {
-		var found *appsv1.ControllerRevision
-		for _, r := range list {
-			if r != nil && r.Name == name && r.Namespace == namespace && (found == nil || r.UID < found.UID) {
-				found = r
-			}
+// takenRevision returns the revision named name in claimed, or else the
+// one of ds's namespace in all, or nil. Two distinct objects with that name
+// in all are an error.
+func takenRevision(ds *appsv1.DaemonSet, name string, claimed, all []*appsv1.ControllerRevision) (*appsv1.ControllerRevision, error) {
+	for _, r := range claimed {
+		if r.Name == name {
+			return r, nil
+		}
+	}
+	var found *appsv1.ControllerRevision
+	for i, r := range all {
+		if r == nil || r.Name != name || r.Namespace != ds.Namespace || r == found {
+			continue
 		}
 		if found != nil {
-			return found
+			return nil, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
+				field.Duplicate(field.NewPath("namespaceRevisions").Index(i).Child("metadata", "name"), name))
 		}
+		found = r
 	}
-	return nil
+	return found, nil
 }
 
-// uniqueRevisionsByName returns the non-nil entries of revs in (name, UID)
-// order, keeping only the first of each name. revs is not modified.
-func uniqueRevisionsByName(revs []*appsv1.ControllerRevision) []*appsv1.ControllerRevision {
-	out := make([]*appsv1.ControllerRevision, 0, len(revs))
-	for _, r := range revs {
+// claimedByName returns the non-nil entries of claimed in (name, UID)
+// order, each pointer once. Two distinct objects with one name are an
+// error naming the later one's index. claimed is not modified.
+func claimedByName(ds *appsv1.DaemonSet, claimed []*appsv1.ControllerRevision) ([]*appsv1.ControllerRevision, error) {
+	type indexed struct {
+		rev   *appsv1.ControllerRevision
+		index int
+	}
+	all := make([]indexed, 0, len(claimed))
+	for i, r := range claimed {
 		if r != nil {
-			out = append(out, r)
+			all = append(all, indexed{r, i})
 		}
 	}
-	sortRevisionsByName(out)
-	return slices.CompactFunc(out, func(a, b *appsv1.ControllerRevision) bool { return a.Name == b.Name })
+	slices.SortFunc(all, func(a, b indexed) int {
+		return cmp.Or(compareRevisionNames(a.rev, b.rev), cmp.Compare(a.index, b.index))
+	})
+	out := make([]*appsv1.ControllerRevision, 0, len(all))
+	for i, e := range all {
+		if i > 0 && all[i-1].rev.Name == e.rev.Name {
+			if all[i-1].rev == e.rev {
+				continue
+			}
+			later := max(e.index, all[i-1].index)
+			return nil, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
+				field.Duplicate(field.NewPath("claimed").Index(later).Child("metadata", "name"), e.rev.Name))
+		}
+		out = append(out, e.rev)
+	}
+	return out, nil
 }
 
 // sortRevisionsByName sorts revs in place by name, then UID.

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -160,7 +161,17 @@ func FuzzConstructHistory(f *testing.F) {
 			t.Fatalf("Current = %v with error %v: want exactly one", h.Current, err)
 		}
 		var ce *rollout.CollisionError
-		if err != nil {
+		var fe *field.Error
+		switch {
+		case err != nil && errors.As(err, &fe):
+			// Duplicate names: nothing else is decided.
+			if fe.Type != field.ErrorTypeDuplicate {
+				t.Fatalf("unexpected field error %v", err)
+			}
+			if diff := gocmp.Diff(rollout.History{}, h, rawBytes); diff != "" {
+				t.Fatalf("History with a duplicate-name error (-want +got):\n%s", diff)
+			}
+		case err != nil:
 			if !errors.As(err, &ce) {
 				t.Fatalf("unexpected error %v", err)
 			}
@@ -171,7 +182,7 @@ func FuzzConstructHistory(f *testing.F) {
 			if h.Plan.CollisionCount == nil || *h.Plan.CollisionCount != want || ce.CollisionCount != want || h.Hash != "" || h.Plan.Create != nil {
 				t.Fatalf("collision History %+v with error %+v, want count %d", h, ce, want)
 			}
-		} else {
+		default:
 			if h.Plan.CollisionCount != nil {
 				t.Fatalf("CollisionCount %d without an error", *h.Plan.CollisionCount)
 			}

@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -132,6 +134,7 @@ func TestConstructHistory(t *testing.T) {
 	collided := histDS("registry.example/agent:v2")
 	collided.Status.CollisionCount = int32Ptr(3)
 	collidedName := "agent-" + rollout.ComputeHash(&collided.Spec.Template, collided.Status.CollisionCount)
+	sameRev := histRev("agent-v2", 2, cur, "v2")
 
 	tests := []struct {
 		name          string
@@ -360,15 +363,34 @@ func TestConstructHistory(t *testing.T) {
 			want:    rollout.History{Hash: "v2", Current: histRev("agent-v2", 1, cur, "v2")},
 		},
 		{
-			name: "two claimed revisions with one name: the lower UID is used",
-			ds:   ds,
-			claimed: []*appsv1.ControllerRevision{
-				func() *appsv1.ControllerRevision { r := histRev("agent-v2", 1, old1, "v1"); r.UID = "uid-z"; return r }(),
-				func() *appsv1.ControllerRevision { r := histRev("agent-v2", 1, cur, "v2"); r.UID = "uid-a"; return r }(),
-			},
+			name:    "a revision given twice counts once",
+			ds:      ds,
+			claimed: []*appsv1.ControllerRevision{sameRev, histRev("agent-v1", 1, old1, "v1"), sameRev},
+			inNS:    []*appsv1.ControllerRevision{sameRev, sameRev},
 			want: rollout.History{
-				Hash:    "v2",
-				Current: func() *appsv1.ControllerRevision { r := histRev("agent-v2", 1, cur, "v2"); r.UID = "uid-a"; return r }(),
+				Hash: "v2", Current: histRev("agent-v2", 2, cur, "v2"),
+				Old: []*appsv1.ControllerRevision{histRev("agent-v1", 1, old1, "v1")},
+			},
+		},
+		{
+			name:    "two claimed revisions with one name are an error",
+			ds:      ds,
+			claimed: []*appsv1.ControllerRevision{histRev("agent-v2", 2, cur, "v2"), histRev("agent-v1", 1, old1, "v1"), histRev("agent-v2", 1, old1, "v1")},
+			wantErr: &field.Error{Type: field.ErrorTypeDuplicate, Field: "claimed[2].metadata.name", BadValue: "agent-v2"},
+		},
+		{
+			name:    "two namespace revisions with the new name are an error",
+			ds:      ds,
+			inNS:    []*appsv1.ControllerRevision{histRev(newName, 1, cur, "x"), histRev("agent-v1", 1, old1, "v1"), histRev(newName, 1, old1, "y")},
+			wantErr: &field.Error{Type: field.ErrorTypeDuplicate, Field: "namespaceRevisions[2].metadata.name", BadValue: newName},
+		},
+		{
+			name: "two namespace revisions with another name are not looked at",
+			ds:   ds,
+			inNS: []*appsv1.ControllerRevision{histRev("agent-v1", 1, old1, "v1"), histRev("agent-v1", 2, old0, "v0")},
+			want: rollout.History{
+				Hash: newHash, Current: expectedNewRevision(t, ds, 1),
+				Plan: rollout.HistoryPlan{Create: expectedNewRevision(t, ds, 1)},
 			},
 		},
 		{name: "a nil DaemonSet is an error", ds: nil, wantErr: rollout.ErrNilDaemonSet},
@@ -389,6 +411,20 @@ func TestConstructHistory(t *testing.T) {
 
 func checkHistoryError(t *testing.T, err, want error) {
 	t.Helper()
+	var wantField *field.Error
+	if errors.As(want, &wantField) {
+		var got *field.Error
+		if !errors.As(err, &got) {
+			t.Fatalf("error = %v, want a wrapped *field.Error", err)
+		}
+		if diff := cmp.Diff(wantField, got, ignoreDetail); diff != "" {
+			t.Errorf("field error mismatch (-want +got):\n%s", diff)
+		}
+		if !strings.HasPrefix(err.Error(), `daemonset "kube-system/agent": `) {
+			t.Errorf("error %q does not name the DaemonSet", err)
+		}
+		return
+	}
 	var wantCollision *rollout.CollisionError
 	if errors.As(want, &wantCollision) {
 		var got *rollout.CollisionError
