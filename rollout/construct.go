@@ -128,12 +128,13 @@ type claimedRevision struct {
 //   - A duplicate deleted in rule 4 is not also updated by rule 1: it is
 //     only deleted (upstream labels it, then deletes it).
 //   - Relabel holds pods in (name, UID) order; a pod given twice appears
-//     twice.
+//     twice (pods sharing name and UID cannot exist; their relative order
+//     is unspecified).
 //
 // nil ds returns ErrNilDaemonSet; an error of Patch(ds) or a duplicate
-// name is returned with the zero History. It modifies nothing: Create and Update hold new
-// objects, Delete, Relabel and Current (when unchanged) the caller's
-// pointers. It costs O(r log r + p log p) for r revisions and p pods, plus
+// name is returned with the zero History. It modifies nothing: Create and
+// Update hold new objects, Delete, Relabel and Current (when unchanged)
+// the caller's pointers. It costs O(r log r + p log p) for r revisions and p pods, plus
 // one encoding of ds and, when no revision is current, one ComputeHash.
 func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv1.ControllerRevision, pods []*corev1.Pod) (History, error) {
 	if ds == nil {
@@ -240,67 +241,6 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 	sortRevisionsByName(h.Plan.Update)
 	sortRevisionsByName(h.Plan.Delete)
 	return h, nil
-}
-
-// CleanupHistory returns the old revisions to delete so that at most
-// revisionHistoryLimit (DefaultRevisionHistoryLimit when nil) remain, as
-// upstream's cleanupHistory: old revisions are taken from the lowest
-// revision number up (ties by name), skipping those whose hash label is
-// carried by any of livePods. livePods are the pods whose hashes count as
-// live: upstream uses ds's claimed pods that resolve to a target node,
-// including terminal pods being deleted. The result is sorted by name. A
-// negative limit counts as 0. It modifies nothing.
-//
-// Details: old is normally History.Old. nil entries of old and livePods are
-// skipped and do not count. A pod's hash counts only when non-empty, so a
-// revision with an empty or missing hash label is never spared. Upstream
-// orders by revision number alone and leaves ties arbitrary; here ties go
-// to the lowest name, then UID. A nil ds returns nil (upstream dereferences
-// the limit and panics on a nil one; here nil means the API default). The
-// result holds the caller's pointers, in (name, UID) order; it is nil when
-// nothing is to be deleted. It costs O(r log r + p) for r revisions and p
-// pods.
-func CleanupHistory(ds *appsv1.DaemonSet, old []*appsv1.ControllerRevision, livePods []*corev1.Pod) []*appsv1.ControllerRevision {
-	if ds == nil {
-		return nil
-	}
-	limit := DefaultRevisionHistoryLimit
-	if ds.Spec.RevisionHistoryLimit != nil {
-		limit = max(int(*ds.Spec.RevisionHistoryLimit), 0)
-	}
-	candidates := make([]*appsv1.ControllerRevision, 0, len(old))
-	for _, r := range old {
-		if r != nil {
-			candidates = append(candidates, r)
-		}
-	}
-	toKill := len(candidates) - limit
-	if toKill <= 0 {
-		return nil
-	}
-	live := make(map[string]struct{}, len(livePods))
-	for _, pod := range livePods {
-		if pod == nil {
-			continue
-		}
-		if hash := pod.Labels[hashLabel]; hash != "" {
-			live[hash] = struct{}{}
-		}
-	}
-	slices.SortFunc(candidates, compareRevisionNumbers)
-	var doomed []*appsv1.ControllerRevision
-	for _, r := range candidates {
-		if toKill == 0 {
-			break
-		}
-		if _, ok := live[r.Labels[hashLabel]]; ok {
-			continue
-		}
-		doomed = append(doomed, r)
-		toKill--
-	}
-	sortRevisionsByName(doomed)
-	return doomed
 }
 
 // newRevision builds the ControllerRevision that records ds's template under

@@ -3,6 +3,7 @@ package rollout
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -87,4 +88,65 @@ type CollisionError struct {
 func (e *CollisionError) Error() string {
 	return fmt.Sprintf("daemonset %q: controllerrevision %q already exists with different data; status.collisionCount must become %d",
 		e.DaemonSet, e.Name, e.CollisionCount)
+}
+
+// CleanupHistory returns the old revisions to delete so that at most
+// revisionHistoryLimit (DefaultRevisionHistoryLimit when nil) remain, as
+// upstream's cleanupHistory: old revisions are taken from the lowest
+// revision number up (ties by name), skipping those whose hash label is
+// carried by any of livePods. livePods are the pods whose hashes count as
+// live: upstream uses ds's claimed pods that resolve to a target node,
+// including terminal pods being deleted. The result is sorted by name. A
+// negative limit counts as 0. It modifies nothing.
+//
+// Details: old is normally History.Old. nil entries of old and livePods are
+// skipped and do not count. A pod's hash counts only when non-empty, so a
+// revision with an empty or missing hash label is never spared. Upstream
+// orders by revision number alone and leaves ties arbitrary; here ties go
+// to the lowest name, then UID. A nil ds returns nil (upstream dereferences
+// the limit and panics on a nil one; here nil means the API default). The
+// result holds the caller's pointers, in (name, UID) order; it is nil when
+// nothing is to be deleted. It costs O(r log r + p) for r revisions and p
+// pods.
+func CleanupHistory(ds *appsv1.DaemonSet, old []*appsv1.ControllerRevision, livePods []*corev1.Pod) []*appsv1.ControllerRevision {
+	if ds == nil {
+		return nil
+	}
+	limit := DefaultRevisionHistoryLimit
+	if ds.Spec.RevisionHistoryLimit != nil {
+		limit = max(int(*ds.Spec.RevisionHistoryLimit), 0)
+	}
+	candidates := make([]*appsv1.ControllerRevision, 0, len(old))
+	for _, r := range old {
+		if r != nil {
+			candidates = append(candidates, r)
+		}
+	}
+	toKill := len(candidates) - limit
+	if toKill <= 0 {
+		return nil
+	}
+	live := make(map[string]struct{}, len(livePods))
+	for _, pod := range livePods {
+		if pod == nil {
+			continue
+		}
+		if hash := pod.Labels[hashLabel]; hash != "" {
+			live[hash] = struct{}{}
+		}
+	}
+	slices.SortFunc(candidates, compareRevisionNumbers)
+	var doomed []*appsv1.ControllerRevision
+	for _, r := range candidates {
+		if toKill == 0 {
+			break
+		}
+		if _, ok := live[r.Labels[hashLabel]]; ok {
+			continue
+		}
+		doomed = append(doomed, r)
+		toKill--
+	}
+	sortRevisionsByName(doomed)
+	return doomed
 }
