@@ -119,3 +119,12 @@ func ExampleHistoryPlan_IsZero() {
 	// Output:
 	// true v1
 }
+
+func ExampleCollisionError() {
+	ds := exampleDS("registry.example/agent:v2")
+	taken := exampleRevision(exampleDS("registry.example/agent:v1"), "agent-"+rollout.ComputeHash(&ds.Spec.Template, nil), "x", 1)
+	_, err := rollout.ConstructHistory(ds, nil, []*appsv1.ControllerRevision{taken}, nil)
+	fmt.Println(err)
+	// Output:
+	// daemonset "kube-system/agent": controllerrevision "agent-5f59644dc" already exists with different data; status.collisionCount must become 1
+}

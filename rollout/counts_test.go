@@ -51,12 +51,12 @@ var budgetCases = []budgetCase{
 	{name: "integer 1 is 1 whatever the total", value: intOrStr(1), total: 0, want: 1},
 	{name: "integer above the total is kept", value: intOrStr(25), total: 3, want: 25},
 	{name: "0% is 0", value: strOrInt("0%"), total: 10, want: 0},
-	{name: "1% of 1 rounds up to 1", value: strOrInt("1%"), total: 1, want: 1},
-	{name: "10% of 0 is 0", value: strOrInt("10%"), total: 0, want: 0},
+	{name: "1% of 1 rounds up to 1", value: strOrInt("1%"), total: 1, want: 1}, // 0.01 → 1: any positive percentage of a positive total is at least 1
+	{name: "10% of 0 is 0", value: strOrInt("10%"), total: 0, want: 0},         // no nodes, no budget
 	{name: "10% of 1 rounds up to 1", value: strOrInt("10%"), total: 1, want: 1},
 	{name: "10% of 9 rounds up to 1", value: strOrInt("10%"), total: 9, want: 1},
 	{name: "10% of 10 is exactly 1", value: strOrInt("10%"), total: 10, want: 1},
-	{name: "10% of 11 rounds up to 2", value: strOrInt("10%"), total: 11, want: 2},
+	{name: "10% of 11 rounds up to 2", value: strOrInt("10%"), total: 11, want: 2}, // 1.1 → 2
 	{name: "100% of 7 is 7", value: strOrInt("100%"), total: 7, want: 7},
 	{name: "33% of 10 rounds 3.3 up to 4", value: strOrInt("33%"), total: 10, want: 4},
 	{name: "150% of 10 is 15", value: strOrInt("150%"), total: 10, want: 15},
@@ -64,16 +64,16 @@ var budgetCases = []budgetCase{
 	{name: "leading zeros parse", value: strOrInt("007%"), total: 100, want: 7},
 	{name: "negative integer passes through", value: intOrStr(-3), total: 10, want: -3},
 	{name: "negative percentage rounds toward zero (up)", value: strOrInt("-15%"), total: 10, want: -1},
-	{name: "largest int32 passes through", value: intOrStr(math.MaxInt32), total: 10, want: math.MaxInt32},
-	{name: "large percentage of a large total", value: strOrInt("2147483647%"), total: 1000, want: 21474836470},
+	{name: "largest int32 passes through", value: intOrStr(math.MaxInt32), total: 10, want: math.MaxInt32},      // math.MaxInt32
+	{name: "large percentage of a large total", value: strOrInt("2147483647%"), total: 1000, want: 21474836470}, // above int32: the result is an int
 	{name: "abc% is invalid", value: strOrInt("abc%"), total: 10, wantErr: true},
-	{name: "a number without % is invalid", value: strOrInt("10"), total: 10, wantErr: true},
+	{name: "a number without % is invalid", value: strOrInt("10"), total: 10, wantErr: true}, // strings must be percentages
 	{name: "an empty string is invalid", value: strOrInt(""), total: 10, wantErr: true},
 	{name: "a lone % is invalid", value: strOrInt("%"), total: 10, wantErr: true},
 	{name: "a double %% is invalid", value: strOrInt("10%%"), total: 10, wantErr: true},
 	{name: "a space is invalid", value: strOrInt(" 10%"), total: 10, wantErr: true},
 	{name: "a fraction is invalid", value: strOrInt("1.5%"), total: 10, wantErr: true},
-	{name: "a percentage beyond int64 is invalid", value: strOrInt("9223372036854775808%"), total: 10, wantErr: true},
+	{name: "a percentage beyond int64 is invalid", value: strOrInt("9223372036854775808%"), total: 10, wantErr: true}, // math.MaxInt64+1: strconv.Atoi range error
 	{name: "an unknown IntOrString type is invalid", value: &intstr.IntOrString{Type: 7, IntVal: 3}, total: 10, wantErr: true},
 }
 
