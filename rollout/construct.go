@@ -95,9 +95,12 @@ type claimedRevision struct {
 //     status.collisionCount)> is created with revision max(old)+1, the
 //     template labels plus the hash label, ds's annotations and a
 //     controller reference to ds. If that name is already taken in the
-//     namespace by a revision whose data matches, that revision is current
-//     and nothing is created; if its data differs, the result is a
-//     *CollisionError and Plan.CollisionCount = status.collisionCount+1.
+//     namespace by a revision whose data matches, that revision is current;
+//     the plan still holds the Create, because upstream sends it and
+//     shrugs off the AlreadyExists (Current then differs from Plan.Create,
+//     and an executor should treat AlreadyExists as success). If its data
+//     differs, the result is a *CollisionError and Plan.CollisionCount =
+//     status.collisionCount+1.
 //  4. With several current revisions, the one with the highest revision
 //     number is kept (ties: the lowest name, where upstream's pick is
 //     arbitrary); the others are deleted, and every pod whose hash label
@@ -192,6 +195,10 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 			h.Plan.Create = h.Current
 			h.Hash = hash
 		case bytes.Equal(patch, taken.Data.Raw):
+			// Upstream does not see this revision among its own, so it
+			// still sends the create, gets AlreadyExists, finds the data
+			// equal and goes on with the existing revision.
+			h.Plan.Create = newRevision(ds, name, hash, patch, next)
 			h.Current = taken
 			h.Hash = taken.Labels[hashLabel]
 		default:

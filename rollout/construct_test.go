@@ -190,20 +190,25 @@ func TestConstructHistory(t *testing.T) {
 			},
 		},
 		{
-			name:    "the new name taken by a revision with the same data: reuse it, whatever its owner",
+			name:    "the new name taken by a revision with the same data: reuse it, whatever its owner, after the create upstream still sends",
 			ds:      ds,
 			claimed: []*appsv1.ControllerRevision{histRev("agent-v1", 9, old1, "v1")},
 			inNS:    []*appsv1.ControllerRevision{histRev("agent-v1", 9, old1, "v1"), histRev(newName, 2, cur, "theirs")},
 			want: rollout.History{
 				Hash: "theirs", Current: histRev(newName, 2, cur, "theirs"),
 				Old: []*appsv1.ControllerRevision{histRev("agent-v1", 9, old1, "v1")},
+				// Upstream still sends the create and shrugs off AlreadyExists.
+				Plan: rollout.HistoryPlan{Create: expectedNewRevision(t, ds, 10)},
 			},
 		},
 		{
 			name: "a reused revision without a hash label gives an empty hash",
 			ds:   ds,
 			inNS: []*appsv1.ControllerRevision{withoutHashLabel(histRev(newName, 2, cur, ""))},
-			want: rollout.History{Hash: "", Current: withoutHashLabel(histRev(newName, 2, cur, ""))},
+			want: rollout.History{
+				Hash: "", Current: withoutHashLabel(histRev(newName, 2, cur, "")),
+				Plan: rollout.HistoryPlan{Create: expectedNewRevision(t, ds, 1)},
+			},
 		},
 		{
 			name: "the new name taken in another namespace is not a collision",

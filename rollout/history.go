@@ -19,7 +19,12 @@ const DefaultRevisionHistoryLimit = 10
 // plan; those in Delete, Adopt, Release and Relabel are the caller's
 // pointers, unmodified.
 type HistoryPlan struct {
-	// Create is the current revision to create; nil when it exists.
+	// Create is the current revision to create; nil when the DaemonSet
+	// already controls it. When a revision with that name and the same data
+	// exists but is not controlled by the DaemonSet, Create is still set, as
+	// upstream still sends the create: the API answers AlreadyExists, which
+	// the executor should take as success (History.Current is then the
+	// existing revision).
 	Create *appsv1.ControllerRevision
 	// Update holds revisions to write back: the current revision with its
 	// revision number raised above every old one, and revisions given the
