@@ -84,7 +84,10 @@ func (m *manager) node(n *nodeState) {
 // go, and of the running ones only what the strategy allows remains.
 func (m *manager) keepOnNode(n *nodeState) {
 	name := n.node.Name
-	var running []*corev1.Pod
+	// One pass decides failed and succeeded pods and counts the running
+	// ones; a slice of them is only needed when there are several.
+	var keep *corev1.Pod // the oldest running pod
+	running := 0
 	for _, pod := range n.pods {
 		if pod.DeletionTimestamp != nil {
 			continue
@@ -100,40 +103,43 @@ func (m *manager) keepOnNode(n *nodeState) {
 			})
 			m.delete(pod, name, ReasonPodSucceeded)
 		default:
-			if running == nil {
-				running = make([]*corev1.Pod, 0, len(n.pods))
-			}
-			running = append(running, pod)
-		}
-	}
-
-	if !m.surge {
-		if len(running) > 1 {
-			keep := oldest(running)
-			for _, pod := range running {
-				if pod != keep {
-					m.delete(pod, name, ReasonExcessPod)
-				}
+			running++
+			if keep == nil || compareAge(pod, keep) < 0 {
+				keep = pod
 			}
 		}
-		return
 	}
-
-	switch len(running) {
-	case 0:
-		if n.shouldRun {
+	if running == 0 {
+		if m.surge && n.shouldRun {
+			// Surging needs at least one live pod on the node.
 			m.create(name, ReasonNodeNeedsPod)
 		}
 		return
-	case 1:
+	}
+	if running == 1 {
 		return
+	}
+	if !m.surge {
+		// Without surge, all but the oldest running pod go.
+		for _, pod := range n.pods {
+			if pod != keep && isRunning(pod) {
+				m.delete(pod, name, ReasonExcessPod)
+			}
+		}
+		return
+	}
+	pods := make([]*corev1.Pod, 0, running)
+	for _, pod := range n.pods {
+		if isRunning(pod) {
+			pods = append(pods, pod)
+		}
 	}
 	// With surge, a node may run the oldest new pod beside the oldest old
 	// pod; every other pod goes. The old one goes as well once it is not
 	// ready, or once the new one is available.
-	slices.SortFunc(running, compareAge)
+	slices.SortFunc(pods, compareAge)
 	var oldestNew, oldestOld *corev1.Pod
-	for _, pod := range running {
+	for _, pod := range pods {
 		isNew := pod.Labels[appsv1.ControllerRevisionHashLabelKey] == m.hash
 		switch {
 		case isNew && oldestNew == nil:
@@ -168,4 +174,10 @@ func (m *manager) failed(pod *corev1.Pod, node string) {
 		Message: fmt.Sprintf("daemon pod %s/%s on node %s failed; deleting it", pod.Namespace, pod.Name, node),
 	})
 	m.delete(pod, node, ReasonPodFailed)
+}
+
+// isRunning reports whether the create/delete pass counts pod as running: not
+// being deleted, neither failed nor succeeded.
+func isRunning(pod *corev1.Pod) bool {
+	return pod.DeletionTimestamp == nil && !isTerminal(pod)
 }

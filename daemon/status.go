@@ -12,7 +12,6 @@ import (
 // before the plan's actions: over the existing nodes, the oldest pod of each
 // node (scheduled first, then by creation time, then name) decides ready,
 // available and updated.
-//
 func statusOf(ds *appsv1.DaemonSet, c *cluster, hash string, generation *int64, now time.Time) appsv1.DaemonSetStatus {
 	st := *ds.Status.DeepCopy()
 	st.ObservedGeneration = ds.Generation

@@ -47,22 +47,22 @@ func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Po
 		errs = append(errs, field.Required(meta.Child("uid"), "ownership is decided by UID"))
 	}
 
+	// Paths are built only for errors: this loop runs over every node and
+	// pod of the cluster.
 	for i, n := range nodes {
-		p := field.NewPath("nodes").Index(i)
 		switch {
 		case n == nil:
-			errs = append(errs, field.Required(p, "nil node"))
+			errs = append(errs, field.Required(field.NewPath("nodes").Index(i), "nil node"))
 		case n.Name == "":
-			errs = append(errs, field.Required(p.Child("metadata", "name"), ""))
+			errs = append(errs, field.Required(field.NewPath("nodes").Index(i).Child("metadata", "name"), ""))
 		}
 	}
 	for i, pod := range pods {
-		p := field.NewPath("pods").Index(i)
 		switch {
 		case pod == nil:
-			errs = append(errs, field.Required(p, "nil pod"))
+			errs = append(errs, field.Required(field.NewPath("pods").Index(i), "nil pod"))
 		case pod.Name == "":
-			errs = append(errs, field.Required(p.Child("metadata", "name"), ""))
+			errs = append(errs, field.Required(field.NewPath("pods").Index(i).Child("metadata", "name"), ""))
 		}
 	}
 	type nsName struct{ namespace, name string }

@@ -1,0 +1,129 @@
+package daemon_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/rollout"
+)
+
+// fleetState is the state of a benchmark fleet.
+type fleetState string
+
+const (
+	steady       fleetState = "steady"  // one current, ready pod per node
+	fresh        fleetState = "fresh"   // no pods yet
+	rolloutStart fleetState = "rollout" // one old available pod per node, maxUnavailable 10%
+	surgeRollout fleetState = "surge"   // one old available pod per node, maxSurge 10%
+)
+
+// fleet builds n nodes with ten labels and two taints each (one tolerated
+// by the template) and a DaemonSet with a nodeSelector, a two-term
+// required affinity and three tolerations, with pods as state says, and the
+// ControllerRevisions the controller would have recorded.
+func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev1.Pod, []*appsv1.ControllerRevision) {
+	opts := []dt.DaemonSetOption{
+		dt.WithNodeSelector("kubernetes.io/os", "linux"),
+		dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule),
+		dt.WithToleration("gpu", corev1.TaintEffectNoSchedule),
+		dt.WithToleration("spot", corev1.TaintEffectNoExecute),
+		func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+					{MatchExpressions: []corev1.NodeSelectorRequirement{
+						{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "m5.xlarge"}},
+						{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpExists},
+					}},
+					{MatchExpressions: []corev1.NodeSelectorRequirement{
+						{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"general"}},
+					}},
+				}},
+			}}
+		},
+	}
+	switch state {
+	case rolloutStart:
+		opts = append(opts, dt.WithMaxUnavailable("10%"))
+	case surgeRollout:
+		opts = append(opts, dt.WithMaxUnavailable("0"), dt.WithMaxSurge("10%"))
+	}
+	oldDS := dt.DaemonSet("agent", opts...)
+	ds := oldDS
+	if state == rolloutStart || state == surgeRollout {
+		ds = dt.DaemonSet("agent", append(opts, dt.WithImage("registry.example/agent:v2"))...)
+	}
+	revisions := []*appsv1.ControllerRevision{revisionOf(oldDS, 1)}
+	if ds != oldDS {
+		revisions = append(revisions, revisionOf(ds, 2))
+	}
+
+	nodes := make([]*corev1.Node, n)
+	var pods []*corev1.Pod
+	proto := dt.Pod(oldDS, "proto", "proto") // hashing once, not per pod
+	for i := range n {
+		name := fmt.Sprintf("node-%05d", i)
+		nodes[i] = dt.Node(name,
+			dt.WithLabel("kubernetes.io/os", "linux"),
+			dt.WithLabel("kubernetes.io/arch", "amd64"),
+			dt.WithLabel("node.kubernetes.io/instance-type", "m5.large"),
+			dt.WithLabel("topology.kubernetes.io/zone", fmt.Sprintf("zone-%d", i%3)),
+			dt.WithLabel("topology.kubernetes.io/region", "region-1"),
+			dt.WithLabel("pool", "general"),
+			dt.WithLabel("team", fmt.Sprintf("team-%d", i%7)),
+			dt.WithLabel("rack", fmt.Sprintf("rack-%d", i%40)),
+			dt.WithLabel("cpu-count", "8"),
+			dt.WithTaint("dedicated", "infra", corev1.TaintEffectNoSchedule),
+			dt.WithTaint("example.com/maintenance-window", "sunday", corev1.TaintEffectPreferNoSchedule),
+		)
+		if state == fresh {
+			continue
+		}
+		p := proto.DeepCopy()
+		p.Name, p.UID, p.Spec.NodeName = fmt.Sprintf("agent-%05d", i), types.UID(fmt.Sprintf("pod-%05d", i)), name
+		pods = append(pods, p)
+	}
+	return ds, nodes, pods, revisions
+}
+
+func revisionOf(ds *appsv1.DaemonSet, number int64) *appsv1.ControllerRevision {
+	data, err := rollout.Patch(ds)
+	if err != nil {
+		panic(err)
+	}
+	hash := dt.Hash(ds)
+	return &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ds.Name + "-" + hash, Namespace: ds.Namespace,
+			Labels:          map[string]string{"app": ds.Name, appsv1.ControllerRevisionHashLabelKey: hash},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))},
+		},
+		Data:     runtime.RawExtension{Raw: data},
+		Revision: number,
+	}
+}
+
+func BenchmarkCompute(b *testing.B) {
+	for _, state := range []fleetState{steady, fresh, rolloutStart, surgeRollout} {
+		for _, n := range []int{1_000, 10_000, 50_000} {
+			ds, nodes, pods, revs := fleet(n, state)
+			opts := daemon.Options{Now: dt.Epoch.Add(time.Minute), Revisions: revs}
+			b.Run(fmt.Sprintf("state=%s/nodes=%d", state, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := daemon.Compute(ds, nodes, pods, opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
