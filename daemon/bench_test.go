@@ -7,13 +7,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
-	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // fleetState is the state of a benchmark fleet.
@@ -61,9 +58,9 @@ func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev
 	if state == rolloutStart || state == surgeRollout {
 		ds = dt.DaemonSet("agent", append(opts, dt.WithImage("registry.example/agent:v2"))...)
 	}
-	revisions := []*appsv1.ControllerRevision{revisionOf(oldDS, 1)}
+	revisions := []*appsv1.ControllerRevision{dt.Revision(oldDS, 1)}
 	if ds != oldDS {
-		revisions = append(revisions, revisionOf(ds, 2))
+		revisions = append(revisions, dt.Revision(ds, 2))
 	}
 
 	nodes := make([]*corev1.Node, n)
@@ -92,23 +89,6 @@ func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev
 		pods = append(pods, p)
 	}
 	return ds, nodes, pods, revisions
-}
-
-func revisionOf(ds *appsv1.DaemonSet, number int64) *appsv1.ControllerRevision {
-	data, err := rollout.Patch(ds)
-	if err != nil {
-		panic(err)
-	}
-	hash := dt.Hash(ds)
-	return &appsv1.ControllerRevision{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: ds.Name + "-" + hash, Namespace: ds.Namespace,
-			Labels:          map[string]string{"app": ds.Name, appsv1.ControllerRevisionHashLabelKey: hash},
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))},
-		},
-		Data:     runtime.RawExtension{Raw: data},
-		Revision: number,
-	}
 }
 
 func BenchmarkCompute(b *testing.B) {

@@ -256,3 +256,32 @@ func Unscheduled() PodOption {
 func Orphan() PodOption {
 	return func(p *corev1.Pod) { p.OwnerReferences = nil }
 }
+
+// Revision returns the ControllerRevision the controller records for ds's
+// current template, with revision number number: named <ds>-<Hash(ds)>,
+// labelled with the template labels and the hash, controlled by ds, holding
+// rollout.Patch(ds). Should ds not encode (it always does for objects built
+// here), Data is left empty.
+func Revision(ds *appsv1.DaemonSet, number int64) *appsv1.ControllerRevision {
+	hash := Hash(ds)
+	labels := map[string]string{appsv1.ControllerRevisionHashLabelKey: hash}
+	for k, v := range ds.Spec.Template.Labels {
+		labels[k] = v
+	}
+	yes := true
+	rev := &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ds.Name + "-" + hash, Namespace: ds.Namespace, UID: types.UID("rev-" + ds.Name + "-" + hash),
+			Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID,
+				Controller: &yes, BlockOwnerDeletion: &yes,
+			}},
+		},
+		Revision: number,
+	}
+	if data, err := rollout.Patch(ds); err == nil {
+		rev.Data.Raw = data
+	}
+	return rev
+}
