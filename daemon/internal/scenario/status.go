@@ -9,8 +9,8 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 )
 
-// StatusView is the part of a DaemonSetStatus that conformance judges.
-type StatusView struct {
+// statusView is the part of a DaemonSetStatus that conformance judges.
+type statusView struct {
 	DesiredNumberScheduled int32
 	CurrentNumberScheduled int32
 	NumberMisscheduled     int32
@@ -22,9 +22,9 @@ type StatusView struct {
 	CollisionCount         *int32
 }
 
-// ViewStatus returns the judged fields of st. It does not retain st.
-func ViewStatus(st appsv1.DaemonSetStatus) StatusView {
-	v := StatusView{
+// viewStatus returns the judged fields of st. It does not retain st.
+func viewStatus(st appsv1.DaemonSetStatus) statusView {
+	v := statusView{
 		DesiredNumberScheduled: st.DesiredNumberScheduled,
 		CurrentNumberScheduled: st.CurrentNumberScheduled,
 		NumberMisscheduled:     st.NumberMisscheduled,
@@ -43,8 +43,8 @@ func ViewStatus(st appsv1.DaemonSetStatus) StatusView {
 
 // counters returns v with only the seven counters: the fields a status
 // write is skipped on when they are unchanged.
-func (v StatusView) counters() StatusView {
-	return StatusView{
+func (v statusView) counters() statusView {
+	return statusView{
 		DesiredNumberScheduled: v.DesiredNumberScheduled,
 		CurrentNumberScheduled: v.CurrentNumberScheduled,
 		NumberMisscheduled:     v.NumberMisscheduled,
@@ -58,16 +58,16 @@ func (v StatusView) counters() StatusView {
 // judgeStatus applies rule 4 of Judge.
 func judgeStatus(s *Scenario, plan daemon.Plan) []string {
 	e := &s.Expected
-	var objects []StatusView
+	var objects []statusView
 	nullAllowed := false
 	for _, st := range append([]*appsv1.DaemonSetStatus{e.Status}, e.StatusMay...) {
 		if st == nil {
 			nullAllowed = true
 			continue
 		}
-		objects = append(objects, ViewStatus(*st))
+		objects = append(objects, viewStatus(*st))
 	}
-	got := ViewStatus(plan.Status)
+	got := viewStatus(plan.Status)
 	if plan.StatusChanged {
 		for _, w := range objects {
 			if cmp.Equal(w, got) {
@@ -95,11 +95,11 @@ func judgeStatus(s *Scenario, plan daemon.Plan) []string {
 
 // storedView returns the judged fields of the DaemonSet's stored status;
 // zero for a nil DaemonSet.
-func storedView(s *Scenario) StatusView {
+func storedView(s *Scenario) statusView {
 	if s.DaemonSet == nil {
-		return StatusView{}
+		return statusView{}
 	}
-	return ViewStatus(s.DaemonSet.Status)
+	return viewStatus(s.DaemonSet.Status)
 }
 
 // storedStatusApplies reports whether upstream reached the status step, so
