@@ -189,12 +189,13 @@ func FuzzConstructHistory(f *testing.F) {
 			if h.Hash != h.Current.Labels[revHashKey] {
 				t.Fatalf("Hash %q, Current's label %q", h.Hash, h.Current.Labels[revHashKey])
 			}
-			if h.Plan.Create != nil && h.Plan.Create != h.Current {
-				t.Fatalf("Create is not Current")
+			// Create is Current, or the create upstream still sends for a
+			// revision of that name and data that exists unclaimed.
+			reused := h.Plan.Create != nil && h.Plan.Create != h.Current
+			if reused && (h.Plan.Create.Name != h.Current.Name || !bytes.Equal(h.Plan.Create.Data.Raw, h.Current.Data.Raw) ||
+				slices.Contains(claimed, h.Current)) {
+				t.Fatalf("Create %s is neither Current nor an unclaimed revision with its name and data", h.Plan.Create.Name)
 			}
-			reused := h.Plan.Create == nil && !slices.ContainsFunc(claimed, func(r *appsv1.ControllerRevision) bool {
-				return r != nil && r.Name == h.Current.Name
-			})
 			for _, o := range h.Old {
 				if !reused && o.Revision >= h.Current.Revision {
 					t.Fatalf("old %s has revision %d >= current %s's %d", o.Name, o.Revision, h.Current.Name, h.Current.Revision)
