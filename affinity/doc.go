@@ -18,10 +18,18 @@
 // nodeaffinity.GetRequiredNodeAffinity answers it, but its Match builds a
 // field set (a map) for every node, and upstream's controller even re-parses
 // the affinity per node. NodeMatcher splits the work instead: NewNodeMatcher
-// parses and validates the nodeSelector and the required terms once, with the
-// same apimachinery validators component-helpers uses, and Match then decides
-// per node with map lookups and string comparisons only, allocating nothing.
-// TestNodeMatcherAllocs holds it to a budget of zero allocations per node.
+// parses and validates the nodeSelector and the required terms once, and
+// Match then decides per node with map lookups and string comparisons only,
+// allocating nothing. For a single node, MatchNode gives the same verdict
+// without compiling: it validates only a term that matches. Both hold to a
+// budget of zero allocations per call (TestNodeMatcherAllocs).
+//
+// Validation accepts exactly what apimachinery's labels.NewRequirement
+// accepts, the validator component-helpers uses. apimachinery checks label
+// syntax with regular expressions, which cost microseconds per requirement;
+// here a scanner accepts the common valid case and anything it rejects goes
+// to labels.NewRequirement for the final word. TestValidatorAgreesWithLabels
+// and FuzzValidRequirement hold the scanner to apimachinery's answers.
 //
 // The semantics are component-helpers', quirks included: a term that fails
 // to parse never matches (the controller ignores the parse errors, which Err

@@ -100,3 +100,12 @@ func ExampleNodeMatcher_Err() {
 	// true
 	// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchExpressions[0].operator: Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 }
+
+func ExampleMatchNode() {
+	spec := &corev1.PodSpec{NodeSelector: map[string]string{"pool": "general"}}
+	general := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"pool": "general"}}}
+	gpu := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "b", Labels: map[string]string{"pool": "gpu"}}}
+	fmt.Println(affinity.MatchNode(spec, general), affinity.MatchNode(spec, gpu))
+	// Output:
+	// true false
+}

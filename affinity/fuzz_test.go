@@ -49,6 +49,9 @@ func checkAgainstHelpers(t *testing.T, specData, nodeData []byte) {
 		if got != want {
 			t.Fatalf("Match() = %v, component-helpers says %v\nspec: %+v\nnode: %q %v", got, want, spec, n.Name, n.Labels)
 		}
+		if once := affinity.MatchNode(spec, n); once != want {
+			t.Fatalf("MatchNode() = %v, component-helpers says %v\nspec: %+v\nnode: %q %v", once, want, spec, n.Name, n.Labels)
+		}
 	}
 }
 

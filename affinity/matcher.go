@@ -3,11 +3,9 @@ package affinity
 import (
 	"cmp"
 	"slices"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -120,17 +118,18 @@ func compileTerm(t *corev1.NodeSelectorTerm) (term, bool) {
 		if !ok {
 			return term{}, false
 		}
-		// labels.NewRequirement is the validator; its result would alias
-		// e.Values, so the compiled form keeps a copy instead.
-		if _, err := labels.NewRequirement(e.Key, op, e.Values); err != nil {
+		// Valid means labels.NewRequirement accepts it (see
+		// validRequirement); its result would alias e.Values, so the
+		// compiled form keeps a copy instead.
+		if !validRequirement(e.Key, op, e.Values) {
 			return term{}, false
 		}
 		r := labelReq{key: e.Key, op: op}
 		switch op {
 		case selection.GreaterThan, selection.LessThan:
-			// NewRequirement accepted it, so there is one integer value.
-			n, err := strconv.ParseInt(e.Values[0], 10, 64)
-			if err != nil {
+			// Valid, so there is one integer value.
+			n, ok := parseInt64(e.Values[0])
+			if !ok {
 				return term{}, false
 			}
 			r.bound = n

@@ -286,6 +286,9 @@ func TestNodeMatcherMatch(t *testing.T) {
 			if got := affinity.NewNodeMatcher(tt.spec).Match(tt.node); got != tt.want {
 				t.Errorf("Match() = %v, want %v", got, tt.want)
 			}
+			if got := affinity.MatchNode(tt.spec, tt.node); got != tt.want {
+				t.Errorf("MatchNode() = %v, want %v", got, tt.want)
+			}
 		})
 	}
 }

@@ -93,3 +93,15 @@ func ExampleEffectSet_String() {
 	// none
 	// PreferNoSchedule|NoExecute
 }
+
+func ExampleFindUntoleratedDaemonTaint() {
+	taints := []corev1.Taint{
+		{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule},
+		{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoSchedule},
+	}
+	// The daemon defaults tolerate the cordon; nothing tolerates dedicated.
+	taint, found := tolerations.FindUntoleratedDaemonTaint(taints, nil, false, tolerations.NoSchedule|tolerations.NoExecute, false)
+	fmt.Println(found, taint.ToString())
+	// Output:
+	// true dedicated=db:NoSchedule
+}

@@ -133,6 +133,18 @@ func FuzzFindUntoleratedTaint(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("FindUntoleratedTaint() disagrees with component-helpers (-helpers +got):\n%s", diff)
 		}
+		// The daemon variant must agree with the check over the merged list.
+		for _, hostNetwork := range []bool{false, true} {
+			merged := tolerations.WithDaemonTolerations(tols, hostNetwork)
+			want, wantOK := schedcorev1.FindMatchingUntoleratedTaint(klog.Logger{}, taints, merged, inSet, enable)
+			got, gotOK := tolerations.FindUntoleratedDaemonTaint(taints, tols, hostNetwork, set, enable)
+			if gotOK != wantOK {
+				t.Fatalf("FindUntoleratedDaemonTaint(hostNetwork=%v) ok = %v, over the merged list %v", hostNetwork, gotOK, wantOK)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("FindUntoleratedDaemonTaint(hostNetwork=%v) disagrees (-merged +got):\n%s", hostNetwork, diff)
+			}
+		}
 		if diff := cmp.Diff(taintsBefore, taints); diff != "" {
 			t.Fatalf("taints modified (-want +got):\n%s", diff)
 		}

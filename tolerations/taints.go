@@ -86,3 +86,26 @@ func FindUntoleratedTaint(taints []corev1.Taint, tols []corev1.Toleration, effec
 	}
 	return corev1.Taint{}, false
 }
+
+// FindUntoleratedDaemonTaint is FindUntoleratedTaint with tols merged with
+// DaemonTolerations(hostNetwork), as a daemon pod carries them, but without
+// building the merged slice: it does not allocate (with the exception noted
+// on FindUntoleratedTaint). The result is the same because the merge only
+// replaces a toleration by a default with the same key, operator, value and
+// effect, which tolerates the same taints, so the merged list tolerates a
+// taint exactly when tols or a default does. It modifies nothing.
+func FindUntoleratedDaemonTaint(taints []corev1.Taint, tols []corev1.Toleration, hostNetwork bool, effects EffectSet, enableComparisonOperators bool) (corev1.Taint, bool) {
+	defaults := daemonDefaults()
+	defs := defaults[:defaultCount(hostNetwork)]
+	for i := range taints {
+		if !effects.Has(taints[i].Effect) {
+			continue
+		}
+		// The zero klog.Logger discards everything.
+		if !schedcorev1.TolerationsTolerateTaint(klog.Logger{}, tols, &taints[i], enableComparisonOperators) &&
+			!schedcorev1.TolerationsTolerateTaint(klog.Logger{}, defs, &taints[i], enableComparisonOperators) {
+			return taints[i], true
+		}
+	}
+	return corev1.Taint{}, false
+}

@@ -279,6 +279,13 @@ func TestFindUntoleratedTaintAllocs(t *testing.T) {
 			if allocs != 0 {
 				t.Errorf("%s, comparison operators %v: FindUntoleratedTaint allocates %v times per call, want 0", fx.name, enable, allocs)
 			}
+			user := tols[:3]
+			allocs = testing.AllocsPerRun(100, func() {
+				tolerations.FindUntoleratedDaemonTaint(fx.taints, user, true, scheduling, enable)
+			})
+			if allocs != 0 {
+				t.Errorf("%s, comparison operators %v: FindUntoleratedDaemonTaint allocates %v times per call, want 0", fx.name, enable, allocs)
+			}
 		}
 	}
 }
