@@ -90,24 +90,35 @@ func (e *Eligibility) Explain(node *corev1.Node) Verdict {
 	if node == nil || e == nil || e.matcher == nil {
 		return Verdict{Reason: IneligibleNilNode}
 	}
-	if e.nodeName != "" && e.nodeName != node.Name {
+	return decide(node, e.nodeName,
+		func() bool { return e.matcher.Match(node) },
+		func(effects tolerations.EffectSet) (corev1.Taint, bool) {
+			return tolerations.FindUntoleratedTaint(node.Spec.Taints, e.tolerations, effects, e.comparison)
+		})
+}
+
+// decide applies upstream's placement rules in their order: the template's
+// nodeName, then the nodeSelector and required node affinity (matches), then
+// the taints (untolerated finds the first untolerated taint among effects).
+func decide(node *corev1.Node, templateNodeName string, matches func() bool,
+	untolerated func(tolerations.EffectSet) (corev1.Taint, bool)) Verdict {
+	if templateNodeName != "" && templateNodeName != node.Name {
 		return Verdict{Reason: IneligibleNodeName}
 	}
-	if !e.matcher.Match(node) {
+	if !matches() {
 		return Verdict{Reason: IneligibleNodeAffinity}
 	}
-	taints := node.Spec.Taints
-	if len(taints) == 0 {
+	if len(node.Spec.Taints) == 0 {
 		return Verdict{ShouldRun: true, ShouldContinueRunning: true}
 	}
-	taint, found := tolerations.FindUntoleratedTaint(taints, e.tolerations, tolerations.NoSchedule|tolerations.NoExecute, e.comparison)
+	taint, found := untolerated(tolerations.NoSchedule | tolerations.NoExecute)
 	if !found {
 		return Verdict{ShouldRun: true, ShouldContinueRunning: true}
 	}
 	if taint.Effect == corev1.TaintEffectNoExecute {
 		return Verdict{Reason: IneligibleNoExecuteTaint, Taint: taint}
 	}
-	if noExec, found := tolerations.FindUntoleratedTaint(taints, e.tolerations, tolerations.NoExecute, e.comparison); found {
+	if noExec, found := untolerated(tolerations.NoExecute); found {
 		return Verdict{Reason: IneligibleNoExecuteTaint, Taint: noExec}
 	}
 	return Verdict{ShouldContinueRunning: true, Reason: IneligibleTaint, Taint: taint}
@@ -116,12 +127,20 @@ func (e *Eligibility) Explain(node *corev1.Node) Verdict {
 // NodeShouldRunDaemonPod returns whether a new pod of ds may be placed on
 // node (shouldRun) and whether a pod of ds already there may stay
 // (shouldContinueRunning), as upstream's function of the same name, with
-// the TaintTolerationComparisonOperators gate off. It compiles the check for
-// this one call; to check many nodes, use NewEligibility once. A nil node or
-// ds gives false, false. It modifies nothing.
+// the TaintTolerationComparisonOperators gate off. It judges the one node
+// straight from the template, compiling nothing and allocating nothing
+// (see affinity.MatchNode and tolerations.FindUntoleratedDaemonTaint); to
+// judge many nodes, NewEligibility compiles the check once. A nil node or ds
+// gives false, false. It modifies nothing.
 func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun, shouldContinueRunning bool) {
 	if node == nil || ds == nil {
 		return false, false
 	}
-	return NewEligibility(ds, false).ShouldRun(node)
+	spec := &ds.Spec.Template.Spec
+	v := decide(node, spec.NodeName,
+		func() bool { return affinity.MatchNode(spec, node) },
+		func(effects tolerations.EffectSet) (corev1.Taint, bool) {
+			return tolerations.FindUntoleratedDaemonTaint(node.Spec.Taints, spec.Tolerations, spec.HostNetwork, effects, false)
+		})
+	return v.ShouldRun, v.ShouldContinueRunning
 }

@@ -1,0 +1,206 @@
+package daemon_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+)
+
+// placementFixture is the fixture of the performance issue: a DaemonSet with
+// a nodeSelector, a two-term required node affinity and three tolerations,
+// and a node with ten labels and two taints that it may run on.
+func placementFixture() (*appsv1.DaemonSet, *corev1.Node) {
+	ds := dt.DaemonSet("agent",
+		dt.WithNodeSelector("kubernetes.io/os", "linux"),
+		dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule),
+		dt.WithToleration("gpu", corev1.TaintEffectNoSchedule),
+		dt.WithToleration("spot", corev1.TaintEffectNoExecute),
+	)
+	ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+			{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "m5.xlarge"}},
+				{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpExists},
+			}},
+			{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"general"}},
+			}},
+		}},
+	}}
+	node := dt.Node("node-00001",
+		dt.WithLabel("kubernetes.io/os", "linux"),
+		dt.WithLabel("kubernetes.io/arch", "amd64"),
+		dt.WithLabel("node.kubernetes.io/instance-type", "m5.large"),
+		dt.WithLabel("topology.kubernetes.io/zone", "zone-1"),
+		dt.WithLabel("topology.kubernetes.io/region", "region-1"),
+		dt.WithLabel("pool", "general"),
+		dt.WithLabel("team", "team-1"),
+		dt.WithLabel("rack", "rack-1"),
+		dt.WithLabel("cpu-count", "8"),
+		dt.WithTaint("dedicated", "infra", corev1.TaintEffectNoSchedule),
+		dt.WithTaint("example.com/maintenance-window", "sunday", corev1.TaintEffectPreferNoSchedule),
+	)
+	return ds, node
+}
+
+func TestEligibilityExplain(t *testing.T) {
+	ds, fits := placementFixture()
+	named := ds.DeepCopy()
+	named.Spec.Template.Spec.NodeName = "elsewhere"
+	gpu := dt.DaemonSet("agent", func(d *appsv1.DaemonSet) {
+		d.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpEqual, Value: "5", Effect: corev1.TaintEffectNoSchedule}}
+	})
+	gt := dt.DaemonSet("agent", func(d *appsv1.DaemonSet) {
+		d.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpGt, Value: "3", Effect: corev1.TaintEffectNoSchedule}}
+	})
+	gpuNode := dt.Node("g", dt.WithTaint("gpu", "5", corev1.TaintEffectNoSchedule))
+
+	tests := []struct {
+		name       string
+		ds         *appsv1.DaemonSet
+		node       *corev1.Node
+		comparison bool
+		want       daemon.Verdict
+	}{
+		{name: "a node that fits", ds: ds, node: fits, want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "a nil node", ds: ds, node: nil, want: daemon.Verdict{Reason: daemon.IneligibleNilNode}},
+		{name: "a nil DaemonSet admits no node", ds: nil, node: fits, want: daemon.Verdict{Reason: daemon.IneligibleNilNode}},
+		{name: "the template names another node", ds: named, node: fits, want: daemon.Verdict{Reason: daemon.IneligibleNodeName}},
+		{name: "the nodeSelector does not match", ds: ds, node: dt.Node("plain"), want: daemon.Verdict{Reason: daemon.IneligibleNodeAffinity}},
+		{
+			name: "an untolerated NoSchedule taint keeps running pods",
+			ds:   ds, node: withTaint(fits, "quarantine", corev1.TaintEffectNoSchedule),
+			want: daemon.Verdict{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule}},
+		},
+		{
+			name: "an untolerated NoExecute taint evicts",
+			ds:   ds, node: withTaint(fits, "evict", corev1.TaintEffectNoExecute),
+			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}},
+		},
+		{
+			name: "a NoExecute taint after an untolerated NoSchedule one still evicts",
+			ds:   ds, node: withTaint(withTaint(fits, "quarantine", corev1.TaintEffectNoSchedule), "evict", corev1.TaintEffectNoExecute),
+			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}},
+		},
+		{name: "a tolerated NoExecute taint", ds: ds, node: withTaint(fits, "spot", corev1.TaintEffectNoExecute), want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "PreferNoSchedule taints do not count", ds: ds, node: withTaint(fits, "soft", corev1.TaintEffectPreferNoSchedule), want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "the daemon tolerations are added", ds: ds, node: dt.Node("n", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("pool", "general"), dt.Unschedulable()), want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "an Equal toleration", ds: gpu, node: gpuNode, want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{
+			name: "a Gt toleration does not match with the gate off",
+			ds:   gt, node: gpuNode,
+			want: daemon.Verdict{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule}},
+		},
+		{name: "a Gt toleration matches with the gate on", ds: gt, node: gpuNode, comparison: true, want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := daemon.NewEligibility(tt.ds, tt.comparison).Explain(tt.node)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Explain() mismatch (-want +got):\n%s", diff)
+			}
+			run, keep := daemon.NewEligibility(tt.ds, tt.comparison).ShouldRun(tt.node)
+			if run != got.ShouldRun || keep != got.ShouldContinueRunning {
+				t.Errorf("ShouldRun() = %v, %v; Explain says %v, %v", run, keep, got.ShouldRun, got.ShouldContinueRunning)
+			}
+			if tt.node != nil && tt.ds != nil && !tt.comparison {
+				run, keep := daemon.NodeShouldRunDaemonPod(tt.node, tt.ds)
+				if run != got.ShouldRun || keep != got.ShouldContinueRunning {
+					t.Errorf("NodeShouldRunDaemonPod() = %v, %v; want %v, %v", run, keep, got.ShouldRun, got.ShouldContinueRunning)
+				}
+			}
+		})
+	}
+}
+
+func withTaint(n *corev1.Node, key string, effect corev1.TaintEffect) *corev1.Node {
+	c := n.DeepCopy()
+	c.Spec.Taints = append(c.Spec.Taints, corev1.Taint{Key: key, Effect: effect})
+	return c
+}
+
+// TestEligibilityDoesNotAllocate locks the per-node check at zero
+// allocations on the performance fixture.
+func TestEligibilityDoesNotAllocate(t *testing.T) {
+	ds, node := placementFixture()
+	e := daemon.NewEligibility(ds, false)
+	if run, _ := e.ShouldRun(node); !run {
+		t.Fatalf("the fixture node must fit")
+	}
+	tainted := withTaint(node, "quarantine", corev1.TaintEffectNoSchedule)
+	for _, n := range []*corev1.Node{node, tainted, dt.Node("plain")} {
+		if allocs := testing.AllocsPerRun(100, func() { e.ShouldRun(n) }); allocs != 0 {
+			t.Errorf("ShouldRun(%s) allocates %v times, want 0", n.Name, allocs)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { e.Explain(n) }); allocs != 0 {
+			t.Errorf("Explain(%s) allocates %v times, want 0", n.Name, allocs)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { daemon.NodeShouldRunDaemonPod(n, ds) }); allocs != 0 {
+			t.Errorf("NodeShouldRunDaemonPod(%s) allocates %v times, want 0", n.Name, allocs)
+		}
+	}
+}
+
+func TestEligibilityDoesNotModifyInput(t *testing.T) {
+	ds, node := placementFixture()
+	dsBefore, nodeBefore := ds.DeepCopy(), node.DeepCopy()
+	e := daemon.NewEligibility(ds, false)
+	e.Explain(node)
+	daemon.NodeShouldRunDaemonPod(node, ds)
+	daemon.NewPod(ds, node.Name)
+	if diff := cmp.Diff(dsBefore, ds); diff != "" {
+		t.Errorf("DaemonSet modified (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(nodeBefore, node); diff != "" {
+		t.Errorf("node modified (-before +after):\n%s", diff)
+	}
+	// The compiled check keeps no reference to the DaemonSet.
+	ds.Spec.Template.Spec.NodeSelector["kubernetes.io/os"] = "windows"
+	ds.Spec.Template.Spec.Tolerations = nil
+	if run, _ := e.ShouldRun(node); !run {
+		t.Errorf("changing the DaemonSet after compiling changed the verdict")
+	}
+}
+
+func BenchmarkNodeShouldRunDaemonPod(b *testing.B) {
+	ds, node := placementFixture()
+	b.Run("one-shot", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			daemon.NodeShouldRunDaemonPod(node, ds)
+		}
+	})
+	b.Run("compiled", func(b *testing.B) {
+		e := daemon.NewEligibility(ds, false)
+		b.ReportAllocs()
+		for b.Loop() {
+			e.ShouldRun(node)
+		}
+	})
+	b.Run("compile", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			daemon.NewEligibility(ds, false)
+		}
+	})
+}
+
+func ExampleEligibility_ShouldRun() {
+	ds := dt.DaemonSet("fluentd", dt.WithNodeSelector("pool", "general"))
+	e := daemon.NewEligibility(ds, false) // compile once
+	for i := range 3 {
+		n := dt.Node(fmt.Sprintf("n%d", i), dt.WithLabel("pool", []string{"general", "gpu", "general"}[i]))
+		run, _ := e.ShouldRun(n) // then check each node without allocating
+		fmt.Println(n.Name, run)
+	}
+	// Output:
+	// n0 true
+	// n1 false
+	// n2 true
+}
