@@ -3,11 +3,13 @@ package daemon
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // nodeState is what one plan knows of one existing node: its eligibility,
@@ -19,12 +21,16 @@ type nodeState struct {
 	// pods target the node, terminal pods being deleted excluded; sorted by
 	// pod name. A subslice of cluster.grouped.
 	pods []*corev1.Pod
+	// states[i] is the judged state of pods[i]. A subslice of
+	// cluster.states.
+	states []rollout.PodState
 }
 
 // podGroup is the pods that target a node that is not in the node list.
 type podGroup struct {
 	nodeName string
 	pods     []*corev1.Pod
+	states   []rollout.PodState
 }
 
 // cluster is the DaemonSet's view of the cluster, built once per plan: nodes
@@ -43,6 +49,22 @@ type cluster struct {
 	// grouped holds the pods of every node, ordered by target node name
 	// then pod name.
 	grouped []*corev1.Pod
+	// states[i] is the judged state of grouped[i]: each pod is judged once
+	// per plan, and the create/delete pass, the rolling step, the status and
+	// the requeue share the verdict.
+	states []rollout.PodState
+}
+
+// podJudge judges pods against the current revision at the plan's clock.
+type podJudge struct {
+	hash       string
+	generation *int64
+	minReady   int32
+	now        time.Time
+}
+
+func (j podJudge) state(pod *corev1.Pod) rollout.PodState {
+	return rollout.StateOf(pod, j.hash, j.generation, j.minReady, j.now)
 }
 
 type placedPod struct {
@@ -51,9 +73,10 @@ type placedPod struct {
 }
 
 // newCluster groups claimed (sorted by name) by target node and joins the
-// groups with nodes sorted by name, evaluating each node's eligibility once.
-// It fails on duplicate node names and duplicate claimed pod names.
-func newCluster(nodes []*corev1.Node, claimed []*corev1.Pod, elig *Eligibility) (*cluster, error) {
+// groups with nodes sorted by name, evaluating each node's eligibility and
+// judging each pod once. It fails on duplicate node names and duplicate
+// claimed pod names.
+func newCluster(nodes []*corev1.Node, claimed []*corev1.Pod, elig *Eligibility, judge podJudge) (*cluster, error) {
 	c := &cluster{}
 
 	placed := make([]placedPod, 0, len(claimed))
@@ -87,8 +110,10 @@ func newCluster(nodes []*corev1.Node, claimed []*corev1.Pod, elig *Eligibility) 
 	}
 	nodeOf := placed[:n]
 	c.grouped = make([]*corev1.Pod, n)
+	c.states = make([]rollout.PodState, n)
 	for i := range nodeOf {
 		c.grouped[i] = nodeOf[i].pod
+		c.states[i] = judge.state(nodeOf[i].pod)
 	}
 
 	order := make([]int, len(nodes))
@@ -113,7 +138,8 @@ func newCluster(nodes []*corev1.Node, claimed []*corev1.Pod, elig *Eligibility) 
 			g++
 		}
 		run, keep := elig.ShouldRun(node)
-		c.nodes[k] = nodeState{node: node, shouldRun: run, shouldContinue: keep, pods: c.grouped[start:g:g]}
+		c.nodes[k] = nodeState{node: node, shouldRun: run, shouldContinue: keep,
+			pods: c.grouped[start:g:g], states: c.states[start:g:g]}
 	}
 	for g < len(nodeOf) {
 		g = c.addMissing(nodeOf, g)
@@ -128,7 +154,7 @@ func (c *cluster) addMissing(nodeOf []placedPod, g int) int {
 	for g < len(nodeOf) && nodeOf[g].node == name {
 		g++
 	}
-	c.missing = append(c.missing, podGroup{nodeName: name, pods: c.grouped[start:g:g]})
+	c.missing = append(c.missing, podGroup{nodeName: name, pods: c.grouped[start:g:g], states: c.states[start:g:g]})
 	return g
 }
 
@@ -152,13 +178,13 @@ func compareAge(a, b *corev1.Pod) int {
 	return cmp.Compare(a.Name, b.Name)
 }
 
-// oldest returns the first pod of pods in compareAge order, without
-// reordering pods. pods must not be empty.
-func oldest(pods []*corev1.Pod) *corev1.Pod {
-	o := pods[0]
-	for _, p := range pods[1:] {
-		if compareAge(p, o) < 0 {
-			o = p
+// oldest returns the index of the first pod of pods in compareAge order,
+// without reordering pods. pods must not be empty.
+func oldest(pods []*corev1.Pod) int {
+	o := 0
+	for i, p := range pods[1:] {
+		if compareAge(p, pods[o]) < 0 {
+			o = i + 1
 		}
 	}
 	return o

@@ -105,17 +105,17 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.Hash = hist.Hash
 	plan.Adopt, plan.Release = podClaims.Adopt, podClaims.Release
 
-	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
-	c, err := newCluster(nodes, podClaims.Claimed, elig)
-	if err != nil {
-		return Plan{}, fmt.Errorf("daemonset %q: %w: %w", key, ErrInvalidInput, err)
-	}
-	plan.Unplaced = c.unplaced
-
 	generation, genErr := rollout.GetTemplateGeneration(ds)
 	if genErr != nil {
 		generation = nil // upstream ignores an unparsable annotation
 	}
+	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
+	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
+	c, err := newCluster(nodes, podClaims.Claimed, elig, judge)
+	if err != nil {
+		return Plan{}, fmt.Errorf("daemonset %q: %w: %w", key, ErrInvalidInput, err)
+	}
+	plan.Unplaced = c.unplaced
 
 	backoff := newBackoffState(opts.FailedPodBackoff, opts.Now)
 	m := &manager{
@@ -145,7 +145,7 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 			rollout.CleanupHistory(ds, hist.Old, c.live))
 	}
 
-	plan.Status = statusOf(ds, c, hist.Hash, generation, opts.Now)
+	plan.Status = statusOf(ds, c)
 	plan.StatusChanged = statusChanged(ds.Status, plan.Status, ds.Generation)
 
 	burst := opts.burst()
@@ -216,11 +216,11 @@ func (c *cluster) rolloutNodes() []rollout.Node {
 	for i := range c.nodes {
 		n := &c.nodes[i]
 		if n.shouldRun || len(n.pods) > 0 {
-			out = append(out, rollout.Node{Name: n.node.Name, ShouldRun: n.shouldRun, Pods: n.pods})
+			out = append(out, rollout.Node{Name: n.node.Name, ShouldRun: n.shouldRun, Pods: n.pods, States: n.states})
 		}
 	}
 	for _, g := range c.missing {
-		out = append(out, rollout.Node{Name: g.nodeName, Missing: true, Pods: g.pods})
+		out = append(out, rollout.Node{Name: g.nodeName, Missing: true, Pods: g.pods, States: g.states})
 	}
 	return out
 }

@@ -25,8 +25,11 @@ func availabilityWait(c *cluster, minReady int32, now time.Time) time.Duration {
 		return 0
 	}
 	var wait durationMin
-	for _, pod := range c.grouped {
-		if at, ok := rollout.AvailableAt(pod, minReady); ok && at.After(now) {
+	for i, st := range c.states {
+		if !st.Ready || st.Available {
+			continue
+		}
+		if at, ok := rollout.AvailableAt(c.grouped[i], minReady); ok && at.After(now) {
 			wait.add(at.Sub(now))
 		}
 	}

@@ -1,18 +1,14 @@
 package daemon
 
 import (
-	"time"
-
 	appsv1 "k8s.io/api/apps/v1"
-
-	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // statusOf computes the status upstream writes in this sync, from the state
 // before the plan's actions: over the existing nodes, the oldest pod of each
 // node (scheduled first, then by creation time, then name) decides ready,
 // available and updated.
-func statusOf(ds *appsv1.DaemonSet, c *cluster, hash string, generation *int64, now time.Time) appsv1.DaemonSetStatus {
+func statusOf(ds *appsv1.DaemonSet, c *cluster) appsv1.DaemonSetStatus {
 	st := *ds.Status.DeepCopy()
 	st.ObservedGeneration = ds.Generation
 	var desired, current, misscheduled, ready, updated, available int32
@@ -29,14 +25,14 @@ func statusOf(ds *appsv1.DaemonSet, c *cluster, hash string, generation *int64, 
 			continue
 		}
 		current++
-		pod := oldest(n.pods)
-		if rollout.IsPodReady(pod) {
+		st := n.states[oldest(n.pods)]
+		if st.Ready {
 			ready++
-			if rollout.IsPodAvailable(pod, ds.Spec.MinReadySeconds, now) {
+			if st.Available {
 				available++
 			}
 		}
-		if rollout.IsPodUpdated(pod, hash, generation) {
+		if st.Updated {
 			updated++
 		}
 	}

@@ -23,6 +23,34 @@ type Node struct {
 	// are being deleted excluded. Pods that are being deleted (but are not
 	// terminal) may be present; the step ignores them.
 	Pods []*corev1.Pod
+	// States, when non-nil, holds StateOf for each of Pods, judged with the
+	// hash, template generation, minReadySeconds and now the step is given:
+	// a caller that judged the pods already saves the step from judging
+	// them again. When nil, the step judges them itself.
+	States []PodState
+}
+
+// PodState is what one sync needs to know of a pod's progress, judged once.
+type PodState struct {
+	// Updated: the pod runs the current template (IsPodUpdated).
+	Updated bool
+	// Ready: the pod's Ready condition is true (IsPodReady).
+	Ready bool
+	// Available: the pod is ready for at least minReadySeconds
+	// (IsPodAvailable).
+	Available bool
+}
+
+// StateOf judges pod against the current revision hash and template
+// generation, and its availability at now with minReadySeconds. A nil pod
+// has the zero state.
+func StateOf(pod *corev1.Pod, hash string, generation *int64, minReadySeconds int32, now time.Time) PodState {
+	if pod == nil {
+		return PodState{}
+	}
+	st := PodState{Updated: IsPodUpdated(pod, hash, generation), Ready: IsPodReady(pod)}
+	st.Available = st.Ready && IsPodAvailable(pod, minReadySeconds, now)
+	return st
 }
 
 // Action says what a rolling-update step does with one pod or node.
@@ -175,27 +203,36 @@ type stepper struct {
 	now  time.Time
 }
 
-func (s stepper) available(pod *corev1.Pod) bool {
-	return IsPodAvailable(pod, s.ds.Spec.MinReadySeconds, s.now)
+// judged is a pod with its state.
+type judged struct {
+	pod *corev1.Pod
+	PodState
 }
 
 // split returns the one new and the one old pod of a node, ignoring pods
-// being deleted; ok is false when there are several of either.
-func (s stepper) split(pods []*corev1.Pod) (newPod, oldPod *corev1.Pod, ok bool) {
-	for _, pod := range pods {
+// being deleted; ok is false when there are several of either. A missing
+// pod has a nil pod field.
+func (s stepper) split(n *Node) (newPod, oldPod judged, ok bool) {
+	for i, pod := range n.Pods {
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
-		if IsPodUpdated(pod, s.hash, s.gen) {
-			if newPod != nil {
-				return nil, nil, false
-			}
-			newPod = pod
+		var st PodState
+		if n.States != nil {
+			st = n.States[i]
 		} else {
-			if oldPod != nil {
-				return nil, nil, false
+			st = StateOf(pod, s.hash, s.gen, s.ds.Spec.MinReadySeconds, s.now)
+		}
+		if st.Updated {
+			if newPod.pod != nil {
+				return judged{}, judged{}, false
 			}
-			oldPod = pod
+			newPod = judged{pod, st}
+		} else {
+			if oldPod.pod != nil {
+				return judged{}, judged{}, false
+			}
+			oldPod = judged{pod, st}
 		}
 	}
 	return newPod, oldPod, true
@@ -211,22 +248,22 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) {
 	var candidates []StepDelete
 	for _, i := range order {
 		n := &nodes[i]
-		newPod, oldPod, ok := s.split(n.Pods)
+		newPod, oldPod, ok := s.split(n)
 		switch {
 		case !ok:
 			// Several pods of a kind: the create/delete pass cleans up.
 			step.NumUnavailable++
-		case oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
+		case oldPod.pod == nil && newPod.pod == nil, oldPod.pod != nil && newPod.pod != nil:
 			step.NumUnavailable++
-		case newPod != nil:
-			if !s.available(newPod) {
+		case newPod.pod != nil:
+			if !newPod.Available {
 				step.NumUnavailable++
 			}
-		case !s.available(oldPod):
-			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionReplaceUnavailable})
+		case !oldPod.Available:
+			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplaceUnavailable})
 			step.NumUnavailable++
 		default:
-			candidates = append(candidates, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionReplace})
+			candidates = append(candidates, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplace})
 		}
 	}
 	step.Candidates = len(candidates)
@@ -242,46 +279,45 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 	var ineligible []StepDelete
 	for _, i := range order {
 		n := &nodes[i]
-		newPod, oldPod, ok := s.split(n.Pods)
+		newPod, oldPod, ok := s.split(n)
 		if !ok {
 			step.NumSurge++
 			continue
 		}
 		// Availability counts every node, those being drained included.
 		switch {
-		case oldPod != nil:
-			if s.available(oldPod) {
+		case oldPod.pod != nil:
+			if oldPod.Available {
 				step.NumAvailable++
 			}
-		case newPod != nil:
-			if s.available(newPod) {
+		case newPod.pod != nil:
+			if newPod.Available {
 				step.NumAvailable++
 			}
 		}
 		switch {
-		case oldPod == nil:
+		case oldPod.pod == nil:
 			// Nothing to replace; the create pass handles empty nodes.
-		case newPod == nil:
+		case newPod.pod == nil:
 			if n.Missing {
 				return fmt.Errorf("daemonset %q: rolling update: pod %q targets node %q, which does not exist",
-					s.ds.Namespace+"/"+s.ds.Name, oldPod.Name, n.Name)
+					s.ds.Namespace+"/"+s.ds.Name, oldPod.pod.Name, n.Name)
 			}
-			oldAvailable := s.available(oldPod)
 			switch {
-			case !oldAvailable && !n.ShouldRun:
-				step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionRemoveIneligible})
-			case !oldAvailable:
+			case !oldPod.Available && !n.ShouldRun:
+				step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionRemoveIneligible})
+			case !oldPod.Available:
 				step.Creates = append(step.Creates, StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable})
 			case !n.ShouldRun:
-				ineligible = append(ineligible, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionRemoveIneligible})
+				ineligible = append(ineligible, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionRemoveIneligible})
 			default:
 				candidates = append(candidates, StepCreate{NodeName: n.Name, Action: ActionReplace})
 			}
-		case !s.available(newPod):
+		case !newPod.Available:
 			// Surged here already; waiting for the new pod.
 			step.NumSurge++
 		default:
-			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod, NodeName: n.Name, Action: ActionRemoveReplaced})
+			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionRemoveReplaced})
 		}
 	}
 	// Old pods on nodes that may no longer run the pod go only as far as

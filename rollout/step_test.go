@@ -226,6 +226,20 @@ func TestRollingUpdate(t *testing.T) {
 			if diff := cmp.Diff(tt.want, summarize(got)); diff != "" {
 				t.Errorf("RollingUpdate() step mismatch (-want +got):\n%s", diff)
 			}
+			// Precomputed pod states give the same step.
+			withStates := append([]rollout.Node(nil), tt.nodes...)
+			for i := range withStates {
+				for _, p := range withStates[i].Pods {
+					withStates[i].States = append(withStates[i].States, rollout.StateOf(p, newHash, nil, tt.ds.Spec.MinReadySeconds, stepNow))
+				}
+			}
+			again, err := rollout.RollingUpdate(tt.ds, withStates, newHash, stepNow)
+			if err != nil {
+				t.Fatalf("RollingUpdate(with States) error = %v", err)
+			}
+			if diff := cmp.Diff(summarize(got), summarize(again)); diff != "" {
+				t.Errorf("RollingUpdate(with States) differs (-judged +given):\n%s", diff)
+			}
 			// The order of the nodes never matters.
 			r := rand.New(rand.NewPCG(1, 2))
 			for range 5 {
@@ -293,5 +307,38 @@ func TestRollingUpdateDoesNotModifyInput(t *testing.T) {
 	}
 	if diff := cmp.Diff(nodesBefore, nodes); diff != "" {
 		t.Errorf("nodes modified (-before +after):\n%s", diff)
+	}
+}
+
+func TestStateOf(t *testing.T) {
+	gen := int64(3)
+	tests := []struct {
+		name string
+		pod  *corev1.Pod
+		gen  *int64
+		min  int32
+		want rollout.PodState
+	}{
+		{name: "nil pod", pod: nil, want: rollout.PodState{}},
+		{name: "new and available", pod: stepPod("p", "n", newAvail), want: rollout.PodState{Updated: true, Ready: true, Available: true}},
+		{name: "old and not ready", pod: stepPod("p", "n", oldUnavail), want: rollout.PodState{}},
+		{name: "ready but not yet available", pod: stepPod("p", "n", oldAvail), min: 7200, want: rollout.PodState{Ready: true}},
+		{
+			name: "updated by template generation",
+			pod: func() *corev1.Pod {
+				p := stepPod("p", "n", oldAvail)
+				p.Labels["pod-template-generation"] = "3"
+				return p
+			}(),
+			gen:  &gen,
+			want: rollout.PodState{Updated: true, Ready: true, Available: true},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, rollout.StateOf(tt.pod, newHash, tt.gen, tt.min, stepNow)); diff != "" {
+				t.Errorf("StateOf() mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
