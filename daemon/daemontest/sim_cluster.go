@@ -1,0 +1,232 @@
+package daemontest
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/rollout"
+)
+
+// applyEvent makes one cluster event happen at Now.
+func (s *sim) applyEvent(e ClusterEvent) {
+	c, now := s.c, s.c.Now
+	switch e.Kind {
+	case NodeJoin:
+		if e.Node == nil {
+			return
+		}
+		n := e.Node.DeepCopy()
+		c.Nodes = slices.Clone(c.Nodes)
+		if i := s.nodeIndex(n.Name); i >= 0 {
+			c.Nodes[i] = n
+		} else {
+			c.Nodes = append(c.Nodes, n)
+		}
+	case NodeLeave:
+		if i := s.nodeIndex(e.NodeName); i >= 0 {
+			c.Nodes = slices.Delete(slices.Clone(c.Nodes), i, i+1)
+		}
+		for _, p := range slices.Clone(c.Pods) {
+			if p.Spec.NodeName == e.NodeName {
+				s.removePod(p.Name)
+			}
+		}
+	case NodeNotReady, NodeReady:
+		ready := e.Kind == NodeReady
+		i := s.nodeIndex(e.NodeName)
+		if i < 0 {
+			return
+		}
+		c.Nodes = slices.Clone(c.Nodes)
+		c.Nodes[i] = withNodeReady(c.Nodes[i], ready, now)
+		for _, p := range slices.Clone(c.Pods) {
+			if p.Spec.NodeName != e.NodeName || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+				continue
+			}
+			status := corev1.ConditionFalse
+			if ready {
+				status = corev1.ConditionTrue
+			}
+			s.updatePod(p.Name, func(p *corev1.Pod) {
+				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status, LastTransitionTime: metav1.Time{Time: now}}}
+			})
+		}
+	case TemplateChange:
+		ds := c.DaemonSet.DeepCopy()
+		if len(ds.Spec.Template.Spec.Containers) > 0 {
+			ds.Spec.Template.Spec.Containers[0].Image = e.Image
+		}
+		ds.Generation++
+		c.DaemonSet = ds
+	}
+}
+
+// withNodeReady returns a copy of n with its Ready condition set and the
+// not-ready taints added (ready false) or removed (ready true).
+func withNodeReady(n *corev1.Node, ready bool, now time.Time) *corev1.Node {
+	n = n.DeepCopy()
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	cond := corev1.NodeCondition{Type: corev1.NodeReady, Status: status, LastTransitionTime: metav1.Time{Time: now}}
+	if i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady }); i >= 0 {
+		n.Status.Conditions[i] = cond
+	} else {
+		n.Status.Conditions = append(n.Status.Conditions, cond)
+	}
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
+	if !ready {
+		n.Spec.Taints = append(n.Spec.Taints,
+			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute})
+	}
+	return n
+}
+
+func (s *sim) nodeIndex(name string) int {
+	return slices.IndexFunc(s.c.Nodes, func(n *corev1.Node) bool { return n.Name == name })
+}
+
+// nodeReady reports whether the node exists and is Ready.
+func (s *sim) nodeReady(name string) bool {
+	i := s.nodeIndex(name)
+	if i < 0 {
+		return false
+	}
+	for _, c := range s.c.Nodes[i].Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// measure returns Down and Surge (see StepTrace) and the budgets.
+func (s *sim) measure() (down, surge int, b Budgets) {
+	c := s.c
+	ds := c.DaemonSet
+	elig := daemon.NewEligibility(ds, c.EnableTaintTolerationComparisonOperators)
+	byNode := daemonPodsByNode(c)
+	desired := 0
+	for _, n := range c.Nodes {
+		run, _ := elig.ShouldRun(n)
+		var liveAvailable, running int
+		for _, p := range byNode[n.Name] {
+			if p.DeletionTimestamp != nil {
+				continue
+			}
+			if rollout.IsPodAvailable(p, ds.Spec.MinReadySeconds, c.Now) {
+				liveAvailable++
+			}
+			if !isTerminal(p) {
+				running++
+			}
+		}
+		if run {
+			desired++
+			if liveAvailable == 0 {
+				down++
+			}
+		}
+		if running > 1 {
+			surge++
+		}
+	}
+	return down, surge, BudgetsOf(ds, desired)
+}
+
+// daemonPodsByNode groups the DaemonSet's pods (its namespace, its UID in
+// the controller reference) by target node; pods with no target are left
+// out.
+func daemonPodsByNode(c *Cluster) map[string][]*corev1.Pod {
+	ds := c.DaemonSet
+	out := map[string][]*corev1.Pod{}
+	for _, p := range c.Pods {
+		ref := metav1.GetControllerOfNoCopy(p)
+		if p.Namespace != ds.Namespace || ref == nil || ref.UID != ds.UID {
+			continue
+		}
+		if target, err := affinity.GetTargetNodeName(p); err == nil {
+			out[target] = append(out[target], p)
+		}
+	}
+	return out
+}
+
+// Converged returns nil when c is where a rollout of its DaemonSet ends,
+// and otherwise an error naming the first node (by name) that is not:
+//  1. no pod of the DaemonSet is being deleted or targets a node that does
+//     not exist;
+//  2. every node where a new pod should run runs exactly one pod of the
+//     DaemonSet, available at c.Now and, unless the strategy is OnDelete,
+//     labelled with hash;
+//  3. every other node runs none, except that a node that may keep a pod
+//     (only an untolerated NoSchedule taint) may keep one labelled with
+//     hash (upstream leaves it there), or any one under OnDelete.
+//
+// The DaemonSet's pods are those of its namespace whose controller
+// reference has its UID; pods with no target node are not judged. A nil c
+// or DaemonSet is an error. It modifies nothing.
+func Converged(c *Cluster, hash string) error {
+	if c == nil || c.DaemonSet == nil {
+		return errors.New("no cluster or no DaemonSet")
+	}
+	ds := c.DaemonSet
+	onDelete := ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
+	elig := daemon.NewEligibility(ds, c.EnableTaintTolerationComparisonOperators)
+	byNode := daemonPodsByNode(c)
+	exists := make(map[string]bool, len(c.Nodes))
+	for _, n := range c.Nodes {
+		exists[n.Name] = true
+	}
+	for _, name := range sortedKeys(byNode) {
+		for _, p := range byNode[name] {
+			if p.DeletionTimestamp != nil {
+				return fmt.Errorf("pod %s on node %q is still being deleted", p.Name, name)
+			}
+			if !exists[name] {
+				return fmt.Errorf("pod %s targets node %q, which does not exist", p.Name, name)
+			}
+		}
+	}
+	nodes := slices.Clone(c.Nodes)
+	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
+	for _, n := range nodes {
+		pods := byNode[n.Name]
+		run, keep := elig.ShouldRun(n)
+		switch {
+		case run && len(pods) != 1:
+			return fmt.Errorf("node %q should run one pod and runs %d", n.Name, len(pods))
+		case run && !rollout.IsPodAvailable(pods[0], ds.Spec.MinReadySeconds, c.Now):
+			return fmt.Errorf("node %q runs pod %s, which is not available", n.Name, pods[0].Name)
+		case run && !onDelete && pods[0].Labels[appsv1.ControllerRevisionHashLabelKey] != hash:
+			return fmt.Errorf("node %q runs pod %s of revision %q, not %q", n.Name, pods[0].Name, pods[0].Labels[appsv1.ControllerRevisionHashLabelKey], hash)
+		case run:
+		case len(pods) == 0:
+		case !keep || len(pods) > 1:
+			return fmt.Errorf("node %q may not run the pod and runs %d", n.Name, len(pods))
+		case !onDelete && pods[0].Labels[appsv1.ControllerRevisionHashLabelKey] != hash:
+			return fmt.Errorf("node %q may not get a new pod and keeps pod %s of an old revision", n.Name, pods[0].Name)
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
