@@ -76,11 +76,7 @@ type PodClaims struct {
 // three result slices it allocates two scratch blocks: one byte per pod, and
 // one sort key per kept pod.
 func ClaimPods(owner Owner, sel labels.Selector, pods []*corev1.Pod) PodClaims {
-	claimed, adopt, release := claim(owner, sel, pods, podMeta, func(ref *metav1.OwnerReference) bool {
-		// The pod index lists only pods whose controller reference carries
-		// the owner's Kind, Name and UID; any other controller hides a pod.
-		return ref.Kind == owner.Kind && ref.Name == owner.Name && ref.UID == owner.UID
-	})
+	claimed, adopt, release := claim(owner, sel, pods, podMeta, podListed(owner))
 	return PodClaims{Claimed: claimed, Adopt: adopt, Release: release}
 }
 

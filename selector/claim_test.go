@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -208,6 +209,22 @@ func TestClaimPods(t *testing.T) {
 			}
 			if diff := cmp.Diff(oracleClaimPods(tt.owner, tt.sel, pods), got); diff != "" {
 				t.Errorf("ClaimPods() differs from the reference (-reference +got):\n%s", diff)
+			}
+			// Deciding one pod at a time sorts them the same way.
+			var one selector.PodClaims
+			for _, p := range pods {
+				switch selector.DecidePod(tt.owner, tt.sel, p) {
+				case selector.Own:
+					one.Claimed = append(one.Claimed, p)
+				case selector.Adopt:
+					one.Claimed = append(one.Claimed, p)
+					one.Adopt = append(one.Adopt, p)
+				case selector.Release:
+					one.Release = append(one.Release, p)
+				}
+			}
+			if diff := cmp.Diff(podClaimNames(got), podClaimNames(one), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Errorf("DecidePod() disagrees with ClaimPods() (-ClaimPods +DecidePod):\n%s", diff)
 			}
 		})
 	}

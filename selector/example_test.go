@@ -152,3 +152,14 @@ func ExampleClaimRevisions() {
 	// claimed fluentd-7d9f
 	// adopt fluentd-5c4b
 }
+
+func ExampleDecidePod() {
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "fluentd", Namespace: "logging", UID: "uid-1"}}
+	sel := labels.SelectorFromSet(labels.Set{"app": "fluentd"})
+	orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "fluentd-x", Namespace: "logging", Labels: map[string]string{"app": "fluentd"}}}
+	stranger := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "logging", Labels: map[string]string{"app": "web"}}}
+	owner := selector.OwnerOf(ds)
+	fmt.Println(selector.DecidePod(owner, sel, orphan), selector.DecidePod(owner, sel, stranger))
+	// Output:
+	// Adopt Ignore
+}

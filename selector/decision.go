@@ -11,15 +11,58 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// verdict is what a claim does with one object.
-type verdict uint8
+// Decision is what a claim does with one object (see ClaimPods).
+type Decision uint8
 
+// The decisions of a claim.
 const (
-	ignore  verdict = iota // not the owner's business, or nil
-	keep                   // controlled by the owner and matched: claimed
-	adopt                  // an orphan to adopt: claimed too
-	release                // controlled by the owner, no longer matched
+	// Ignore: not the owner's business (another namespace or controller, an
+	// orphan that does not match or may not be adopted), or nil.
+	Ignore Decision = iota
+	// Own: controlled by the owner and matched: claimed.
+	Own
+	// Adopt: an orphan to adopt: claimed too.
+	Adopt
+	// Release: controlled by the owner, no longer matched.
+	Release
 )
+
+// Claimed reports whether the owner controls the object after the claim:
+// Own or Adopt.
+func (d Decision) Claimed() bool { return d == Own || d == Adopt }
+
+// String returns the decision's name.
+func (d Decision) String() string {
+	switch d {
+	case Own:
+		return "Own"
+	case Adopt:
+		return "Adopt"
+	case Release:
+		return "Release"
+	default:
+		return "Ignore"
+	}
+}
+
+// DecidePod returns what ClaimPods does with pod, for callers that claim
+// pods one at a time in a pass of their own (a nil pod is ignored). It
+// costs one label-selector match and does not allocate.
+func DecidePod(owner Owner, sel labels.Selector, pod *corev1.Pod) Decision {
+	if pod == nil {
+		return Ignore
+	}
+	return decide(owner, sel, &pod.ObjectMeta, podListed(owner))
+}
+
+// podListed reports whether upstream's pod index lists a pod with the
+// controller reference ref for owner: only pods whose controller reference
+// carries the owner's Kind, Name and UID; any other controller hides a pod.
+func podListed(owner Owner) func(ref *metav1.OwnerReference) bool {
+	return func(ref *metav1.OwnerReference) bool {
+		return ref.Kind == owner.Kind && ref.Name == owner.Name && ref.UID == owner.UID
+	}
+}
 
 func podMeta(p *corev1.Pod) *metav1.ObjectMeta                     { return &p.ObjectMeta }
 func revisionMeta(r *appsv1.ControllerRevision) *metav1.ObjectMeta { return &r.ObjectMeta }
@@ -39,7 +82,7 @@ func claim[T any](owner Owner, sel labels.Selector, objs []*T, meta func(*T) *me
 	if len(objs) == 0 {
 		return nil, nil, nil
 	}
-	verdicts := make([]verdict, len(objs))
+	verdicts := make([]Decision, len(objs))
 	var nClaimed, nAdopt, nRelease int
 	for i, obj := range objs {
 		if obj == nil {
@@ -48,12 +91,12 @@ func claim[T any](owner Owner, sel labels.Selector, objs []*T, meta func(*T) *me
 		v := decide(owner, sel, meta(obj), listed)
 		verdicts[i] = v
 		switch v {
-		case keep:
+		case Own:
 			nClaimed++
-		case adopt:
+		case Adopt:
 			nClaimed++
 			nAdopt++
-		case release:
+		case Release:
 			nRelease++
 		}
 	}
@@ -62,9 +105,9 @@ func claim[T any](owner Owner, sel labels.Selector, objs []*T, meta func(*T) *me
 	}
 	keys := make([]sortKey, 0, nClaimed+nRelease)
 	for i, v := range verdicts {
-		if v != ignore {
+		if v != Ignore {
 			m := meta(objs[i])
-			keys = append(keys, sortKey{name: m.Name, uid: m.UID, index: i, verdict: v})
+			keys = append(keys, sortKey{name: m.Name, uid: m.UID, index: i, decision: v})
 		}
 	}
 	slices.SortFunc(keys, func(a, b sortKey) int {
@@ -75,13 +118,13 @@ func claim[T any](owner Owner, sel labels.Selector, objs []*T, meta func(*T) *me
 	released = makeOrNil[T](nRelease)
 	for _, k := range keys {
 		obj := objs[k.index]
-		switch k.verdict {
-		case keep:
+		switch k.decision {
+		case Own:
 			claimed = append(claimed, obj)
-		case adopt:
+		case Adopt:
 			claimed = append(claimed, obj)
 			adopted = append(adopted, obj)
-		case release:
+		case Release:
 			released = append(released, obj)
 		}
 	}
@@ -90,10 +133,10 @@ func claim[T any](owner Owner, sel labels.Selector, objs []*T, meta func(*T) *me
 
 // sortKey is the sort key of one kept object and where to find it.
 type sortKey struct {
-	name    string
-	uid     types.UID
-	index   int
-	verdict verdict
+	name     string
+	uid      types.UID
+	index    int
+	decision Decision
 }
 
 // makeOrNil returns an empty slice with capacity n, or nil when n is 0.
@@ -114,28 +157,28 @@ func makeOrNil[T any](n int) []*T {
 //     deleting;
 //   - an orphan: adopt when matched, the owner is not deleting and the
 //     object has no deletionTimestamp; else ignored.
-func decide(owner Owner, sel labels.Selector, m *metav1.ObjectMeta, listed func(*metav1.OwnerReference) bool) verdict {
+func decide(owner Owner, sel labels.Selector, m *metav1.ObjectMeta, listed func(*metav1.OwnerReference) bool) Decision {
 	if m.Namespace != owner.Namespace {
-		return ignore
+		return Ignore
 	}
 	ref := controllerOf(m.OwnerReferences)
 	matched := sel != nil && sel.Matches(labels.Set(m.Labels))
 	if ref != nil {
 		switch {
 		case !listed(ref) || ref.UID != owner.UID:
-			return ignore
+			return Ignore
 		case matched:
-			return keep
+			return Own
 		case owner.Deleting:
-			return ignore
+			return Ignore
 		default:
-			return release
+			return Release
 		}
 	}
 	if owner.Deleting || !matched || m.DeletionTimestamp != nil {
-		return ignore
+		return Ignore
 	}
-	return adopt
+	return Adopt
 }
 
 // controllerOf returns a pointer into refs to the first reference whose
