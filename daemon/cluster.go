@@ -6,10 +6,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/selector"
 )
 
 // nodeState is what one plan knows of one existing node: its eligibility,
@@ -33,21 +35,27 @@ type podGroup struct {
 	states   []rollout.PodState
 }
 
-// cluster is the DaemonSet's view of the cluster, built once per plan: nodes
-// sorted by name with their pods, pods grouped by target node in one sorted
-// slice (no per-node allocation), and the pods that need special handling.
+// cluster is the DaemonSet's view of the cluster, built in one pass over
+// the pods and one over the nodes: the pods claimed, adopted and released,
+// nodes sorted by name with their pods, pods grouped by target node in one
+// sorted slice (no per-node allocation), each pod judged once, and the pods
+// that need special handling.
 type cluster struct {
 	nodes []nodeState
 	// missing are the groups of pods targeting nodes not in the node list,
 	// sorted by node name.
 	missing []podGroup
+	// claimed are the pods the DaemonSet controls after the claim (adopted
+	// ones included), sorted by name, then UID; adopt and release are the
+	// claim's changes, in the same order.
+	claimed, adopt, release []*corev1.Pod
 	// unplaced are claimed pods with no resolvable target node.
 	unplaced []*corev1.Pod
-	// live are the claimed pods with a target node, terminal pods being
-	// deleted included: their hashes keep revisions alive.
-	live []*corev1.Pod
-	// grouped holds the pods of every node, ordered by target node name
-	// then pod name.
+	// placed are the claimed pods with a target node, terminal pods being
+	// deleted included, ordered by target node name then pod name.
+	placed []placedPod
+	// grouped holds the pods of placed that are not terminal and being
+	// deleted: the pods every node decision looks at.
 	grouped []*corev1.Pod
 	// states[i] is the judged state of grouped[i]: each pod is judged once
 	// per plan, and the create/delete pass, the rolling step, the status and
@@ -67,53 +75,74 @@ func (j podJudge) state(pod *corev1.Pod) rollout.PodState {
 	return rollout.StateOf(pod, j.hash, j.generation, j.minReady, j.now)
 }
 
+// placedPod is a claimed pod with its target node and, unless it is
+// terminal and being deleted (gone), its state.
 type placedPod struct {
-	node string
-	pod  *corev1.Pod
+	node  string
+	pod   *corev1.Pod
+	gone  bool
+	state rollout.PodState
 }
 
-// newCluster groups claimed (sorted by name) by target node and joins the
-// groups with nodes sorted by name, evaluating each node's eligibility and
-// judging each pod once. It fails on duplicate node names and duplicate
-// claimed pod names.
-func newCluster(nodes []*corev1.Node, claimed []*corev1.Pod, elig *Eligibility, judge podJudge) (*cluster, error) {
-	c := &cluster{}
+// claimer decides the claim of each pod.
+type claimer struct {
+	owner selector.Owner
+	sel   labels.Selector
+}
 
-	placed := make([]placedPod, 0, len(claimed))
-	for i, pod := range claimed {
-		if i > 0 && claimed[i-1].Name == pod.Name {
-			return nil, field.Duplicate(field.NewPath("pods").Key(pod.Namespace+"/"+pod.Name), pod.Name)
+// newCluster claims pods, groups the claimed ones by target node and joins
+// the groups with nodes sorted by name, evaluating each node's eligibility
+// and judging each pod once, while its labels are at hand. It fails on
+// duplicate node names and duplicate claimed pod names.
+func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Eligibility, judge podJudge) (*cluster, error) {
+	c := &cluster{}
+	placed := make([]placedPod, 0, len(pods))
+	for _, pod := range pods {
+		switch selector.DecidePod(cl.owner, cl.sel, pod) {
+		case selector.Ignore:
+			continue
+		case selector.Release:
+			c.release = append(c.release, pod)
+			continue
+		case selector.Adopt:
+			c.adopt = append(c.adopt, pod)
 		}
+		c.claimed = append(c.claimed, pod)
 		target, err := affinity.GetTargetNodeName(pod)
 		if err != nil {
 			c.unplaced = append(c.unplaced, pod)
 			continue
 		}
-		placed = append(placed, placedPod{node: target, pod: pod})
-	}
-	c.live = make([]*corev1.Pod, len(placed))
-	for i := range placed {
-		c.live[i] = placed[i].pod
-	}
-	// claimed is sorted by name, so a stable sort by node keeps name order
-	// within a node.
-	slices.SortStableFunc(placed, func(a, b placedPod) int { return cmp.Compare(a.node, b.node) })
-	// Drop terminal pods that are being deleted: nothing is left to decide
-	// about them. Compact placed in place, then mirror it in grouped.
-	n := 0
-	for _, p := range placed {
-		if isTerminal(p.pod) && p.pod.DeletionTimestamp != nil {
-			continue
+		p := placedPod{node: target, pod: pod, gone: isTerminal(pod) && pod.DeletionTimestamp != nil}
+		if !p.gone {
+			p.state = judge.state(pod)
 		}
-		placed[n] = p
-		n++
+		placed = append(placed, p)
 	}
-	nodeOf := placed[:n]
-	c.grouped = make([]*corev1.Pod, n)
-	c.states = make([]rollout.PodState, n)
-	for i := range nodeOf {
-		c.grouped[i] = nodeOf[i].pod
-		c.states[i] = judge.state(nodeOf[i].pod)
+	for _, list := range [][]*corev1.Pod{c.claimed, c.adopt, c.release, c.unplaced} {
+		slices.SortFunc(list, comparePodNames)
+	}
+	for i := 1; i < len(c.claimed); i++ {
+		if p := c.claimed[i]; p.Name == c.claimed[i-1].Name {
+			return nil, field.Duplicate(field.NewPath("pods").Key(p.Namespace+"/"+p.Name), p.Name)
+		}
+	}
+	slices.SortFunc(placed, func(a, b placedPod) int {
+		return cmp.Or(cmp.Compare(a.node, b.node), comparePodNames(a.pod, b.pod))
+	})
+	c.placed = placed
+
+	// Pods that are terminal and being deleted are on their way out:
+	// nothing is left to decide about them.
+	c.grouped = make([]*corev1.Pod, 0, len(placed))
+	c.states = make([]rollout.PodState, 0, len(placed))
+	nodeOf := make([]string, 0, len(placed))
+	for _, p := range placed {
+		if !p.gone {
+			c.grouped = append(c.grouped, p.pod)
+			c.states = append(c.states, p.state)
+			nodeOf = append(nodeOf, p.node)
+		}
 	}
 
 	order := make([]int, len(nodes))
@@ -130,11 +159,11 @@ func newCluster(nodes []*corev1.Node, claimed []*corev1.Pod, elig *Eligibility, 
 		if k > 0 && nodes[order[k-1]].Name == node.Name {
 			return nil, &DuplicateNodeError{Name: node.Name, First: order[k-1], Second: i}
 		}
-		for g < len(nodeOf) && nodeOf[g].node < node.Name {
+		for g < len(nodeOf) && nodeOf[g] < node.Name {
 			g = c.addMissing(nodeOf, g)
 		}
 		start := g
-		for g < len(nodeOf) && nodeOf[g].node == node.Name {
+		for g < len(nodeOf) && nodeOf[g] == node.Name {
 			g++
 		}
 		run, keep := elig.ShouldRun(node)
@@ -147,11 +176,26 @@ func newCluster(nodes []*corev1.Node, claimed []*corev1.Pod, elig *Eligibility, 
 	return c, nil
 }
 
+// livePods returns the claimed pods with a target node, terminal pods being
+// deleted included: their hashes keep revisions alive (see
+// rollout.CleanupHistory).
+func (c *cluster) livePods() []*corev1.Pod {
+	out := make([]*corev1.Pod, len(c.placed))
+	for i := range c.placed {
+		out[i] = c.placed[i].pod
+	}
+	return out
+}
+
+func comparePodNames(a, b *corev1.Pod) int {
+	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
+}
+
 // addMissing records the group of pods starting at g, whose node is not in
 // the node list, and returns the index after it.
-func (c *cluster) addMissing(nodeOf []placedPod, g int) int {
-	start, name := g, nodeOf[g].node
-	for g < len(nodeOf) && nodeOf[g].node == name {
+func (c *cluster) addMissing(nodeOf []string, g int) int {
+	start, name := g, nodeOf[g]
+	for g < len(nodeOf) && nodeOf[g] == name {
 		g++
 	}
 	c.missing = append(c.missing, podGroup{nodeName: name, pods: c.grouped[start:g:g], states: c.states[start:g:g]})

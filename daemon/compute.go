@@ -88,9 +88,11 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 
 	revisions := inNamespace(opts.Revisions, ds.Namespace)
 	revClaims := selector.ClaimRevisions(owner, sel, revisions)
-	podClaims := selector.ClaimPods(owner, sel, pods)
 
-	hist, err := rollout.ConstructHistory(ds, revClaims.Claimed, revisions, podClaims.Claimed)
+	// The history comes first: the hash it fixes judges the pods. It needs
+	// the claimed pods only to relabel them when it merges duplicate
+	// current revisions, which is rare; it then runs again, with them.
+	hist, err := rollout.ConstructHistory(ds, revClaims.Claimed, revisions, nil)
 	plan.History = hist.Plan
 	plan.History.Adopt, plan.History.Release = revClaims.Adopt, revClaims.Release
 	if err != nil {
@@ -103,7 +105,6 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		return plan, fmt.Errorf("daemonset %q: revision history: %w", key, err)
 	}
 	plan.Hash = hist.Hash
-	plan.Adopt, plan.Release = podClaims.Adopt, podClaims.Release
 
 	generation, genErr := rollout.GetTemplateGeneration(ds)
 	if genErr != nil {
@@ -111,10 +112,17 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	c, err := newCluster(nodes, podClaims.Claimed, elig, judge)
+	c, err := newCluster(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge)
 	if err != nil {
 		return Plan{}, fmt.Errorf("daemonset %q: %w: %w", key, ErrInvalidInput, err)
 	}
+	if len(hist.Plan.Delete) > 0 {
+		if hist, err = rollout.ConstructHistory(ds, revClaims.Claimed, revisions, c.claimed); err != nil {
+			return Plan{}, fmt.Errorf("daemonset %q: revision history: %w", key, err)
+		}
+		plan.History.Relabel = hist.Plan.Relabel
+	}
+	plan.Adopt, plan.Release = c.adopt, c.release
 	plan.Unplaced = c.unplaced
 
 	backoff := newBackoffState(opts.FailedPodBackoff, opts.Now)
@@ -140,9 +148,9 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 			addStep(m, step)
 		}
 	}
-	if stepErr == nil {
+	if stepErr == nil && len(hist.Old) > historyLimit(ds) {
 		plan.History.Delete = mergeRevisions(plan.History.Delete,
-			rollout.CleanupHistory(ds, hist.Old, c.live))
+			rollout.CleanupHistory(ds, hist.Old, c.livePods()))
 	}
 
 	plan.Status = statusOf(ds, c)
@@ -223,6 +231,15 @@ func (c *cluster) rolloutNodes() []rollout.Node {
 		out = append(out, rollout.Node{Name: g.nodeName, Missing: true, Pods: g.pods, States: g.states})
 	}
 	return out
+}
+
+// historyLimit is how many old revisions ds keeps; CleanupHistory has
+// nothing to do at or below it.
+func historyLimit(ds *appsv1.DaemonSet) int {
+	if l := ds.Spec.RevisionHistoryLimit; l != nil {
+		return max(int(*l), 0)
+	}
+	return rollout.DefaultRevisionHistoryLimit
 }
 
 // inNamespace returns the revisions of namespace, in a new slice.
