@@ -80,6 +80,7 @@ type Delete struct {
 // Skip says why a plan holds no actions at all.
 type Skip string
 
+// The reasons a sync does nothing by design.
 const (
 	// SkipNone: the sync ran.
 	SkipNone Skip = ""

@@ -24,6 +24,7 @@ type DuplicateNodeError struct {
 	First, Second int
 }
 
+// Error names the node and the two input positions.
 func (e *DuplicateNodeError) Error() string {
 	return fmt.Sprintf("nodes[%d] and nodes[%d] are both named %q", e.First, e.Second, e.Name)
 }

@@ -90,6 +90,7 @@ type CollisionError struct {
 	CollisionCount int32
 }
 
+// Error describes the collision, naming the DaemonSet and the revision.
 func (e *CollisionError) Error() string {
 	return fmt.Sprintf("daemonset %q: controllerrevision %q already exists with different data; status.collisionCount must become %d",
 		e.DaemonSet, e.Name, e.CollisionCount)
