@@ -128,14 +128,17 @@ func (s *backoffState) write() {
 	s.entries, s.copied = m, true
 }
 
-// inBackoff reports whether key is still waiting at now, and for how long.
+// inBackoff reports whether key is still waiting at now, and for how long:
+// the rest of the delay, at most the whole delay (upstream requeues after
+// the whole delay; a LastUpdate after now, from clock skew, does not make
+// the wait longer).
 func (s *backoffState) inBackoff(key BackoffKey) (wait time.Duration, ok bool) {
 	e, found := s.entries[key]
 	if !found || expired(e, s.now) {
 		return 0, false
 	}
 	if since := s.now.Sub(e.LastUpdate); since < e.Delay {
-		return e.Delay - since, true
+		return min(e.Delay-since, e.Delay), true
 	}
 	return 0, false
 }

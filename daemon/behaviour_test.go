@@ -247,3 +247,31 @@ func deepPods(in []*corev1.Pod) []*corev1.Pod {
 	}
 	return out
 }
+
+// TestRequeueUnderClockSkew: a Ready transition or a backoff update after
+// Now (clock skew) never makes the plan wait longer than upstream, which
+// requeues after minReadySeconds and after the whole backoff delay.
+// Found by daemontest's FuzzConformance.
+func TestRequeueUnderClockSkew(t *testing.T) {
+	ds := dt.DaemonSet("fluentd", dt.WithMinReadySeconds(10))
+	plan, err := daemon.Compute(ds, []*corev1.Node{dt.Node("n1")},
+		[]*corev1.Pod{dt.Pod(ds, "p1", "n1", dt.ReadySince(dt.Epoch.Add(time.Hour)))}, daemon.Options{Now: dt.Epoch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 10 * time.Second; plan.RequeueAfter != want {
+		t.Errorf("Ready in the future: RequeueAfter = %v, want %v", plan.RequeueAfter, want)
+	}
+
+	ds = dt.DaemonSet("fluentd")
+	backoff := daemon.NewBackoff(daemon.BackoffEntry{
+		Key: daemon.BackoffKey{UID: ds.UID, NodeName: "n1"}, Delay: time.Second, LastUpdate: dt.Epoch.Add(time.Hour)})
+	plan, err = daemon.Compute(ds, []*corev1.Node{dt.Node("n1")},
+		[]*corev1.Pod{dt.Pod(ds, "p1", "n1", dt.WithPhase(corev1.PodFailed))}, daemon.Options{Now: dt.Epoch, FailedPodBackoff: backoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Deletes) != 0 || plan.RequeueAfter != time.Second {
+		t.Errorf("backoff updated in the future: deletes %d, RequeueAfter %v; want 0 and 1s", len(plan.Deletes), plan.RequeueAfter)
+	}
+}

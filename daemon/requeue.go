@@ -18,19 +18,21 @@ func (d *durationMin) add(v time.Duration) {
 // availabilityWait returns how long from now until the first pod of c that
 // is ready but not yet available (minReadySeconds) becomes available; 0 when
 // none will without a change. Upstream instead requeues after a full
-// minReadySeconds whenever ready and available counts differ; the exact
-// instant is never later.
+// minReadySeconds whenever ready and available counts differ. The wait is
+// capped at minReadySeconds, so it is never later than upstream's, even when
+// a pod's Ready transition lies after now (clock skew).
 func availabilityWait(c *cluster, minReady int32, now time.Time) time.Duration {
 	if minReady <= 0 {
 		return 0
 	}
+	limit := time.Duration(minReady) * time.Second
 	var wait durationMin
 	for i, st := range c.states {
 		if !st.Ready || st.Available {
 			continue
 		}
 		if at, ok := rollout.AvailableAt(c.grouped[i], minReady); ok && at.After(now) {
-			wait.add(at.Sub(now))
+			wait.add(min(at.Sub(now), limit))
 		}
 	}
 	return time.Duration(wait)
