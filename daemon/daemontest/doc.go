@@ -1,5 +1,41 @@
-// Package daemontest helps test code that plans DaemonSets: builders that
-// keep test fixtures short and readable. Like net/http/httptest, it is meant
-// for tests, but it is an ordinary package: its builders are deterministic
-// and perform no I/O.
+// Package daemontest checks that DaemonSet plans are safe: it builds test
+// fixtures, generates clusters, judges every plan of daemon.Compute against
+// a list of invariants, and replays whole rollouts in an in-memory cluster.
+// Like net/http/httptest it is meant for tests, but it is an ordinary
+// package: it performs no I/O, and all its randomness comes from the
+// *rand.Rand or seed it is given.
+//
+// # Builders
+//
+// Node, DaemonSet, Pod and Revision build objects with sensible defaults
+// (a Ready node, a RollingUpdate DaemonSet with maxUnavailable 1, a running
+// ready pod of the current revision), changed by options such as
+// WithTaint, WithMaxSurge, WithHash or Unscheduled. Epoch is their clock.
+//
+// # Generator
+//
+// GenerateCluster draws a Cluster from a *rand.Rand: a chaotic one with a
+// little of everything upstream meets (for fuzzing), or a healthy one,
+// valid and settled, possibly at the start of a rollout (for the
+// simulator).
+//
+// # Invariants
+//
+// CheckPlan runs daemon.Compute on an Input and returns a Report of every
+// violated Invariant: one create per node and only on eligible nodes,
+// deletes of the DaemonSet's own pods only, the burst cap, the rolling
+// budgets (maxUnavailable, maxSurge, availability under surge), a status
+// consistent with the input, sorted slices, unchanged inputs, the same
+// plan twice and under permutations of the input. CheckGivenPlan judges a
+// plan computed elsewhere. Other projects can call both from their own
+// tests and fuzz targets.
+//
+// # Simulator
+//
+// Simulate applies plan after plan to an in-memory copy of a Cluster:
+// created pods land, are bound and become ready (or fail) after
+// configurable delays, deletions take a grace period, nodes join, leave or
+// turn NotReady and the template changes at given times. It records a
+// StepTrace per sync and stops at convergence (see Converged), at a
+// deadlock, or at a step limit.
 package daemontest

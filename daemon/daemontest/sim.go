@@ -210,13 +210,15 @@ func (r SimResult) Duration() time.Duration {
 // status is written when StatusChanged; the backoff is carried to the next
 // sync.
 //
-// Time: after a plan that changes something the next sync runs at the
+// Time: after a plan that changes the cluster the next sync runs at the
 // same instant (the changes are what the controller would be woken by);
-// after a plan that changes nothing the clock moves to Now+RequeueAfter or
-// the next pod or cluster event, whichever is first. The simulation stops
-// when a plan changes nothing and nothing is left to happen (Converged or
-// Stalled), or after MaxSteps syncs (StepLimit). It is deterministic for a
-// given c and cfg.
+// after a plan that changes nothing (a zero plan, or one that only deletes
+// pods already being deleted, as upstream does with never-scheduled pods of
+// missing nodes) the clock moves to Now+RequeueAfter or the next pod or
+// cluster event, whichever is first. The simulation stops when a plan
+// changes nothing and nothing is left to happen (Converged or Stalled), or
+// after MaxSteps syncs (StepLimit). It is deterministic for a given c and
+// cfg.
 func Simulate(c *Cluster, cfg SimConfig) SimResult {
 	s := newSim(c, cfg)
 	maxSteps := cfg.MaxSteps
@@ -235,16 +237,14 @@ func Simulate(c *Cluster, cfg SimConfig) SimResult {
 			}
 			break
 		}
-		tr, plan := s.sync(step, events)
+		tr, plan, changed := s.sync(step, events)
 		res.Steps = append(res.Steps, tr)
 		res.Hash = plan.Hash
 		if tr.Violations != nil && slices.ContainsFunc(tr.Violations, func(v Violation) bool { return v.Invariant == InvariantNoPanic }) {
 			res.Outcome, res.Reason = OutcomeStalled, "Compute panicked"
 			break
 		}
-		quiet := plan
-		quiet.RequeueAfter = 0
-		if !quiet.IsZero() {
+		if changed {
 			events = s.applyDue()
 			continue
 		}
@@ -279,6 +279,8 @@ type sim struct {
 	events []ClusterEvent
 	next   int
 	seq    int
+	// changes counts the changes made to the cluster.
+	changes int
 }
 
 // podTimer is what will happen to a pod: bound at bindAt, running (or
@@ -308,7 +310,7 @@ func newSim(c *Cluster, cfg SimConfig) *sim {
 }
 
 // sync computes and applies one plan.
-func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan) {
+func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan, bool) {
 	in := s.c.Input()
 	tr := StepTrace{Step: step, At: s.c.Now.Sub(s.start), Events: events,
 		ObservedGeneration: s.c.DaemonSet.Status.ObservedGeneration}
@@ -338,7 +340,7 @@ func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan) {
 	st := plan.Status
 	tr.Desired, tr.Available, tr.Updated, tr.Unavailable = st.DesiredNumberScheduled, st.NumberAvailable, st.UpdatedNumberScheduled, st.NumberUnavailable
 	tr.RequeueAfter, tr.Rolling = plan.RequeueAfter, plan.Rolling != nil
-	s.apply(plan)
+	changed := s.apply(plan)
 	tr.Down, tr.Surge, tr.Budgets = s.measure()
-	return tr, plan
+	return tr, plan, changed
 }

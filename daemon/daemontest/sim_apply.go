@@ -17,8 +17,12 @@ import (
 // The simulator never modifies an object in place: it replaces it with a
 // changed copy, so that the pointers earlier plans hold stay as they were.
 
-// apply carries out plan on the cluster, as an executor would.
-func (s *sim) apply(plan daemon.Plan) {
+// apply carries out plan on the cluster, as an executor would, and
+// reports whether the cluster changed (deleting a pod already being
+// deleted, or creating a revision that exists, changes nothing; neither
+// does the backoff state, which only the controller sees).
+func (s *sim) apply(plan daemon.Plan) bool {
+	before := s.changes
 	c := s.c
 	ds := c.DaemonSet
 	for _, pod := range plan.Adopt {
@@ -47,8 +51,10 @@ func (s *sim) apply(plan daemon.Plan) {
 		ds = ds.DeepCopy()
 		ds.Status = *plan.Status.DeepCopy()
 		c.DaemonSet = ds
+		s.changes++
 	}
 	c.FailedPodBackoff = plan.FailedPodBackoff
+	return s.changes != before
 }
 
 func (s *sim) applyHistory(plan daemon.Plan) {
@@ -59,15 +65,18 @@ func (s *sim) applyHistory(plan daemon.Plan) {
 		s.seq++
 		rev.UID = types.UID(fmt.Sprintf("sim-rev-%d", s.seq))
 		c.Revisions = append(c.Revisions, rev)
+		s.changes++
 	}
 	for _, u := range h.Update {
 		if i := s.revisionIndex(u.Namespace, u.Name); i >= 0 {
 			c.Revisions[i] = u.DeepCopy()
+			s.changes++
 		}
 	}
 	for _, d := range h.Delete {
 		if i := s.revisionIndex(d.Namespace, d.Name); i >= 0 {
 			c.Revisions = slices.Delete(slices.Clone(c.Revisions), i, i+1)
+			s.changes++
 		}
 	}
 	for _, a := range h.Adopt {
@@ -75,6 +84,7 @@ func (s *sim) applyHistory(plan daemon.Plan) {
 			rev := c.Revisions[i].DeepCopy()
 			rev.OwnerReferences = append(rev.OwnerReferences, *metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")))
 			c.Revisions[i] = rev
+			s.changes++
 		}
 	}
 	for _, r := range h.Release {
@@ -82,6 +92,7 @@ func (s *sim) applyHistory(plan daemon.Plan) {
 			rev := c.Revisions[i].DeepCopy()
 			rev.OwnerReferences = withoutOwner(rev.OwnerReferences, ds.UID)
 			c.Revisions[i] = rev
+			s.changes++
 		}
 	}
 	if h.CollisionCount != nil {
@@ -89,6 +100,7 @@ func (s *sim) applyHistory(plan daemon.Plan) {
 		cc := *h.CollisionCount
 		ds.Status.CollisionCount = &cc
 		c.DaemonSet = ds
+		s.changes++
 	}
 }
 
@@ -114,12 +126,14 @@ func (s *sim) updatePod(name string, f func(*corev1.Pod)) {
 		f(p)
 		s.c.Pods = slices.Clone(s.c.Pods)
 		s.c.Pods[i] = p
+		s.changes++
 	}
 }
 
 func (s *sim) removePod(name string) {
 	if i := s.podIndex(name); i >= 0 {
 		s.c.Pods = slices.Delete(slices.Clone(s.c.Pods), i, i+1)
+		s.changes++
 	}
 	delete(s.timers, name)
 }
@@ -165,6 +179,7 @@ func (s *sim) createPod(cr daemon.Create) {
 	t.fails = s.cfg.FailFraction > 0 && s.r.Float64() < s.cfg.FailFraction
 	s.timers[p.Name] = t
 	s.c.Pods = append(slices.Clone(s.c.Pods), p)
+	s.changes++
 }
 
 // applyDue carries out every pod transition and cluster event due at Now,

@@ -1,0 +1,94 @@
+package daemontest_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+)
+
+// CheckPlan runs Compute on an input and judges the plan; CheckGivenPlan
+// judges a plan made elsewhere, here one that deletes a second old pod
+// although maxUnavailable is 1.
+func ExampleCheckPlan() {
+	old := dt.DaemonSet("fluentd")
+	ds := dt.DaemonSet("fluentd", dt.WithImage("registry.example/fluentd:v2"))
+	ds.Generation = 2
+	in := dt.Input{
+		DaemonSet: ds,
+		Nodes:     []*corev1.Node{dt.Node("n1"), dt.Node("n2"), dt.Node("n3")},
+		Pods:      []*corev1.Pod{dt.Pod(old, "a", "n1"), dt.Pod(old, "b", "n2"), dt.Pod(old, "c", "n3")},
+		Options:   daemon.Options{Now: dt.Epoch},
+	}
+
+	rep := dt.CheckPlan(in, dt.CheckOptions{Seed: 1})
+	fmt.Println("violations:", len(rep.Violations), "error:", rep.ComputeErr)
+	for _, d := range rep.Plan.Deletes {
+		fmt.Printf("delete %s on %s (%s)\n", d.Pod.Name, d.NodeName, d.Reason)
+	}
+
+	greedy := rep.Plan
+	greedy.Deletes = append(greedy.Deletes, daemon.Delete{Pod: in.Pods[1], NodeName: "n2", Reason: daemon.ReasonRollingUpdate})
+	for _, v := range dt.CheckGivenPlan(in, greedy, nil) {
+		fmt.Println(v.Invariant)
+	}
+	// Output:
+	// violations: 0 error: <nil>
+	// delete a on n1 (RollingUpdate)
+	// RollingStepConsistent
+	// RollingStepConsistent
+	// UnavailabilityBudget
+}
+
+// Simulate replays a rolling update with maxUnavailable 1 over three
+// nodes: each wave deletes an old pod, waits out its grace period, creates
+// the new pod and waits for it to become ready.
+func ExampleSimulate() {
+	old := dt.DaemonSet("fluentd")
+	ds := dt.DaemonSet("fluentd", dt.WithImage("registry.example/fluentd:v2"))
+	ds.Generation = 2
+	c := &dt.Cluster{
+		DaemonSet: ds,
+		Nodes:     []*corev1.Node{dt.Node("n1"), dt.Node("n2"), dt.Node("n3")},
+		Pods:      []*corev1.Pod{dt.Pod(old, "a", "n1"), dt.Pod(old, "b", "n2"), dt.Pod(old, "c", "n3")},
+		Now:       dt.Epoch,
+	}
+	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second, Check: true})
+	for _, st := range res.Steps {
+		if st.Creates+st.Deletes > 0 {
+			fmt.Printf("%4v: %d create(s), %d delete(s); %d of %d updated, %d down after\n",
+				st.At, st.Creates, st.Deletes, st.Updated, st.Desired, st.Down)
+		}
+	}
+	fmt.Println(res.Outcome, "after", res.Duration(), "error:", res.Err())
+	// Output:
+	//   0s: 0 create(s), 1 delete(s); 0 of 3 updated, 1 down after
+	//  10s: 1 create(s), 0 delete(s); 0 of 3 updated, 1 down after
+	//  15s: 0 create(s), 1 delete(s); 1 of 3 updated, 1 down after
+	//  25s: 1 create(s), 0 delete(s); 1 of 3 updated, 1 down after
+	//  30s: 0 create(s), 1 delete(s); 2 of 3 updated, 1 down after
+	//  40s: 1 create(s), 0 delete(s); 2 of 3 updated, 1 down after
+	// Converged after 45s error: <nil>
+}
+
+// GenerateCluster draws clusters from an explicit seed: healthy ones to
+// simulate, chaotic ones to fuzz.
+func ExampleGenerateCluster() {
+	r := rand.New(rand.NewPCG(42, 0))
+	c := dt.GenerateCluster(r, dt.ClusterConfig{Nodes: 5, Healthy: true, Rollout: true})
+	fmt.Println("healthy:", len(c.Nodes), "nodes,", len(c.Pods), "pods, desired", c.DaemonSet.Status.DesiredNumberScheduled)
+	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: time.Second})
+	fmt.Println("rollout:", res.Outcome)
+
+	c = dt.GenerateCluster(r, dt.ClusterConfig{Nodes: 5})
+	rep := dt.CheckPlan(c.Input(), dt.CheckOptions{})
+	fmt.Println("chaotic:", len(c.Nodes), "nodes, violations:", len(rep.Violations))
+	// Output:
+	// healthy: 5 nodes, 5 pods, desired 5
+	// rollout: Converged
+	// chaotic: 5 nodes, violations: 0
+}

@@ -1,0 +1,221 @@
+package daemontest_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+)
+
+// clusterOf turns a table input into a simulator cluster.
+func clusterOf(in dt.Input) *dt.Cluster {
+	return &dt.Cluster{DaemonSet: in.DaemonSet, Nodes: in.Nodes, Pods: in.Pods, Revisions: in.Options.Revisions, Now: in.Options.Now}
+}
+
+func TestSimulate(t *testing.T) {
+	tests := []struct {
+		name         string
+		in           dt.Input
+		cfg          dt.SimConfig
+		want         dt.Outcome
+		wantDuration time.Duration
+		wantCreates  int
+		wantNodes    int
+	}{
+		{name: "a fresh DaemonSet converges in one wave",
+			in: fresh(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second},
+			want: dt.OutcomeConverged, wantDuration: 5 * time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "a settled DaemonSet converges at once",
+			in: settled(), want: dt.OutcomeConverged, wantNodes: 4},
+		{name: "maxUnavailable 1 takes one wave (grace, then readiness) per node",
+			in: rollingOut(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
+			want: dt.OutcomeConverged, wantDuration: 3 * 15 * time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "maxUnavailable 100% takes one wave",
+			in: rollingOut(dt.WithMaxUnavailable("100%")), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
+			want: dt.OutcomeConverged, wantDuration: 15 * time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "maxSurge 1 takes one readiness per node, then the last grace period",
+			in: surging(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
+			want: dt.OutcomeConverged, wantDuration: 3*5*time.Second + 10*time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "minReadySeconds adds to every wave",
+			in: rollingOut(dt.WithMinReadySeconds(30)), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second},
+			want: dt.OutcomeConverged, wantDuration: 3 * 35 * time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "a node that joins gets a pod",
+			in: settled(), cfg: dt.SimConfig{Events: []dt.ClusterEvent{{At: time.Minute, Kind: dt.NodeJoin, Node: dt.Node("n4")}}},
+			want: dt.OutcomeConverged, wantDuration: time.Minute, wantCreates: 1, wantNodes: 5},
+		{name: "a node that leaves takes its pod along",
+			in: settled(), cfg: dt.SimConfig{Events: []dt.ClusterEvent{{At: time.Minute, Kind: dt.NodeLeave, NodeName: "n2"}}},
+			want: dt.OutcomeConverged, wantDuration: time.Minute, wantNodes: 3},
+		{name: "a template change mid-rollout converges on the newest template",
+			in: rollingOut(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second,
+				Events: []dt.ClusterEvent{{At: 7 * time.Second, Kind: dt.TemplateChange, Image: "registry.example/fluentd:v3"}}},
+			// n1 and n2 run v2 pods at 7s; n2's is not ready yet, so it is
+			// replaced at once, then n1 and n3 one by one.
+			want: dt.OutcomeConverged, wantDuration: 7*time.Second + 3*5*time.Second, wantCreates: 5, wantNodes: 4},
+		{name: "a node NotReady for a minute delays the rollout by as much",
+			in: rollingOut(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second, Events: []dt.ClusterEvent{
+				{At: 2 * time.Second, Kind: dt.NodeNotReady, NodeName: "n1"},
+				{At: 62 * time.Second, Kind: dt.NodeReady, NodeName: "n1"}}},
+			want: dt.OutcomeConverged, wantDuration: 62*time.Second + 2*5*time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "pods that always fail never converge",
+			in: fresh(), cfg: dt.SimConfig{FailFraction: 1, MaxSteps: 200},
+			want: dt.OutcomeStepLimit, wantNodes: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Check = true
+			res := dt.Simulate(clusterOf(tt.in), tt.cfg)
+			if res.Outcome != tt.want {
+				t.Fatalf("Outcome = %s (%s), want %s", res.Outcome, res.Reason, tt.want)
+			}
+			if tt.want == dt.OutcomeConverged {
+				if err := res.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if got := res.Duration(); got != tt.wantDuration {
+					t.Errorf("Duration() = %v, want %v", got, tt.wantDuration)
+				}
+			}
+			creates := 0
+			for _, st := range res.Steps {
+				creates += st.Creates
+				if len(st.Violations) > 0 {
+					t.Errorf("step %d: %v", st.Step, st.Violations)
+				}
+			}
+			if tt.want == dt.OutcomeConverged && creates != tt.wantCreates {
+				t.Errorf("%d creates in all, want %d", creates, tt.wantCreates)
+			}
+			if len(res.Final.Nodes) != tt.wantNodes {
+				t.Errorf("%d nodes at the end, want %d", len(res.Final.Nodes), tt.wantNodes)
+			}
+		})
+	}
+}
+
+// TestSimulateNotReadyNodeStallsRollout records upstream's behaviour, not
+// a bug: a node that turns NotReady while its new pod starts keeps that pod
+// (it tolerates the not-ready NoExecute taint) but the pod never becomes
+// available; the rolling step counts it against maxUnavailable 1 and
+// replaces no other old pod, for as long as the node stays NotReady.
+func TestSimulateNotReadyNodeStallsRollout(t *testing.T) {
+	cfg := dt.SimConfig{ReadyDelay: 5 * time.Second, Check: true,
+		Events: []dt.ClusterEvent{{At: 2 * time.Second, Kind: dt.NodeNotReady, NodeName: "n1"}}}
+	res := dt.Simulate(clusterOf(rollingOut()), cfg)
+	if res.Outcome != dt.OutcomeStalled {
+		t.Fatalf("Outcome = %s (%s), want %s", res.Outcome, res.Reason, dt.OutcomeStalled)
+	}
+	if want := `node "n2" runs pod fluentd-n2 of revision`; len(res.Reason) < len(want) || res.Reason[:len(want)] != want {
+		t.Errorf("Reason = %q, want it to start with %q", res.Reason, want)
+	}
+	if err := res.Err(); !errors.Is(err, dt.ErrNotConverged) || errors.Is(err, dt.ErrViolation) {
+		t.Errorf("Err() = %v, want ErrNotConverged only", err)
+	}
+}
+
+// TestSimulateFailedPodBackoff lets every pod fail: the deletions of
+// failed pods on one node wait 1s, 2s, 4s, ... after the previous one.
+func TestSimulateFailedPodBackoff(t *testing.T) {
+	in := fresh()
+	in.Nodes = in.Nodes[:1]
+	res := dt.Simulate(clusterOf(in), dt.SimConfig{FailFraction: 1, MaxSteps: 60, Check: true})
+	var at []time.Duration
+	for _, st := range res.Steps {
+		if len(st.FailedDeletes) > 0 {
+			at = append(at, st.At)
+		}
+	}
+	want := []time.Duration{0, 1, 3, 7, 15, 31, 63, 127}
+	for i := range want {
+		want[i] *= time.Second
+	}
+	if len(at) > len(want) {
+		at = at[:len(want)]
+	}
+	if diff := cmp.Diff(want, at); diff != "" {
+		t.Errorf("failed-pod deletions (-want +got):\n%s", diff)
+	}
+}
+
+func TestSimulateDeterministic(t *testing.T) {
+	cfg := dt.SimConfig{Seed: 3, ReadyDelay: 3 * time.Second, GracePeriod: time.Second, BindDelay: time.Second, FailFraction: 0.4, MaxSteps: 300}
+	a := dt.Simulate(clusterOf(rollingOut()), cfg)
+	b := dt.Simulate(clusterOf(rollingOut()), cfg)
+	if diff := cmp.Diff(a, b, allExported); diff != "" {
+		t.Errorf("two runs differ (-first +second):\n%s", diff)
+	}
+}
+
+func TestSimulateInputUnchanged(t *testing.T) {
+	c := clusterOf(rollingOut())
+	before := c.DeepCopy()
+	dt.Simulate(c, dt.SimConfig{ReadyDelay: time.Second, GracePeriod: time.Second})
+	if diff := cmp.Diff(before, c, allExported); diff != "" {
+		t.Errorf("Simulate() modified its cluster (-before +after):\n%s", diff)
+	}
+}
+
+func TestSimulateStepLimit(t *testing.T) {
+	res := dt.Simulate(clusterOf(rollingOut()), dt.SimConfig{MaxSteps: 1})
+	if res.Outcome != dt.OutcomeStepLimit || len(res.Steps) != 1 {
+		t.Fatalf("Outcome = %s after %d steps, want %s after 1", res.Outcome, len(res.Steps), dt.OutcomeStepLimit)
+	}
+	if err := res.Err(); !errors.Is(err, dt.ErrNotConverged) {
+		t.Errorf("Err() = %v, want ErrNotConverged", err)
+	}
+}
+
+func TestConverged(t *testing.T) {
+	in := settled()
+	hash := dt.Hash(in.DaemonSet)
+	tests := []struct {
+		name    string
+		change  func(c *dt.Cluster)
+		wantErr bool
+	}{
+		{name: "every node runs one current available pod", change: func(*dt.Cluster) {}},
+		{name: "a node without a pod", change: func(c *dt.Cluster) { c.Pods = c.Pods[1:] }, wantErr: true},
+		{name: "a node with two pods", change: func(c *dt.Cluster) {
+			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "extra", "n1"))
+		}, wantErr: true},
+		{name: "an old pod", change: func(c *dt.Cluster) { c.Pods[0] = dt.Pod(c.DaemonSet, "old", "n1", dt.WithHash("old")) }, wantErr: true},
+		{name: "an old pod under OnDelete", change: func(c *dt.Cluster) {
+			c.Pods[0] = dt.Pod(c.DaemonSet, "old", "n1", dt.WithHash("old"))
+			dt.OnDelete()(c.DaemonSet)
+		}},
+		{name: "an unready pod", change: func(c *dt.Cluster) { c.Pods[0] = dt.Pod(c.DaemonSet, "p", "n1", dt.NotReadyPod()) }, wantErr: true},
+		{name: "a pod being deleted", change: func(c *dt.Cluster) {
+			c.Pods[0].DeletionTimestamp = &metav1.Time{Time: dt.Epoch}
+		}, wantErr: true},
+		{name: "a pod on the untolerated control-plane node", change: func(c *dt.Cluster) {
+			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "cp-pod", "cp"))
+		}},
+		{name: "an old pod on the untolerated control-plane node", change: func(c *dt.Cluster) {
+			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "cp-pod", "cp", dt.WithHash("old")))
+		}, wantErr: true},
+		{name: "a pod on a NoExecute-tainted node", change: func(c *dt.Cluster) {
+			c.Nodes = append(c.Nodes, dt.Node("tainted", dt.WithTaint("dedicated", "x", corev1.TaintEffectNoExecute)))
+			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "t-pod", "tainted"))
+		}, wantErr: true},
+		{name: "a pod on a missing node", change: func(c *dt.Cluster) {
+			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "lost", "gone"))
+		}, wantErr: true},
+		{name: "a pod of another owner is not judged", change: func(c *dt.Cluster) {
+			c.Pods = append(c.Pods, dt.Pod(dt.DaemonSet("other"), "other", "n1"))
+		}},
+		{name: "a nil DaemonSet", change: func(c *dt.Cluster) { c.DaemonSet = nil }, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := clusterOf(settled())
+			tt.change(c)
+			if err := dt.Converged(c, hash); (err != nil) != tt.wantErr {
+				t.Errorf("Converged() = %v, want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
