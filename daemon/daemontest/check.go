@@ -104,8 +104,12 @@ const (
 	// InvariantStatus: the status is consistent and computed from the
 	// input; see checkStatus.
 	InvariantStatus Invariant = "StatusConsistent"
-	// InvariantRequeue: 0 <= RequeueAfter <= max(FailedPodBackoffMax,
-	// minReadySeconds).
+	// InvariantRequeue: 0 <= RequeueAfter <= max(minReadySeconds, the
+	// longest Delay among the DaemonSet's entries of Options.FailedPodBackoff
+	// and Plan.FailedPodBackoff): never later than upstream's requeues
+	// (after minReadySeconds while ready and available pods differ, after
+	// the current delay of a backoff holding a failed pod back), clock skew
+	// included.
 	InvariantRequeue Invariant = "RequeueBounded"
 )
 

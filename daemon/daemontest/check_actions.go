@@ -337,10 +337,20 @@ func (c *checker) checkBurst() {
 	}
 }
 
-// checkRequeue bounds RequeueAfter: no wait is longer than the longest
-// failed-pod backoff or minReadySeconds.
+// checkRequeue bounds RequeueAfter by upstream's requeues: minReadySeconds
+// (while a pod waits to become available) and the delay of a backoff
+// holding a failed pod back, at most the longest delay among the
+// DaemonSet's backoff entries before and after the plan (a second failed
+// pod on a node waits for the backoff the first one's deletion raised).
 func (c *checker) checkRequeue() {
-	limit := max(daemon.FailedPodBackoffMax, time.Duration(c.ds.Spec.MinReadySeconds)*time.Second)
+	limit := time.Duration(c.ds.Spec.MinReadySeconds) * time.Second
+	for _, b := range []daemon.Backoff{c.in.Options.FailedPodBackoff, c.plan.FailedPodBackoff} {
+		for _, e := range b.Entries() {
+			if e.Key.UID == c.ds.UID {
+				limit = max(limit, e.Delay)
+			}
+		}
+	}
 	if r := c.plan.RequeueAfter; r < 0 || r > limit {
 		c.add(InvariantRequeue, "RequeueAfter %v is outside [0, %v]", r, limit)
 	}

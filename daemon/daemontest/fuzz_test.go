@@ -54,8 +54,7 @@ func FuzzCompute(f *testing.F) {
 			cfg = dt.ClusterConfig{Healthy: true, Rollout: data[0]%32 == 0}
 		}
 		c := dt.GenerateCluster(rand.New(newByteSource(data)), cfg)
-		in := c.Input()
-		rep := openFindings(in, dt.CheckPlan(in, dt.CheckOptions{Seed: uint64(len(data))}))
+		rep := dt.CheckPlan(c.Input(), dt.CheckOptions{Seed: uint64(len(data))})
 		if err := rep.Err(); err != nil {
 			t.Fatalf("Compute error %v; %v", rep.ComputeErr, err)
 		}
@@ -79,7 +78,7 @@ func FuzzConformance(f *testing.F) {
 	f.Fuzz(func(t *testing.T, index uint16, mutation uint64) {
 		base := bases[int(index)%len(bases)]
 		in, did := mutate(base.in, rand.New(rand.NewPCG(mutation, 0x6d7574)))
-		rep := openFindings(in, dt.CheckPlan(in, dt.CheckOptions{Seed: mutation}))
+		rep := dt.CheckPlan(in, dt.CheckOptions{Seed: mutation})
 		if err := rep.Err(); err != nil {
 			t.Fatalf("%s mutated by %v: Compute error %v; %v", base.name, did, rep.ComputeErr, err)
 		}

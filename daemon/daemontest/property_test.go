@@ -275,3 +275,24 @@ func TestPropertyFreshDaemonSet(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyChaoticPlansHold simulates chaotic clusters (see
+// GenerateCluster) and checks every plan with CheckPlan. Convergence is not
+// required: chaotic inputs hold pods whose state only the simulator's own
+// pods change (an unready pod stays unready), DaemonSets upstream stalls
+// on, and selectors that do not match their template, on which upstream
+// creates pods without end.
+func TestPropertyChaoticPlansHold(t *testing.T) {
+	for seed := range uint64(propertySeeds()) {
+		r := rand.New(rand.NewPCG(seed, 78))
+		c := dt.GenerateCluster(r, dt.ClusterConfig{})
+		res := dt.Simulate(c, dt.SimConfig{Seed: seed, ReadyDelay: 3 * time.Second, GracePeriod: 5 * time.Second,
+			BindDelay: time.Second, FailFraction: 0.1, MaxSteps: 100, Check: true, CheckOptions: dt.CheckOptions{Seed: seed, Permutations: 1}})
+		for _, st := range res.Steps {
+			if len(st.Violations) > 0 {
+				t.Errorf("seed %d, step %d at %v: %v", seed, st.Step, st.At, st.Violations)
+				break
+			}
+		}
+	}
+}

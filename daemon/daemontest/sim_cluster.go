@@ -169,10 +169,12 @@ func daemonPodsByNode(c *Cluster) map[string][]*corev1.Pod {
 //     not exist;
 //  2. every node where a new pod should run runs exactly one pod of the
 //     DaemonSet, available at c.Now and, unless the strategy is OnDelete,
-//     labelled with hash;
+//     updated: rollout.IsPodUpdated with hash and the DaemonSet's template
+//     generation (its hash label, or its pod-template-generation label,
+//     says it runs the current template);
 //  3. every other node runs none, except that a node that may keep a pod
-//     (only an untolerated NoSchedule taint) may keep one labelled with
-//     hash (upstream leaves it there), or any one under OnDelete.
+//     (only an untolerated NoSchedule taint) may keep one updated pod
+//     (upstream leaves it there), or any one under OnDelete.
 //
 // The DaemonSet's pods are those of its namespace whose controller
 // reference has its UID; pods with no target node are not judged. A nil c
@@ -183,6 +185,8 @@ func Converged(c *Cluster, hash string) error {
 	}
 	ds := c.DaemonSet
 	onDelete := ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
+	gen, _ := rollout.GetTemplateGeneration(ds)
+	updated := func(p *corev1.Pod) bool { return onDelete || rollout.IsPodUpdated(p, hash, gen) }
 	elig := daemon.NewEligibility(ds, c.EnableTaintTolerationComparisonOperators)
 	byNode := daemonPodsByNode(c)
 	exists := make(map[string]bool, len(c.Nodes))
@@ -209,14 +213,14 @@ func Converged(c *Cluster, hash string) error {
 			return fmt.Errorf("node %q should run one pod and runs %d", n.Name, len(pods))
 		case run && !rollout.IsPodAvailable(pods[0], ds.Spec.MinReadySeconds, c.Now):
 			return fmt.Errorf("node %q runs pod %s, which is not available", n.Name, pods[0].Name)
-		case run && !onDelete && pods[0].Labels[appsv1.ControllerRevisionHashLabelKey] != hash:
-			return fmt.Errorf("node %q runs pod %s of revision %q, not %q", n.Name, pods[0].Name, pods[0].Labels[appsv1.ControllerRevisionHashLabelKey], hash)
+		case run && !updated(pods[0]):
+			return fmt.Errorf("node %q runs pod %s, which is not updated (revision %q, current %q)", n.Name, pods[0].Name, pods[0].Labels[appsv1.ControllerRevisionHashLabelKey], hash)
 		case run:
 		case len(pods) == 0:
 		case !keep || len(pods) > 1:
 			return fmt.Errorf("node %q may not run the pod and runs %d", n.Name, len(pods))
-		case !onDelete && pods[0].Labels[appsv1.ControllerRevisionHashLabelKey] != hash:
-			return fmt.Errorf("node %q may not get a new pod and keeps pod %s of an old revision", n.Name, pods[0].Name)
+		case !updated(pods[0]):
+			return fmt.Errorf("node %q may not get a new pod and keeps pod %s, which is not updated", n.Name, pods[0].Name)
 		}
 	}
 	return nil

@@ -109,11 +109,29 @@ func TestSimulateNotReadyNodeStallsRollout(t *testing.T) {
 	if res.Outcome != dt.OutcomeStalled {
 		t.Fatalf("Outcome = %s (%s), want %s", res.Outcome, res.Reason, dt.OutcomeStalled)
 	}
-	if want := `node "n2" runs pod fluentd-n2 of revision`; len(res.Reason) < len(want) || res.Reason[:len(want)] != want {
+	if want := `node "n2" runs pod fluentd-n2, which is not updated`; len(res.Reason) < len(want) || res.Reason[:len(want)] != want {
 		t.Errorf("Reason = %q, want it to start with %q", res.Reason, want)
 	}
 	if err := res.Err(); !errors.Is(err, dt.ErrNotConverged) || errors.Is(err, dt.ErrViolation) {
 		t.Errorf("Err() = %v, want ErrNotConverged only", err)
+	}
+}
+
+// TestSimulateSelectorMismatchLivelock records upstream's behaviour with a
+// DaemonSet the API server would refuse: its selector does not match its
+// template, so every pod it creates is released by the next sync, which
+// creates again, at the same instant, without end.
+func TestSimulateSelectorMismatchLivelock(t *testing.T) {
+	in := fresh()
+	in.DaemonSet.Spec.Template.Labels = map[string]string{"app": "not-fluentd"}
+	res := dt.Simulate(clusterOf(in), dt.SimConfig{MaxSteps: 20, Check: true})
+	if res.Outcome != dt.OutcomeStepLimit || res.Duration() != 0 {
+		t.Fatalf("Outcome = %s after %v, want %s at once", res.Outcome, res.Duration(), dt.OutcomeStepLimit)
+	}
+	for _, st := range res.Steps {
+		if st.Creates != 3 || len(st.Violations) > 0 {
+			t.Errorf("step %d: %d creates, violations %v; want 3 creates in every step", st.Step, st.Creates, st.Violations)
+		}
 	}
 }
 
