@@ -54,8 +54,10 @@ const (
 	// says a new pod should run.
 	InvariantCreateEligible Invariant = "CreateOnEligibleNode"
 	// InvariantCreateNeeded: no create lands beside a live, non-terminal
-	// pod of the current revision; when the DaemonSet does not allow surge
-	// (rollout.AllowsSurge), none lands beside any live non-terminal pod.
+	// pod of the current revision; when the DaemonSet does not surge
+	// (rollout.AllowsSurge is false and maxSurge scales to 0), none lands
+	// on a node that has any pod of the DaemonSet (terminal pods being
+	// deleted aside), as upstream creates only on nodes without one.
 	InvariantCreateNeeded Invariant = "CreateOnlyWhereNeeded"
 	// InvariantCreatedPod: the pod of every create is a new object in the
 	// DaemonSet's namespace with a generateName, controlled by the

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -91,4 +92,38 @@ func ExampleGenerateCluster() {
 	// healthy: 5 nodes, 5 pods, desired 5
 	// rollout: Converged
 	// chaotic: 5 nodes, violations: 0
+}
+
+// BudgetsOf scales a DaemonSet's budgets the way upstream does:
+// percentages round up, and 0/0 falls back to one unavailable node.
+func ExampleBudgetsOf() {
+	for _, ds := range []*appsv1.DaemonSet{
+		dt.DaemonSet("a", dt.WithMaxUnavailable("10%")),
+		dt.DaemonSet("b", dt.WithMaxUnavailable("0"), dt.WithMaxSurge("25%")),
+		dt.DaemonSet("c", dt.WithMaxUnavailable("0")),
+	} {
+		b := dt.BudgetsOf(ds, 15)
+		fmt.Printf("%s: maxUnavailable %d, maxSurge %d of %d\n", ds.Name, b.MaxUnavailable, b.MaxSurge, b.Desired)
+	}
+	// Output:
+	// a: maxUnavailable 2, maxSurge 0 of 15
+	// b: maxUnavailable 0, maxSurge 4 of 15
+	// c: maxUnavailable 1, maxSurge 0 of 15
+}
+
+// Converged says why a cluster is not where a rollout ends.
+func ExampleConverged() {
+	ds := dt.DaemonSet("fluentd")
+	c := &dt.Cluster{
+		DaemonSet: ds,
+		Nodes:     []*corev1.Node{dt.Node("n1"), dt.Node("n2")},
+		Pods:      []*corev1.Pod{dt.Pod(ds, "a", "n1"), dt.Pod(ds, "b", "n2", dt.NotReadyPod())},
+		Now:       dt.Epoch,
+	}
+	fmt.Println(dt.Converged(c, dt.Hash(ds)))
+	c.Pods[1] = dt.Pod(ds, "b", "n2")
+	fmt.Println(dt.Converged(c, dt.Hash(ds)))
+	// Output:
+	// node "n2" runs pod b, which is not available
+	// <nil>
 }
