@@ -103,6 +103,14 @@ const (
 	// number of nodes with an available pod below the desired count
 	// (or below what it was); see checkRolling.
 	InvariantSurgeAvailability Invariant = "SurgeKeepsAvailability"
+	// InvariantHistory: the revision history changes name input objects,
+	// create the DaemonSet's own revision, keep one revision of the current
+	// template and spare the revisions of running pods; see checkHistory.
+	InvariantHistory Invariant = "HistoryConsistent"
+	// InvariantBackoff: the failed-pod backoff keeps other DaemonSets'
+	// entries and raises this one's at Now for every failed pod deleted;
+	// see checkBackoff.
+	InvariantBackoff Invariant = "BackoffConsistent"
 	// InvariantStatus: the status is consistent and computed from the
 	// input; see checkStatus.
 	InvariantStatus Invariant = "StatusConsistent"

@@ -171,6 +171,30 @@ func TestCheckGivenPlanCatches(t *testing.T) {
 		{name: "a requeue beyond minReadySeconds", in: func() dt.Input { return settled(dt.WithMinReadySeconds(10)) },
 			break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.RequeueAfter = 11 * time.Second },
 			want:   dt.InvariantRequeue},
+		{name: "the only current revision deleted", in: func() dt.Input { return settled() },
+			break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.History.Delete = in.Options.Revisions },
+			want:   dt.InvariantHistory},
+		{name: "an old revision deleted while pods run it", in: func() dt.Input {
+			in := rollingOut()
+			in.Options.Revisions = append(in.Options.Revisions, dt.Revision(in.DaemonSet, 2))
+			return in
+		}, break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.History.Delete = in.Options.Revisions[:1] },
+			want: dt.InvariantHistory},
+		{name: "a revision created under another name", in: func() dt.Input { return fresh() },
+			break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.History.Create.Name += "-x" },
+			want:   dt.InvariantHistory},
+		{name: "a failed pod deleted without raising the backoff", in: func() dt.Input {
+			in := settled()
+			in.Pods[0] = dt.Pod(in.DaemonSet, "fluentd-n1", "n1", dt.WithPhase(corev1.PodFailed), dt.NotReadyPod())
+			return in
+		}, break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.FailedPodBackoff = daemon.Backoff{} },
+			want: dt.InvariantBackoff},
+		{name: "another DaemonSet's backoff dropped", in: func() dt.Input {
+			in := settled()
+			in.Options.FailedPodBackoff = daemon.NewBackoff(daemon.BackoffEntry{Key: daemon.BackoffKey{UID: "other", NodeName: "n1"}, Delay: time.Second, LastUpdate: dt.Epoch})
+			return in
+		}, break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.FailedPodBackoff = daemon.Backoff{} },
+			want: dt.InvariantBackoff},
 		{name: "an adopted pod that has a controller", in: func() dt.Input { return settled() },
 			break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.Adopt = []*corev1.Pod{in.Pods[0]} },
 			want:   dt.InvariantClaims},

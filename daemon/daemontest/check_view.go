@@ -58,6 +58,8 @@ func CheckGivenPlan(in Input, plan daemon.Plan, err error) []Violation {
 	}
 	c.buildView(sel)
 	c.checkClaims(sel)
+	c.checkHistory(sel)
+	c.checkBackoff()
 	c.checkCreates()
 	c.checkDeletes()
 	c.checkBurst()
