@@ -64,6 +64,9 @@ func drawSim(r *rand.Rand, c *dt.Cluster, seed uint64) (dt.SimConfig, timing) {
 		Seed: seed, BindDelay: tm.bind, ReadyDelay: tm.ready, GracePeriod: tm.grace,
 		Check: true, CheckOptions: dt.CheckOptions{Seed: seed, Permutations: 1},
 	}
+	// A small burst defers creates and deletes to the next sync, which
+	// runs at once: it changes the number of steps, not the time.
+	c.BurstReplicas = []int{0, 0, 0, 1, 2}[r.IntN(5)]
 	return cfg, tm
 }
 
@@ -93,8 +96,8 @@ func (rc rolloutCase) String() string {
 	if ru != nil {
 		strategy = fmt.Sprintf("maxUnavailable %v, maxSurge %v", ru.MaxUnavailable, ru.MaxSurge)
 	}
-	return fmt.Sprintf("seed %d: %d nodes, desired %d, %s, minReady %v, bind %v, ready %v, grace %v",
-		rc.seed, len(rc.cluster.Nodes), rc.budgets.Desired, strategy, rc.tm.minReady, rc.tm.bind, rc.tm.ready, rc.tm.grace)
+	return fmt.Sprintf("seed %d: %d nodes, desired %d, %s, minReady %v, bind %v, ready %v, grace %v, burst %d",
+		rc.seed, len(rc.cluster.Nodes), rc.budgets.Desired, strategy, rc.tm.minReady, rc.tm.bind, rc.tm.ready, rc.tm.grace, rc.cluster.BurstReplicas)
 }
 
 // waves is ⌈desired / budget⌉: maxSurge with surge, maxUnavailable without.
