@@ -11,8 +11,9 @@ import (
 )
 
 // checkHistory judges Plan.History (InvariantHistory):
-//  1. Update, Delete, Adopt and Release name revisions of the input (in the
-//     DaemonSet's namespace), Relabel pods of the input; no revision of the
+//  1. Update and Delete name revisions of the input (in the DaemonSet's
+//     namespace), Adopt and Release hold them (the caller's pointers),
+//     Relabel holds pods of the input; no revision of the
 //     current template is both updated and deleted (a duplicate is only
 //     deleted). An old revision may be both: upstream gives it its missing
 //     hash label, then deletes it beyond revisionHistoryLimit;
@@ -31,10 +32,17 @@ func (c *checker) checkHistory(sel labels.Selector) {
 			inputRevs[r.Name] = r
 		}
 	}
-	for field, revs := range map[string][]*appsv1.ControllerRevision{"Update": h.Update, "Delete": h.Delete, "Adopt": h.Adopt, "Release": h.Release} {
-		for _, r := range revs {
-			if r != nil && inputRevs[r.Name] == nil {
-				c.add(InvariantHistory, "History.%s names revision %s/%s, which is not an input revision of the namespace", field, r.Namespace, r.Name)
+	for _, f := range []struct {
+		field   string
+		revs    []*appsv1.ControllerRevision
+		pointer bool // the doc promises the caller's pointers
+	}{{"Update", h.Update, false}, {"Delete", h.Delete, false}, {"Adopt", h.Adopt, true}, {"Release", h.Release, true}} {
+		for _, r := range f.revs {
+			if r == nil {
+				continue
+			}
+			if in := inputRevs[r.Name]; in == nil || (f.pointer && in != r) {
+				c.add(InvariantHistory, "History.%s holds revision %s/%s, which is not an input revision of the namespace", f.field, r.Namespace, r.Name)
 			}
 		}
 	}
