@@ -275,3 +275,25 @@ func TestRequeueUnderClockSkew(t *testing.T) {
 		t.Errorf("backoff updated in the future: deletes %d, RequeueAfter %v; want 0 and 1s", len(plan.Deletes), plan.RequeueAfter)
 	}
 }
+
+// TestHistoryDeleteHoldsCallersRevisions: an old revision missing its hash
+// label is labelled in a copy (History.Update) and, beyond the limit,
+// deleted; Delete must hold the caller's revision, not the copy. Found by
+// daemontest's CheckPlan.
+func TestHistoryDeleteHoldsCallersRevisions(t *testing.T) {
+	ds := dt.DaemonSet("fluentd")
+	zero := int32(0)
+	ds.Spec.RevisionHistoryLimit = &zero
+	old := dt.Revision(dt.DaemonSet("fluentd", dt.WithImage("registry.example/fluentd:v0")), 1)
+	delete(old.Labels, appsv1.ControllerRevisionHashLabelKey)
+	plan, err := daemon.Compute(ds, nil, nil, daemon.Options{Now: dt.Epoch, Revisions: []*appsv1.ControllerRevision{old}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.History.Delete) != 1 || plan.History.Delete[0] != old {
+		t.Errorf("History.Delete = %v, want the caller's revision %p", plan.History.Delete, old)
+	}
+	if len(plan.History.Update) != 1 || plan.History.Update[0] == old {
+		t.Errorf("History.Update = %v, want one labelled copy", plan.History.Update)
+	}
+}

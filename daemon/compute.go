@@ -149,8 +149,8 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		}
 	}
 	if stepErr == nil && len(hist.Old) > historyLimit(ds) {
-		plan.History.Delete = mergeRevisions(plan.History.Delete,
-			rollout.CleanupHistory(ds, hist.Old, c.livePods()))
+		old := rollout.CleanupHistory(ds, hist.Old, c.livePods())
+		plan.History.Delete = mergeRevisions(plan.History.Delete, callersRevisions(old, revClaims.Claimed))
 	}
 
 	plan.Status = statusOf(ds, c)
@@ -251,6 +251,22 @@ func inNamespace(revs []*appsv1.ControllerRevision, namespace string) []*appsv1.
 		}
 	}
 	return out
+}
+
+// callersRevisions replaces, in revs, the copies the history made (an old
+// revision given its missing hash label) by the caller's revision of the
+// same name, from claimed (sorted by name), so that a plan's Delete holds
+// the caller's pointers as documented. It reuses revs.
+func callersRevisions(revs, claimed []*appsv1.ControllerRevision) []*appsv1.ControllerRevision {
+	for i, r := range revs {
+		j, found := slices.BinarySearchFunc(claimed, r.Name, func(c *appsv1.ControllerRevision, name string) int {
+			return cmp.Compare(c.Name, name)
+		})
+		if found {
+			revs[i] = claimed[j]
+		}
+	}
+	return revs
 }
 
 // mergeRevisions returns a and b in one slice sorted by name, then UID.
