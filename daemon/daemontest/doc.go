@@ -25,8 +25,9 @@
 // violated Invariant: one create per node and only on eligible nodes,
 // deletes of the DaemonSet's own pods only, the burst cap, the rolling
 // budgets (maxUnavailable, maxSurge, availability under surge), a status
-// consistent with the input, sorted slices, unchanged inputs, the same
-// plan twice and under permutations of the input. CheckGivenPlan judges a
+// consistent with the input, a sound revision history and failed-pod
+// backoff, requeues no later than upstream's, sorted slices, unchanged
+// inputs, the same plan twice and under permutations of the input. CheckGivenPlan judges a
 // plan computed elsewhere. Other projects can call both from their own
 // tests and fuzz targets.
 //

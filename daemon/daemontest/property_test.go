@@ -142,12 +142,14 @@ func (rc rolloutCase) simulate(t *testing.T) dt.SimResult {
 //   - with surge, no node loses availability (the owner expects 100%), and
 //     no more than max(maxSurge, at the start) nodes run two pods.
 func TestPropertyRolloutConverges(t *testing.T) {
+	var worst time.Duration // the largest time beyond the waves, for the log
 	for seed := range uint64(propertySeeds()) {
 		rc := newRolloutCase(seed)
 		res := rc.simulate(t)
 		if got, limit := res.Duration(), rc.bound(); got > limit {
 			t.Errorf("%v: took %v, more than %d waves of %v plus slack (%v)", rc, got, rc.waves(), rc.tm.wave(rc.surge), limit)
 		}
+		worst = max(worst, res.Duration()-time.Duration(rc.waves())*rc.tm.wave(rc.surge))
 		for _, st := range res.Steps {
 			b := st.Budgets
 			switch {
@@ -161,6 +163,7 @@ func TestPropertyRolloutConverges(t *testing.T) {
 		}
 		checkFinalHash(t, rc, res)
 	}
+	t.Logf("the longest time beyond ⌈desired/budget⌉ waves: %v", worst)
 }
 
 // checkFinalHash checks that the rollout ended on the revision of the
