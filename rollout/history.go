@@ -15,7 +15,9 @@ import (
 const DefaultRevisionHistoryLimit = 10
 
 // HistoryPlan is the ControllerRevision work of one sync. The zero value
-// means no change. Objects in Create and Update are new values owned by the
+// means no change. Apply Update before Delete: a revision may be in both
+// (upstream first gives an old revision its missing hash label, then
+// deletes it beyond the history limit). Objects in Create and Update are new values owned by the
 // plan; those in Delete, Adopt, Release and Relabel are the caller's
 // pointers, unmodified.
 type HistoryPlan struct {

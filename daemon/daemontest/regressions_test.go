@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -62,5 +63,32 @@ func TestRegressionRequeueUnderClockSkew(t *testing.T) {
 				t.Errorf("CheckGivenPlan() = %v", vs)
 			}
 		})
+	}
+}
+
+// TestRegressionHistoryDeleteHoldsCallersRevision: rollout.HistoryPlan documents that
+// "those in Delete, Adopt, Release and Relabel are the caller's pointers,
+// unmodified", but an old revision without the hash label, deleted beyond
+// revisionHistoryLimit, was in Delete as a new object (the copy that rule 1
+// of ConstructHistory labelled), not as the caller's revision (fixed in
+// 874f176). The same revision is also in Update: upstream labels it, then
+// deletes it, and HistoryPlan now says Update goes before Delete.
+func TestRegressionHistoryDeleteHoldsCallersRevision(t *testing.T) {
+	ds := dt.DaemonSet("fluentd", dt.WithImage("registry.example/fluentd:v2"))
+	limit := int32(0)
+	ds.Spec.RevisionHistoryLimit = &limit
+	old := dt.Revision(dt.DaemonSet("fluentd"), 1)
+	delete(old.Labels, appsv1.ControllerRevisionHashLabelKey)
+
+	plan, err := daemon.Compute(ds, []*corev1.Node{dt.Node("n1")}, nil,
+		daemon.Options{Now: dt.Epoch, Revisions: []*appsv1.ControllerRevision{old}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.History.Delete) != 1 {
+		t.Fatalf("History.Delete = %d revisions, want the old one", len(plan.History.Delete))
+	}
+	if got := plan.History.Delete[0]; got != old {
+		t.Errorf("History.Delete[0] is a new object (labels %v), want the caller's revision %s", got.Labels, old.Name)
 	}
 }
