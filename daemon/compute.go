@@ -82,7 +82,7 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	sel, err := selector.ForDaemonSet(ds)
 	if err != nil {
-		return plan, fmt.Errorf("daemonset %q: revision history: %w", key, err)
+		return Plan{}, err // a *selector.Error, which names the DaemonSet and the field
 	}
 	owner := selector.OwnerOf(ds)
 
