@@ -2,7 +2,6 @@ package affinity
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/selection"
 )
 
@@ -67,23 +66,11 @@ func rawTermMatches(t *corev1.NodeSelectorTerm, node *corev1.Node) bool {
 		return true // see term.match
 	}
 	for _, f := range t.MatchFields {
-		if len(f.Values) != 1 {
+		if len(f.Values) != 1 || (f.Operator != corev1.NodeSelectorOpIn && f.Operator != corev1.NodeSelectorOpNotIn) {
 			return false
 		}
-		got := ""
-		if f.Key == metav1.ObjectNameField {
-			got = node.Name
-		}
-		switch f.Operator {
-		case corev1.NodeSelectorOpIn:
-			if got != f.Values[0] {
-				return false
-			}
-		case corev1.NodeSelectorOpNotIn:
-			if got == f.Values[0] {
-				return false
-			}
-		default:
+		r := fieldReq{key: f.Key, value: f.Values[0], notIn: f.Operator == corev1.NodeSelectorOpNotIn}
+		if !r.holds(node.Name) {
 			return false
 		}
 	}

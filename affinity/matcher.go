@@ -214,15 +214,21 @@ func (t *term) match(node *corev1.Node) bool {
 		return true
 	}
 	for _, f := range t.fields {
-		got := ""
-		if f.key == metav1.ObjectNameField {
-			got = node.Name
-		}
-		if (got == f.value) == f.notIn {
+		if !f.holds(node.Name) {
 			return false
 		}
 	}
 	return true
+}
+
+// holds reports whether the requirement holds for a node named nodeName:
+// only metadata.name is a field of a node; any other key reads as "".
+func (f fieldReq) holds(nodeName string) bool {
+	got := ""
+	if f.key == metav1.ObjectNameField {
+		got = nodeName
+	}
+	return (got == f.value) != f.notIn
 }
 
 func (r *labelReq) match(nodeLabels map[string]string) bool {
