@@ -33,6 +33,17 @@
 // Where upstream panics (a nil revisionHistoryLimit, a revision with nil
 // labels) it uses the API default or creates the map, and says so.
 //
+// Upstream habits an executor may find surprising are kept, not corrected:
+// an orphan pod can be adopted and deleted by the same plan; the current
+// revision is created even when an unowned revision with that name and
+// data exists (the API answers AlreadyExists); a never-scheduled pod bound
+// to a missing node is deleted on every sync, even while it is already
+// being deleted; a surge step over an old pod on a missing node is an
+// error; a new pod that never becomes available (on a NotReady node, say)
+// holds its share of maxUnavailable for as long as it stays so; and a
+// selector that does not match the template makes every plan create pods
+// the next one releases.
+//
 // # Errors
 //
 // Input that cannot describe a cluster gives an error wrapping
