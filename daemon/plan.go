@@ -110,8 +110,12 @@ type RollingStep = rollout.Step
 type Plan struct {
 	// Skip is set when the sync does nothing by design.
 	Skip Skip
-	// Hash is the controller-revision-hash of the current revision; "" when
-	// the sync stops before the revision history (Skip, or an error there).
+	// Hash is the controller-revision-hash of the current revision, read from
+	// its label as upstream does; "" when the sync stops before the revision
+	// history (Skip, or an error there), and also when the current revision is
+	// an existing one without that label (an unowned revision of the same name
+	// and data that the plan takes over): created pods then carry no hash
+	// label, as upstream's do.
 	Hash string
 	// Creates are sorted by node name.
 	Creates []Create
