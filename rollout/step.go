@@ -21,12 +21,13 @@ type Node struct {
 	ShouldRun bool
 	// Pods are the DaemonSet's pods targeting the node, terminal pods that
 	// are being deleted excluded. Pods that are being deleted (but are not
-	// terminal) may be present; the step ignores them.
+	// terminal) may be present; the step ignores them, and nil entries.
 	Pods []*corev1.Pod
-	// States, when non-nil, holds StateOf for each of Pods, judged with the
-	// hash, template generation, minReadySeconds and now the step is given:
-	// a caller that judged the pods already saves the step from judging
-	// them again. When nil, the step judges them itself.
+	// States, when non-nil, holds StateOf for each of Pods (the same
+	// length, index for index), judged with the hash, template generation,
+	// minReadySeconds and now the step is given: a caller that judged the
+	// pods already saves the step from judging them again. When nil, the
+	// step judges them itself.
 	States []PodState
 }
 
@@ -137,11 +138,18 @@ type Step struct {
 //
 // It fails, naming the DaemonSet, when maxSurge or maxUnavailable is invalid
 // and, when surging, when an old pod without a new pod sits on a Missing
-// node (upstream cannot look the node up and gives up the step). ds must not
-// be nil. It modifies nothing; nodes need not be sorted.
+// node (upstream cannot look the node up and gives up the step). It also
+// fails when ds is nil or a node's States and Pods differ in length. It
+// modifies nothing; nodes need not be sorted.
 func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Time) (Step, error) {
 	if ds == nil {
 		return Step{}, fmt.Errorf("rolling update: daemonset is nil")
+	}
+	for i := range nodes {
+		if n := &nodes[i]; n.States != nil && len(n.States) != len(n.Pods) {
+			return Step{}, fmt.Errorf("rolling update of daemonset %s/%s: nodes[%d] (%q): %d states for %d pods",
+				ds.Namespace, ds.Name, i, n.Name, len(n.States), len(n.Pods))
+		}
 	}
 	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
 		return Step{}, nil
@@ -209,12 +217,12 @@ type judged struct {
 	PodState
 }
 
-// split returns the one new and the one old pod of a node, ignoring pods
-// being deleted; ok is false when there are several of either. A missing
+// split returns the one new and the one old pod of a node, ignoring nil
+// pods and pods being deleted; ok is false when there are several of either. A missing
 // pod has a nil pod field.
 func (s stepper) split(n *Node) (newPod, oldPod judged, ok bool) {
 	for i, pod := range n.Pods {
-		if pod.DeletionTimestamp != nil {
+		if pod == nil || pod.DeletionTimestamp != nil {
 			continue
 		}
 		var st PodState

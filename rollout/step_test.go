@@ -78,6 +78,18 @@ func node(name string, shouldRun bool, kinds ...podKind) rollout.Node {
 
 func missing(n rollout.Node) rollout.Node { n.Missing = true; return n }
 
+// withNilPod puts a nil entry before the node's pods.
+func withNilPod(n rollout.Node) rollout.Node {
+	n.Pods = append([]*corev1.Pod{nil}, n.Pods...)
+	return n
+}
+
+// withGivenStates sets the node's States as given.
+func withGivenStates(n rollout.Node, states ...rollout.PodState) rollout.Node {
+	n.States = states
+	return n
+}
+
 // stepSummary is the comparable shape of a Step.
 type stepSummary struct {
 	MaxSurge, MaxUnavailable, Desired int
@@ -144,6 +156,12 @@ func TestRollingUpdate(t *testing.T) {
 			ds:    stepDS(ip(1), nil),
 			nodes: []rollout.Node{node("n1", true, oldDeleting, newAvail)},
 			want:  stepSummary{MaxUnavailable: 1, Desired: 1},
+		},
+		{
+			name:  "nil pods are ignored",
+			ds:    stepDS(ip(1), nil),
+			nodes: []rollout.Node{withNilPod(node("n1", true, oldAvail)), node("n2", true, oldAvail)},
+			want:  stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 2, Deletes: []string{"n1-a/Replace"}},
 		},
 		{
 			name:  "both budgets zero with pods desired default to one unavailable",
@@ -269,6 +287,10 @@ func TestRollingUpdateErrors(t *testing.T) {
 		{name: "invalid maxSurge", ds: stepDS(ip(1), sp("5")), nodes: []rollout.Node{node("n1", true, oldAvail)}},
 		{name: "surge over an old pod on a missing node", ds: stepDS(ip(0), ip(1)),
 			nodes: []rollout.Node{node("n1", true, oldAvail), missing(node("gone", false, oldAvail))}},
+		{name: "fewer states than pods", ds: stepDS(ip(1), nil),
+			nodes: []rollout.Node{withGivenStates(node("n1", true, oldAvail, newAvail), rollout.PodState{})}},
+		{name: "more states than pods", ds: stepDS(ip(1), nil),
+			nodes: []rollout.Node{withGivenStates(node("n1", true), rollout.PodState{})}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
