@@ -312,16 +312,18 @@ func claimedByName(ds *appsv1.DaemonSet, claimed []*appsv1.ControllerRevision) (
 		return cmp.Or(compareRevisionNames(a.rev, b.rev), cmp.Compare(a.index, b.index))
 	})
 	out := make([]*appsv1.ControllerRevision, 0, len(all))
-	for i, e := range all {
-		if i > 0 && all[i-1].rev.Name == e.rev.Name {
-			if all[i-1].rev == e.rev {
-				continue
+	var kept indexed // the last entry put in out
+	for _, e := range all {
+		if kept.rev != nil && kept.rev.Name == e.rev.Name {
+			if kept.rev == e.rev {
+				continue // the same pointer again
 			}
-			later := max(e.index, all[i-1].index)
+			later := max(e.index, kept.index)
 			return nil, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
 				field.Duplicate(field.NewPath("claimed").Index(later).Child("metadata", "name"), e.rev.Name))
 		}
 		out = append(out, e.rev)
+		kept = e
 	}
 	return out, nil
 }

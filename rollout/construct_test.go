@@ -29,6 +29,9 @@ func TestConstructHistory(t *testing.T) {
 	collided.Status.CollisionCount = int32Ptr(3)
 	collidedName := "agent-" + rollout.ComputeHash(&collided.Spec.Template, collided.Status.CollisionCount)
 	sameRev := histRev("agent-v2", 2, cur, "v2")
+	// Two objects with one name, the first given twice; dupA sorts first.
+	dupA, dupB := histRev("agent-v2", 2, cur, "v2"), histRev("agent-v2", 1, old1, "v1")
+	dupA.UID, dupB.UID = "uid-a", "uid-b"
 
 	tests := []struct {
 		name          string
@@ -276,6 +279,12 @@ func TestConstructHistory(t *testing.T) {
 			ds:      ds,
 			claimed: []*appsv1.ControllerRevision{histRev("agent-v2", 2, cur, "v2"), histRev("agent-v1", 1, old1, "v1"), histRev("agent-v2", 1, old1, "v1")},
 			wantErr: &field.Error{Type: field.ErrorTypeDuplicate, Field: "claimed[2].metadata.name", BadValue: "agent-v2"},
+		},
+		{
+			name:    "a duplicate name is reported at the other object, not at a repeat of the first",
+			ds:      ds,
+			claimed: []*appsv1.ControllerRevision{dupA, dupB, dupA},
+			wantErr: &field.Error{Type: field.ErrorTypeDuplicate, Field: "claimed[1].metadata.name", BadValue: "agent-v2"},
 		},
 		{
 			name:    "two namespace revisions with the new name are an error",
