@@ -44,8 +44,11 @@ import (
 // deletes of pods on missing nodes come last, as upstream).
 //
 // Errors. Input that cannot describe a cluster (nil DaemonSet, nil entries,
-// empty names, missing namespace or UID, duplicate node, pod or revision
-// names) returns an error wrapping ErrInvalidInput and a zero Plan. Errors
+// empty names, missing namespace or UID, two nodes with one name, two pods
+// the DaemonSet owns or adopts with one name, two revisions with one
+// namespace and name) returns an error wrapping ErrInvalidInput and a zero
+// Plan. Pods the plan releases or ignores play no part and are not checked
+// for duplicates. Errors
 // upstream's sync itself returns are returned too, with the part of the plan
 // upstream would still have carried out: an invalid selector (zero plan); a
 // revision name collision (a *rollout.CollisionError; the plan carries
@@ -86,7 +89,9 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	owner := selector.OwnerOf(ds)
 
-	revisions := inNamespace(opts.Revisions, ds.Namespace)
+	// Revisions of other namespaces are ignored by the claim and by the
+	// history's name lookup alike.
+	revisions := opts.Revisions
 	revClaims := selector.ClaimRevisions(owner, sel, revisions)
 
 	// The history comes first: the hash it fixes judges the pods. It needs
@@ -127,10 +132,8 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 
 	backoff := newBackoffState(opts.FailedPodBackoff, opts.Now)
 	m := &manager{
-		ds:         ds,
 		hash:       hist.Hash,
 		surge:      rollout.AllowsSurge(ds),
-		minReady:   ds.Spec.MinReadySeconds,
 		backoff:    backoff,
 		backoffKey: BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
 	}
@@ -148,7 +151,7 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 			addStep(m, step)
 		}
 	}
-	if stepErr == nil && len(hist.Old) > historyLimit(ds) {
+	if stepErr == nil && len(hist.Old) > rollout.HistoryLimit(ds) {
 		old := rollout.CleanupHistory(ds, hist.Old, c.livePods())
 		plan.History.Delete = mergeRevisions(plan.History.Delete, callersRevisions(old, revClaims.Claimed))
 	}
@@ -229,26 +232,6 @@ func (c *cluster) rolloutNodes() []rollout.Node {
 	}
 	for _, g := range c.missing {
 		out = append(out, rollout.Node{Name: g.nodeName, Missing: true, Pods: g.pods, States: g.states})
-	}
-	return out
-}
-
-// historyLimit is how many old revisions ds keeps; CleanupHistory has
-// nothing to do at or below it.
-func historyLimit(ds *appsv1.DaemonSet) int {
-	if l := ds.Spec.RevisionHistoryLimit; l != nil {
-		return max(int(*l), 0)
-	}
-	return rollout.DefaultRevisionHistoryLimit
-}
-
-// inNamespace returns the revisions of namespace, in a new slice.
-func inNamespace(revs []*appsv1.ControllerRevision, namespace string) []*appsv1.ControllerRevision {
-	var out []*appsv1.ControllerRevision
-	for _, r := range revs {
-		if r.Namespace == namespace {
-			out = append(out, r)
-		}
 	}
 	return out
 }

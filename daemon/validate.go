@@ -30,8 +30,9 @@ func (e *DuplicateNodeError) Error() string {
 }
 
 // validateInput checks what Compute needs to plan at all. It reports every
-// problem, not only the first. Duplicate node and pod names are found later,
-// when the nodes and pods are sorted anyway (see newCluster).
+// problem, not only the first. Duplicate node names, and duplicate names
+// among the pods the DaemonSet owns or adopts, are found later, when those
+// are sorted anyway (see newCluster).
 func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revisions []*appsv1.ControllerRevision) error {
 	if ds == nil {
 		return fmt.Errorf("%w: %w", ErrInvalidInput, field.Required(field.NewPath("daemonSet"), "a DaemonSet is required"))

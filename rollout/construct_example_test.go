@@ -111,6 +111,17 @@ func ExampleCleanupHistory() {
 	// agent-h3
 }
 
+func ExampleHistoryLimit() {
+	ds := exampleDS("registry.example/agent:v1")
+	fmt.Println(rollout.HistoryLimit(ds)) // unset: the API default
+	limit := int32(3)
+	ds.Spec.RevisionHistoryLimit = &limit
+	fmt.Println(rollout.HistoryLimit(ds))
+	// Output:
+	// 10
+	// 3
+}
+
 func ExampleHistoryPlan_IsZero() {
 	ds := exampleDS("registry.example/agent:v1")
 	cur := exampleRevision(ds, "agent-v1", "v1", 1)

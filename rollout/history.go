@@ -98,6 +98,18 @@ func (e *CollisionError) Error() string {
 		e.DaemonSet, e.Name, e.CollisionCount)
 }
 
+// HistoryLimit is how many old revisions ds keeps: its
+// spec.revisionHistoryLimit, DefaultRevisionHistoryLimit when that is nil
+// (upstream dereferences it and panics; nil is the API default), 0 when it
+// is negative. CleanupHistory deletes nothing while old revisions number at
+// most this. A nil ds gives DefaultRevisionHistoryLimit.
+func HistoryLimit(ds *appsv1.DaemonSet) int {
+	if ds == nil || ds.Spec.RevisionHistoryLimit == nil {
+		return DefaultRevisionHistoryLimit
+	}
+	return max(int(*ds.Spec.RevisionHistoryLimit), 0)
+}
+
 // CleanupHistory returns the old revisions to delete so that at most
 // revisionHistoryLimit (DefaultRevisionHistoryLimit when nil) remain, as
 // upstream's cleanupHistory: old revisions are taken from the lowest
@@ -120,10 +132,7 @@ func CleanupHistory(ds *appsv1.DaemonSet, old []*appsv1.ControllerRevision, live
 	if ds == nil {
 		return nil
 	}
-	limit := DefaultRevisionHistoryLimit
-	if ds.Spec.RevisionHistoryLimit != nil {
-		limit = max(int(*ds.Spec.RevisionHistoryLimit), 0)
-	}
+	limit := HistoryLimit(ds)
 	candidates := make([]*appsv1.ControllerRevision, 0, len(old))
 	for _, r := range old {
 		if r != nil {

@@ -118,6 +118,28 @@ func TestCleanupHistory(t *testing.T) {
 	}
 }
 
+func TestHistoryLimit(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	tests := []struct {
+		name string
+		ds   *appsv1.DaemonSet
+		want int
+	}{
+		{name: "nil DaemonSet", ds: nil, want: rollout.DefaultRevisionHistoryLimit},
+		{name: "unset", ds: limitDS(nil), want: rollout.DefaultRevisionHistoryLimit},
+		{name: "zero", ds: limitDS(i32(0)), want: 0},
+		{name: "one", ds: limitDS(i32(1)), want: 1},
+		{name: "negative counts as zero", ds: limitDS(i32(-3)), want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rollout.HistoryLimit(tt.ds); got != tt.want {
+				t.Errorf("HistoryLimit() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestCleanupHistoryDoesNotModifyInput(t *testing.T) {
 	ds := limitDS(int32Ptr(1))
 	old := oldRevs(4, 2, 3, 1)
