@@ -120,6 +120,30 @@ func TestBurstReplicas(t *testing.T) {
 	}
 }
 
+// TestBurstCapKeepsExcessPodsOldestFirst: a node's excess pods are queued
+// in age order, as upstream queues them, so a burst cap that falls among
+// them keeps the older ones' deletes (it once kept them in name order).
+func TestBurstCapKeepsExcessPodsOldestFirst(t *testing.T) {
+	ds := dt.DaemonSet("fluentd")
+	at := func(d time.Duration) dt.PodOption { return dt.CreatedAt(dt.Epoch.Add(-time.Hour + d)) }
+	pods := []*corev1.Pod{
+		dt.Pod(ds, "a-newest", "n1", at(2*time.Minute)),
+		dt.Pod(ds, "b-middle", "n1", at(time.Minute)),
+		dt.Pod(ds, "c-oldest", "n1", at(0)),
+	}
+	plan, err := daemon.Compute(ds, []*corev1.Node{dt.Node("n1")}, pods, daemon.Options{Now: dt.Epoch, BurstReplicas: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := actions{Deletes: []string{"b-middle/ExcessPod"}}
+	if diff := cmp.Diff(want, actionsOf(plan)); diff != "" {
+		t.Errorf("Compute() actions mismatch (-want +got):\n%s", diff)
+	}
+	if plan.DeferredDeletes != 1 {
+		t.Errorf("DeferredDeletes = %d, want 1", plan.DeferredDeletes)
+	}
+}
+
 func TestRequeueAfterMinReadySeconds(t *testing.T) {
 	ds := dt.DaemonSet("fluentd", dt.WithMinReadySeconds(60))
 	pods := []*corev1.Pod{

@@ -6,8 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // wantCreate and wantDelete are decisions before the burst cap.
@@ -25,10 +23,8 @@ type wantDelete struct {
 // manager runs upstream's create/delete pass (manage and
 // podsShouldBeOnNode) over the cluster, in node name order.
 type manager struct {
-	ds         *appsv1.DaemonSet
 	hash       string
 	surge      bool
-	minReady   int32
 	backoff    *backoffState
 	backoffKey BackoffKey
 
@@ -85,8 +81,7 @@ func (m *manager) node(n *nodeState) {
 func (m *manager) keepOnNode(n *nodeState) {
 	name := n.node.Name
 	// One pass decides failed and succeeded pods and counts the running
-	// ones; a slice of them is only needed when there are several.
-	var keep *corev1.Pod // the oldest running pod
+	// ones; their order is only needed when there are several.
 	running := 0
 	for _, pod := range n.pods {
 		if pod.DeletionTimestamp != nil {
@@ -104,56 +99,52 @@ func (m *manager) keepOnNode(n *nodeState) {
 			m.delete(pod, name, ReasonPodSucceeded)
 		default:
 			running++
-			if keep == nil || compareAge(pod, keep) < 0 {
-				keep = pod
-			}
 		}
 	}
-	if running == 0 {
+	switch {
+	case running == 0:
 		if m.surge && n.shouldRun {
 			// Surging needs at least one live pod on the node.
 			m.create(name, ReasonNodeNeedsPod)
 		}
 		return
-	}
-	if running == 1 {
+	case running == 1:
 		return
 	}
+	// Several running pods, oldest first (indices into n.pods, so that their
+	// judged states stay at hand), as upstream orders them.
+	byAge := make([]int, 0, running)
+	for i, pod := range n.pods {
+		if isRunning(pod) {
+			byAge = append(byAge, i)
+		}
+	}
+	slices.SortFunc(byAge, func(a, b int) int { return compareAge(n.pods[a], n.pods[b]) })
 	if !m.surge {
 		// Without surge, all but the oldest running pod go.
-		for _, pod := range n.pods {
-			if pod != keep && isRunning(pod) {
-				m.delete(pod, name, ReasonExcessPod)
-			}
+		for _, i := range byAge[1:] {
+			m.delete(n.pods[i], name, ReasonExcessPod)
 		}
 		return
-	}
-	pods := make([]*corev1.Pod, 0, running)
-	for _, pod := range n.pods {
-		if isRunning(pod) {
-			pods = append(pods, pod)
-		}
 	}
 	// With surge, a node may run the oldest new pod beside the oldest old
 	// pod; every other pod goes. The old one goes as well once it is not
-	// ready, or once the new one is available.
-	slices.SortFunc(pods, compareAge)
-	var oldestNew, oldestOld *corev1.Pod
-	for _, pod := range pods {
-		isNew := pod.Labels[appsv1.ControllerRevisionHashLabelKey] == m.hash
+	// ready, or once the new one is available. New means carrying the
+	// current hash label, as upstream tells them apart here.
+	oldestNew, oldestOld := -1, -1
+	for _, i := range byAge {
+		isNew := n.pods[i].Labels[appsv1.ControllerRevisionHashLabelKey] == m.hash
 		switch {
-		case isNew && oldestNew == nil:
-			oldestNew = pod
-		case !isNew && oldestOld == nil:
-			oldestOld = pod
+		case isNew && oldestNew < 0:
+			oldestNew = i
+		case !isNew && oldestOld < 0:
+			oldestOld = i
 		default:
-			m.delete(pod, name, ReasonExcessPod)
+			m.delete(n.pods[i], name, ReasonExcessPod)
 		}
 	}
-	if oldestNew != nil && oldestOld != nil {
-		if !rollout.IsPodReady(oldestOld) || rollout.IsPodAvailable(oldestNew, m.minReady, m.backoff.now) {
-			m.delete(oldestOld, name, ReasonSurgeReplaced)
-		}
+	if oldestNew >= 0 && oldestOld >= 0 && (!n.states[oldestOld].Ready || n.states[oldestNew].Available) {
+		m.delete(n.pods[oldestOld], name, ReasonSurgeReplaced)
 	}
 }
 
