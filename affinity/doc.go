@@ -27,9 +27,9 @@
 // Validation accepts exactly what apimachinery's labels.NewRequirement
 // accepts, the validator component-helpers uses. apimachinery checks label
 // syntax with regular expressions, which cost microseconds per requirement;
-// here a scanner accepts the common valid case and anything it rejects goes
-// to labels.NewRequirement for the final word. TestValidatorAgreesWithLabels
-// and FuzzValidRequirement hold the scanner to apimachinery's answers.
+// here a scanner gives the same answer without allocating, and
+// TestValidatorAgreesWithLabels and FuzzValidRequirement hold it to
+// apimachinery's answers.
 //
 // The semantics are component-helpers', quirks included: a term that fails
 // to parse never matches (the controller ignores the parse errors, which Err

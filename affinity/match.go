@@ -2,7 +2,6 @@ package affinity
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/selection"
 )
 
 // MatchNode reports whether node satisfies spec's nodeSelector and required
@@ -41,24 +40,13 @@ func MatchNode(spec *corev1.PodSpec, node *corev1.Node) bool {
 	return false
 }
 
-// rawTermMatches evaluates a term as written, without checking that it
-// parses; its answer only counts for a term that does (see MatchNode).
+// rawTermMatches evaluates a term as written, without checking that its keys
+// and values are valid; its answer only counts for a term that is (see
+// MatchNode).
 func rawTermMatches(t *corev1.NodeSelectorTerm, node *corev1.Node) bool {
 	for _, e := range t.MatchExpressions {
-		op, ok := labelOperator(e.Operator)
-		if !ok {
-			return false
-		}
-		r := labelReq{key: e.Key, op: op, values: e.Values} // read only
-		if op == selection.GreaterThan || op == selection.LessThan {
-			if len(e.Values) != 1 {
-				return false
-			}
-			if r.bound, ok = parseInt64(e.Values[0]); !ok {
-				return false
-			}
-		}
-		if !r.match(node.Labels) {
+		r, ok := parseLabelReq(e)
+		if !ok || !r.match(node.Labels) {
 			return false
 		}
 	}
@@ -66,11 +54,8 @@ func rawTermMatches(t *corev1.NodeSelectorTerm, node *corev1.Node) bool {
 		return true // see term.match
 	}
 	for _, f := range t.MatchFields {
-		if len(f.Values) != 1 || (f.Operator != corev1.NodeSelectorOpIn && f.Operator != corev1.NodeSelectorOpNotIn) {
-			return false
-		}
-		r := fieldReq{key: f.Key, value: f.Values[0], notIn: f.Operator == corev1.NodeSelectorOpNotIn}
-		if !r.holds(node.Name) {
+		r, ok := parseFieldReq(f)
+		if !ok || !r.holds(node.Name) {
 			return false
 		}
 	}
@@ -80,13 +65,13 @@ func rawTermMatches(t *corev1.NodeSelectorTerm, node *corev1.Node) bool {
 // rawTermValid reports whether a term parses, by the rules of compileTerm.
 func rawTermValid(t *corev1.NodeSelectorTerm) bool {
 	for _, e := range t.MatchExpressions {
-		op, ok := labelOperator(e.Operator)
-		if !ok || !validRequirement(e.Key, op, e.Values) {
+		r, ok := parseLabelReq(e)
+		if !ok || !validRequirement(e.Key, r.op, e.Values) {
 			return false
 		}
 	}
 	for _, f := range t.MatchFields {
-		if len(f.Values) != 1 || (f.Operator != corev1.NodeSelectorOpIn && f.Operator != corev1.NodeSelectorOpNotIn) {
+		if _, ok := parseFieldReq(f); !ok {
 			return false
 		}
 	}

@@ -110,48 +110,65 @@ func NewNodeMatcher(spec *corev1.PodSpec) *NodeMatcher {
 }
 
 // compileTerm compiles one non-empty term, reporting false when any of its
-// requirements does not parse.
+// requirements does not parse. The compiled form copies the values it
+// keeps, so the matcher holds no reference into the spec.
 func compileTerm(t *corev1.NodeSelectorTerm) (term, bool) {
 	var c term
 	for _, e := range t.MatchExpressions {
-		op, ok := labelOperator(e.Operator)
-		if !ok {
+		r, ok := parseLabelReq(e)
+		if !ok || !validRequirement(e.Key, r.op, e.Values) {
 			return term{}, false
 		}
-		// Valid means labels.NewRequirement accepts it (see
-		// validRequirement); its result would alias e.Values, so the
-		// compiled form keeps a copy instead.
-		if !validRequirement(e.Key, op, e.Values) {
-			return term{}, false
-		}
-		r := labelReq{key: e.Key, op: op}
-		switch op {
-		case selection.GreaterThan, selection.LessThan:
-			// Valid, so there is one integer value.
-			n, ok := parseInt64(e.Values[0])
-			if !ok {
-				return term{}, false
-			}
-			r.bound = n
-		case selection.In, selection.NotIn:
-			r.values = slices.Clone(e.Values)
-		}
+		r.values = slices.Clone(r.values)
 		c.labels = append(c.labels, r)
 	}
 	for _, f := range t.MatchFields {
-		if len(f.Values) != 1 {
+		r, ok := parseFieldReq(f)
+		if !ok {
 			return term{}, false
 		}
-		switch f.Operator {
-		case corev1.NodeSelectorOpIn:
-			c.fields = append(c.fields, fieldReq{key: f.Key, value: f.Values[0]})
-		case corev1.NodeSelectorOpNotIn:
-			c.fields = append(c.fields, fieldReq{key: f.Key, value: f.Values[0], notIn: true})
-		default:
-			return term{}, false
-		}
+		c.fields = append(c.fields, r)
 	}
 	return c, true
+}
+
+// parseLabelReq reads a matchExpressions requirement into the form Match
+// evaluates, without validating its key and values (validRequirement does)
+// and without copying: values alias e.Values. It reports false for an
+// unknown operator, or a Gt or Lt without exactly one integer value.
+func parseLabelReq(e corev1.NodeSelectorRequirement) (labelReq, bool) {
+	op, ok := labelOperator(e.Operator)
+	if !ok {
+		return labelReq{}, false
+	}
+	r := labelReq{key: e.Key, op: op}
+	switch op {
+	case selection.GreaterThan, selection.LessThan:
+		if len(e.Values) != 1 {
+			return labelReq{}, false
+		}
+		if r.bound, ok = parseInt64(e.Values[0]); !ok {
+			return labelReq{}, false
+		}
+	case selection.In, selection.NotIn:
+		r.values = e.Values
+	}
+	return r, true
+}
+
+// parseFieldReq reads a matchFields requirement, reporting false unless it
+// is In or NotIn with exactly one value, the only form upstream accepts.
+func parseFieldReq(f corev1.NodeSelectorRequirement) (fieldReq, bool) {
+	if len(f.Values) != 1 {
+		return fieldReq{}, false
+	}
+	switch f.Operator {
+	case corev1.NodeSelectorOpIn:
+		return fieldReq{key: f.Key, value: f.Values[0]}, true
+	case corev1.NodeSelectorOpNotIn:
+		return fieldReq{key: f.Key, value: f.Values[0], notIn: true}, true
+	}
+	return fieldReq{}, false
 }
 
 // labelOperator maps a node-selector operator to its label-selector

@@ -77,3 +77,22 @@ func TestNodeMatcherAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchNodeInvalidTermAllocs: a term that matches the node's labels but
+// fails validation (an invalid key) is rejected without allocating; it once
+// went to labels.NewRequirement, which builds an error per call.
+func TestMatchNodeInvalidTermAllocs(t *testing.T) {
+	spec := &corev1.PodSpec{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "Bad_Prefix.com/zone", Operator: corev1.NodeSelectorOpExists}},
+		}}},
+	}}}
+	n := node("node-1")
+	n.Labels = map[string]string{"Bad_Prefix.com/zone": "a"}
+	if affinity.MatchNode(spec, n) {
+		t.Fatalf("MatchNode() = true for a term with an invalid key, want false")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { affinity.MatchNode(spec, n) }); allocs != 0 {
+		t.Errorf("MatchNode allocates %v times per call, want 0", allocs)
+	}
+}
