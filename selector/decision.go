@@ -82,14 +82,14 @@ func claim[T any](owner Owner, sel labels.Selector, objs []*T, meta func(*T) *me
 	if len(objs) == 0 {
 		return nil, nil, nil
 	}
-	verdicts := make([]Decision, len(objs))
+	decisions := make([]Decision, len(objs))
 	var nClaimed, nAdopt, nRelease int
 	for i, obj := range objs {
 		if obj == nil {
 			continue
 		}
 		v := decide(owner, sel, meta(obj), listed)
-		verdicts[i] = v
+		decisions[i] = v
 		switch v {
 		case Own:
 			nClaimed++
@@ -104,7 +104,7 @@ func claim[T any](owner Owner, sel labels.Selector, objs []*T, meta func(*T) *me
 		return nil, nil, nil
 	}
 	keys := make([]sortKey, 0, nClaimed+nRelease)
-	for i, v := range verdicts {
+	for i, v := range decisions {
 		if v != Ignore {
 			m := meta(objs[i])
 			keys = append(keys, sortKey{name: m.Name, uid: m.UID, index: i, decision: v})
@@ -152,10 +152,10 @@ func makeOrNil[T any](n int) []*T {
 //   - another namespace: ignored (never listed);
 //   - a controller reference that listed rejects: ignored (never listed);
 //   - a controller reference with another UID: ignored (another owner);
-//   - the owner's, matched: keep, even while the owner is deleting;
-//   - the owner's, not matched: release, or ignore while the owner is
+//   - the owner's, matched: Own, even while the owner is deleting;
+//   - the owner's, not matched: Release, or Ignore while the owner is
 //     deleting;
-//   - an orphan: adopt when matched, the owner is not deleting and the
+//   - an orphan: Adopt when matched, the owner is not deleting and the
 //     object has no deletionTimestamp; else ignored.
 func decide(owner Owner, sel labels.Selector, m *metav1.ObjectMeta, listed func(*metav1.OwnerReference) bool) Decision {
 	if m.Namespace != owner.Namespace {
