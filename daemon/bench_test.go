@@ -23,30 +23,10 @@ const (
 	surgeRollout fleetState = "surge"   // one old available pod per node, maxSurge 10%
 )
 
-// fleet builds n nodes with ten labels and two taints each (one tolerated
-// by the template) and a DaemonSet with a nodeSelector, a two-term
-// required affinity and three tolerations, with pods as state says, and the
-// ControllerRevisions the controller would have recorded.
+// fleet builds n nodes and the DaemonSet of placementFixture, with pods as
+// state says and the ControllerRevisions the controller would have recorded.
 func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev1.Pod, []*appsv1.ControllerRevision) {
-	opts := []dt.DaemonSetOption{
-		dt.WithNodeSelector("kubernetes.io/os", "linux"),
-		dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule),
-		dt.WithToleration("gpu", corev1.TaintEffectNoSchedule),
-		dt.WithToleration("spot", corev1.TaintEffectNoExecute),
-		func(ds *appsv1.DaemonSet) {
-			ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
-					{MatchExpressions: []corev1.NodeSelectorRequirement{
-						{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "m5.xlarge"}},
-						{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpExists},
-					}},
-					{MatchExpressions: []corev1.NodeSelectorRequirement{
-						{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"general"}},
-					}},
-				}},
-			}}
-		},
-	}
+	opts := placementOptions()
 	switch state {
 	case rolloutStart:
 		opts = append(opts, dt.WithMaxUnavailable("10%"))
@@ -68,19 +48,7 @@ func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev
 	proto := dt.Pod(oldDS, "proto", "proto") // hashing once, not per pod
 	for i := range n {
 		name := fmt.Sprintf("node-%05d", i)
-		nodes[i] = dt.Node(name,
-			dt.WithLabel("kubernetes.io/os", "linux"),
-			dt.WithLabel("kubernetes.io/arch", "amd64"),
-			dt.WithLabel("node.kubernetes.io/instance-type", "m5.large"),
-			dt.WithLabel("topology.kubernetes.io/zone", fmt.Sprintf("zone-%d", i%3)),
-			dt.WithLabel("topology.kubernetes.io/region", "region-1"),
-			dt.WithLabel("pool", "general"),
-			dt.WithLabel("team", fmt.Sprintf("team-%d", i%7)),
-			dt.WithLabel("rack", fmt.Sprintf("rack-%d", i%40)),
-			dt.WithLabel("cpu-count", "8"),
-			dt.WithTaint("dedicated", "infra", corev1.TaintEffectNoSchedule),
-			dt.WithTaint("example.com/maintenance-window", "sunday", corev1.TaintEffectPreferNoSchedule),
-		)
+		nodes[i] = placementNode(name, i)
 		if state == fresh {
 			continue
 		}
