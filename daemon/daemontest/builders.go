@@ -1,6 +1,7 @@
 package daemontest
 
 import (
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -65,11 +66,36 @@ func Unschedulable() NodeOption {
 
 // NotReady marks the node NotReady with the node.kubernetes.io/not-ready
 // NoSchedule and NoExecute taints, as the node lifecycle controller does.
+// The Ready condition is found by type (and added when the node has none);
+// when it changes, its lastTransitionTime becomes the node's creation time.
+// Applied twice, it leaves one pair of taints.
 func NotReady() NodeOption {
-	return func(n *corev1.Node) {
-		n.Status.Conditions[0].Status = corev1.ConditionFalse
-		WithTaint(corev1.TaintNodeNotReady, "", corev1.TaintEffectNoSchedule)(n)
-		WithTaint(corev1.TaintNodeNotReady, "", corev1.TaintEffectNoExecute)(n)
+	return func(n *corev1.Node) { setNodeReady(n, false, n.CreationTimestamp.Time) }
+}
+
+// setNodeReady sets the status of n's Ready condition to ready, appending
+// the condition when n has none, with lastTransitionTime at when the
+// status changes (or the condition is new); and leaves the
+// node.kubernetes.io/not-ready NoSchedule and NoExecute taints on n
+// exactly when ready is false. It modifies n.
+func setNodeReady(n *corev1.Node, ready bool, at time.Time) {
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
+	if i < 0 {
+		n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeReady})
+		i = len(n.Status.Conditions) - 1
+	}
+	if cond := &n.Status.Conditions[i]; cond.Status != status {
+		cond.Status, cond.LastTransitionTime = status, metav1.Time{Time: at}
+	}
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
+	if !ready {
+		n.Spec.Taints = append(n.Spec.Taints,
+			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute})
 	}
 }
 
@@ -168,6 +194,12 @@ func Hash(ds *appsv1.DaemonSet) string {
 	return rollout.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
+// controllerRef returns the controller reference ds puts on the pods and
+// revisions it owns.
+func controllerRef(ds *appsv1.DaemonSet) metav1.OwnerReference {
+	return *metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))
+}
+
 // PodOption changes a pod being built.
 type PodOption func(*corev1.Pod)
 
@@ -176,7 +208,6 @@ type PodOption func(*corev1.Pod)
 // labels and the current hash (see Hash), and controlled by ds; changed by
 // opts in order.
 func Pod(ds *appsv1.DaemonSet, name, node string, opts ...PodOption) *corev1.Pod {
-	yes := true
 	labels := map[string]string{}
 	for k, v := range ds.Spec.Template.Labels {
 		labels[k] = v
@@ -188,10 +219,7 @@ func Pod(ds *appsv1.DaemonSet, name, node string, opts ...PodOption) *corev1.Pod
 			Name: name, Namespace: ds.Namespace, UID: types.UID("pod-" + name),
 			CreationTimestamp: metav1.Time{Time: since},
 			Labels:            labels,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID,
-				Controller: &yes, BlockOwnerDeletion: &yes,
-			}},
+			OwnerReferences:   []metav1.OwnerReference{controllerRef(ds)},
 		},
 		Spec: *ds.Spec.Template.Spec.DeepCopy(),
 		Status: corev1.PodStatus{
@@ -268,15 +296,11 @@ func Revision(ds *appsv1.DaemonSet, number int64) *appsv1.ControllerRevision {
 	for k, v := range ds.Spec.Template.Labels {
 		labels[k] = v
 	}
-	yes := true
 	rev := &appsv1.ControllerRevision{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ds.Name + "-" + hash, Namespace: ds.Namespace, UID: types.UID("rev-" + ds.Name + "-" + hash),
-			Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID,
-				Controller: &yes, BlockOwnerDeletion: &yes,
-			}},
+			Labels:          labels,
+			OwnerReferences: []metav1.OwnerReference{controllerRef(ds)},
 		},
 		Revision: number,
 	}

@@ -181,3 +181,49 @@ func podNamed(c *dt.Cluster, name string) *corev1.Pod {
 	}
 	return nil
 }
+
+// TestNotReady: NotReady set Conditions[0], whatever its type, and
+// panicked on a node without conditions; it now finds or adds the Ready
+// condition, and applied twice keeps one pair of taints.
+func TestNotReady(t *testing.T) {
+	noConditions := func(n *corev1.Node) { n.Status.Conditions = nil }
+	pressureFirst := func(n *corev1.Node) {
+		n.Status.Conditions = append([]corev1.NodeCondition{{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse}}, n.Status.Conditions...)
+	}
+	tests := []struct {
+		name           string
+		opts           []dt.NodeOption
+		wantConditions int
+	}{
+		{name: "a Ready node", opts: []dt.NodeOption{dt.NotReady()}, wantConditions: 1},
+		{name: "a node without conditions", opts: []dt.NodeOption{noConditions, dt.NotReady()}, wantConditions: 1},
+		{name: "Ready is not the first condition", opts: []dt.NodeOption{pressureFirst, dt.NotReady()}, wantConditions: 2},
+		{name: "NotReady twice", opts: []dt.NodeOption{dt.NotReady(), dt.NotReady()}, wantConditions: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := dt.Node("n1", tt.opts...)
+			if len(n.Status.Conditions) != tt.wantConditions {
+				t.Errorf("%d conditions, want %d: %+v", len(n.Status.Conditions), tt.wantConditions, n.Status.Conditions)
+			}
+			for _, c := range n.Status.Conditions {
+				if c.Type != corev1.NodeReady && c.Status != corev1.ConditionFalse {
+					t.Errorf("condition %s changed to %s", c.Type, c.Status)
+				}
+				if c.Type == corev1.NodeReady && (c.Status != corev1.ConditionFalse || !c.LastTransitionTime.Equal(&n.CreationTimestamp)) {
+					t.Errorf("Ready condition = %+v, want False since the node's creation", c)
+				}
+			}
+			want := []corev1.Taint{
+				{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+				{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute},
+			}
+			if diff := cmp.Diff(want, n.Spec.Taints); diff != "" {
+				t.Errorf("taints (-want +got):\n%s", diff)
+			}
+			if run, keep := daemon.NodeShouldRunDaemonPod(n, dt.DaemonSet("fluentd")); run || !keep {
+				t.Errorf("NodeShouldRunDaemonPod() = %v, %v; want false, true", run, keep)
+			}
+		})
+	}
+}

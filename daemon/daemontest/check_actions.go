@@ -166,13 +166,10 @@ func (c *checker) checkClaims(sel labels.Selector) {
 // there, and a well-formed pod.
 func (c *checker) checkCreates() {
 	seen := make(map[string]bool, len(c.plan.Creates))
-	desired := 0
-	for _, nv := range c.nodes {
-		if nv.node != nil && nv.shouldRun {
-			desired++
-		}
-	}
-	surge, surgeErr := rollout.SurgeCount(c.ds, desired)
+	// Not just !AllowsSurge: a negative maxSurge that scales to a nonzero
+	// count sends the rolling step down its surge path (upstream tests
+	// maxSurge == 0), which creates beside old pods.
+	surge, surgeErr := rollout.SurgeCount(c.ds, c.desired)
 	strict := !rollout.AllowsSurge(c.ds) && (surgeErr != nil || surge == 0)
 	for i, cr := range c.plan.Creates {
 		if seen[cr.NodeName] {

@@ -66,7 +66,7 @@ func (c *checker) checkHistory(sel labels.Selector) {
 		}
 	}
 	if cr := h.Create; cr != nil {
-		hash := rollout.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		hash := Hash(ds)
 		ref := metav1.GetControllerOfNoCopy(cr)
 		if cr.Name != ds.Name+"-"+hash || cr.Labels[appsv1.ControllerRevisionHashLabelKey] != hash || ref == nil || ref.UID != ds.UID || cr.Namespace != ds.Namespace {
 			c.add(InvariantHistory, "History.Create %s/%s (hash label %q) is not the DaemonSet's revision %s-%s",

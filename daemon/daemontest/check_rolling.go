@@ -1,11 +1,13 @@
 package daemontest
 
 import (
+	"cmp"
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // Budgets are a DaemonSet's rolling-update budgets scaled against a
@@ -13,29 +15,31 @@ import (
 type Budgets struct {
 	// Desired is the count the budgets are scaled against.
 	Desired int
-	// MaxUnavailable and MaxSurge are rollingUpdate.maxUnavailable and
-	// maxSurge scaled against Desired, percentages rounded up; a nil
-	// rollingUpdate or nil field counts as 0. When both are 0 and Desired
-	// is positive, MaxUnavailable is 1 (upstream's fallback).
+	// MaxUnavailable and MaxSurge are rollout.UnavailableCount and
+	// rollout.SurgeCount of the DaemonSet for Desired: maxUnavailable and
+	// maxSurge scaled against Desired, percentages rounded up; 0 for a
+	// strategy other than RollingUpdate (OnDelete), a nil rollingUpdate or
+	// a nil maxSurge. When both are 0 and Desired is positive,
+	// MaxUnavailable is 1 (upstream's fallback), so OnDelete gives
+	// MaxUnavailable 1: budgets its controller never uses.
 	MaxUnavailable, MaxSurge int
-	// Err is set when a value does not parse; the budgets are then 0.
+	// Err is the first error of rollout.UnavailableCount and
+	// rollout.SurgeCount: an unparsable value, a nil maxUnavailable in a
+	// rollingUpdate, or a nil DaemonSet. Both budgets are then taken as 0
+	// before the fallback, so MaxUnavailable is 1 when Desired is positive;
+	// Compute's rolling step fails on such a DaemonSet instead.
 	Err error
 }
 
-// BudgetsOf returns ds's rolling-update budgets for desired nodes,
-// computed directly with apimachinery's intstr (not with this module's
-// rollout package, so that it can judge it). ds must not be nil.
+// BudgetsOf returns ds's rolling-update budgets for desired nodes, as the
+// rolling step scales them: rollout.UnavailableCount and rollout.SurgeCount
+// with upstream's both-zero fallback (see Budgets). It modifies nothing.
 func BudgetsOf(ds *appsv1.DaemonSet, desired int) Budgets {
 	b := Budgets{Desired: desired}
-	if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil {
-		if ru.MaxUnavailable != nil {
-			b.MaxUnavailable, b.Err = intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, desired, true)
-		}
-		if ru.MaxSurge != nil && b.Err == nil {
-			b.MaxSurge, b.Err = intstr.GetScaledValueFromIntOrPercent(ru.MaxSurge, desired, true)
-		}
-	}
-	if b.Err != nil {
+	var errU, errS error
+	b.MaxUnavailable, errU = rollout.UnavailableCount(ds, desired)
+	b.MaxSurge, errS = rollout.SurgeCount(ds, desired)
+	if b.Err = cmp.Or(errU, errS); b.Err != nil {
 		b.MaxUnavailable, b.MaxSurge = 0, 0
 	}
 	if desired > 0 && b.MaxUnavailable == 0 && b.MaxSurge == 0 {
@@ -95,12 +99,7 @@ func (c *checker) checkRolling() {
 		c.add(InvariantRollingStep, "a rolling step ran for strategy %q", ds.Spec.UpdateStrategy.Type)
 		return
 	}
-	desired := 0
-	for _, nv := range c.nodes {
-		if nv.node != nil && nv.shouldRun {
-			desired++
-		}
-	}
+	desired := c.desired
 	b := BudgetsOf(ds, desired)
 	st := p.Rolling
 	if st.Desired != desired || st.MaxUnavailable != b.MaxUnavailable || st.MaxSurge != b.MaxSurge {

@@ -107,6 +107,16 @@ func checkCases() []checkCase {
 			in.Options.Revisions = []*appsv1.ControllerRevision{taken}
 			return in
 		}, wantErr: someError},
+		// Upstream's rolling step tests maxSurge == 0, so a negative
+		// maxSurge that scales to nonzero takes the surge path and creates
+		// beside old unavailable pods, though rollout.AllowsSurge is false.
+		{name: "a negative maxSurge creates beside old unavailable pods", in: func() dt.Input {
+			in := rollingOut(dt.WithMaxSurge("-50%"), dt.WithMaxUnavailable("0"))
+			for i, p := range in.Pods {
+				in.Pods[i] = dt.Pod(in.DaemonSet, p.Name, p.Spec.NodeName, dt.WithHash("old"), dt.NotReadyPod())
+			}
+			return in
+		}},
 		{name: "an unparsable maxSurge fails the rolling step", in: func() dt.Input { return rollingOut(dt.WithMaxSurge("abc%")) }, wantErr: someError},
 		{name: "a nil DaemonSet is invalid input", in: func() dt.Input { return dt.Input{} }, wantErr: invalidInput},
 		{name: "a nil node is invalid input", in: func() dt.Input {
@@ -202,6 +212,17 @@ func TestBudgetsOf(t *testing.T) {
 		{name: "surge and unavailability together", opts: []dt.DaemonSetOption{dt.WithMaxSurge("50%"), dt.WithMaxUnavailable("2")}, desired: 3, want: dt.Budgets{Desired: 3, MaxSurge: 2, MaxUnavailable: 2}},
 		{name: "OnDelete has no rollingUpdate: the fallback applies", opts: []dt.DaemonSetOption{dt.OnDelete()}, desired: 2, want: dt.Budgets{Desired: 2, MaxUnavailable: 1}},
 		{name: "an unparsable value is an error", opts: []dt.DaemonSetOption{dt.WithMaxSurge("abc%")}, desired: 4, want: dt.Budgets{Desired: 4, MaxUnavailable: 1}, wantErr: true},
+		// Were scaled from rollingUpdate whatever the strategy.
+		{name: "OnDelete ignores a leftover rollingUpdate, as rollout does", opts: []dt.DaemonSetOption{dt.WithMaxSurge("2"), dt.WithMaxUnavailable("3"), func(ds *appsv1.DaemonSet) {
+			ds.Spec.UpdateStrategy.Type = appsv1.OnDeleteDaemonSetStrategyType
+		}}, desired: 4, want: dt.Budgets{Desired: 4, MaxUnavailable: 1}},
+		// Was read as 0 without an error.
+		{name: "a nil maxUnavailable in a rollingUpdate is an error, as rollout says", opts: []dt.DaemonSetOption{func(ds *appsv1.DaemonSet) {
+			ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = nil
+		}}, desired: 4, want: dt.Budgets{Desired: 4, MaxUnavailable: 1}, wantErr: true},
+		{name: "a nil rollingUpdate has no budgets but the fallback", opts: []dt.DaemonSetOption{func(ds *appsv1.DaemonSet) {
+			ds.Spec.UpdateStrategy.RollingUpdate = nil
+		}}, desired: 4, want: dt.Budgets{Desired: 4, MaxUnavailable: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -214,6 +235,10 @@ func TestBudgetsOf(t *testing.T) {
 				t.Errorf("BudgetsOf() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+	// Panicked.
+	if b := dt.BudgetsOf(nil, 2); !errors.Is(b.Err, rollout.ErrNilDaemonSet) || b.MaxUnavailable != 1 || b.MaxSurge != 0 {
+		t.Errorf("BudgetsOf(nil, 2) = %+v, want ErrNilDaemonSet and the fallback", b)
 	}
 }
 

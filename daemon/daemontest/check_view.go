@@ -3,6 +3,7 @@ package daemontest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -92,11 +93,12 @@ type checker struct {
 	nodes map[string]*nodeView
 	// names are the keys of nodes, sorted.
 	names []string
+	// desired is the number of input nodes where a new pod should run.
+	desired int
 }
 
 // nodeView is one node as the checker sees it.
 type nodeView struct {
-	name string
 	// node is nil for a node that pods target but that is not in the input.
 	node                      *corev1.Node
 	shouldRun, shouldContinue bool
@@ -141,7 +143,10 @@ func (c *checker) buildView(sel labels.Selector) {
 			continue // Compute refuses duplicates; keep the first
 		}
 		run, keep := c.elig.ShouldRun(n)
-		c.nodes[n.Name] = &nodeView{name: n.Name, node: n, shouldRun: run, shouldContinue: keep}
+		c.nodes[n.Name] = &nodeView{node: n, shouldRun: run, shouldContinue: keep}
+		if run {
+			c.desired++
+		}
 	}
 	for _, pod := range c.in.Pods {
 		if pod == nil {
@@ -157,16 +162,12 @@ func (c *checker) buildView(sel labels.Selector) {
 		}
 		nv := c.nodes[target]
 		if nv == nil {
-			nv = &nodeView{name: target}
+			nv = &nodeView{}
 			c.nodes[target] = nv
 		}
 		nv.pods = append(nv.pods, pod)
 	}
-	c.names = make([]string, 0, len(c.nodes))
-	for name := range c.nodes {
-		c.names = append(c.names, name)
-	}
-	slices.Sort(c.names)
+	c.names = slices.Sorted(maps.Keys(c.nodes))
 }
 
 // isDaemonPod reports whether pod counts as the DaemonSet's after this

@@ -228,9 +228,10 @@ func (g *generator) chaosStatus(s *chaosState) {
 		return // all zero: a DaemonSet never synced
 	}
 	if g.chance(0.5) {
-		// What Compute itself finds: a settled status (possibly stale in
-		// observedGeneration).
-		if plan, err := daemon.Compute(ds, s.c.Nodes, s.c.Pods, daemon.Options{Now: s.c.Now, Revisions: s.c.Revisions}); err == nil && plan.Skip == daemon.SkipNone {
+		// What Compute itself finds, with the cluster's own options (the
+		// comparison-operators gate decides which nodes count): a settled
+		// status (possibly stale in observedGeneration).
+		if plan, err := s.c.Input().Compute(); err == nil && plan.Skip == daemon.SkipNone {
 			st := plan.Status
 			st.ObservedGeneration = ds.Status.ObservedGeneration
 			ds.Status = st

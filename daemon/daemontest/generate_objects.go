@@ -1,6 +1,7 @@
 package daemontest
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -105,7 +106,7 @@ func (g *generator) chaosPod(s *chaosState, node string) *corev1.Pod {
 	if g.chance(0.1 * odd) {
 		p.DeletionTimestamp = &metav1.Time{Time: now.Add(-pick(r, 0, 10*time.Second))}
 	}
-	missing := node != "" && !contains(s.nodeNames, node)
+	missing := node != "" && !slices.Contains(s.nodeNames, node)
 	if (missing && g.chance(0.5)) || g.chance(0.1*odd) {
 		Unscheduled()(p)
 	}
@@ -128,15 +129,6 @@ func (g *generator) chaosPod(s *chaosState, node string) *corev1.Pod {
 		p.Namespace = "elsewhere"
 	}
 	return p
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // chaosRevisions draws the namespace's ControllerRevisions: none at all, or

@@ -301,3 +301,44 @@ func TestGenerateClusterInput(t *testing.T) {
 		t.Errorf("DeepCopy() of nil is not nil")
 	}
 }
+
+// TestGenerateChaosStatusUsesClusterGate: the stored status that chaotic
+// clusters take from Compute is computed with the cluster's own
+// comparison-operators gate, which decides which nodes count as desired.
+// It once ignored the gate, storing the counts of a cluster without it.
+func TestGenerateChaosStatusUsesClusterGate(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("needs thousands of clusters to meet a few where the gate matters")
+	}
+	counts := func(st appsv1.DaemonSetStatus) appsv1.DaemonSetStatus {
+		st.ObservedGeneration = 0
+		return st
+	}
+	gateMatters := 0
+	for seed := range uint64(3000) {
+		c := dt.GenerateCluster(rand.New(rand.NewPCG(seed, 13)), dt.ClusterConfig{})
+		if c.DaemonSet == nil || !c.EnableTaintTolerationComparisonOperators {
+			continue
+		}
+		withGate, err1 := c.Input().Compute()
+		in := c.Input()
+		in.Options.EnableTaintTolerationComparisonOperators = false
+		withoutGate, err2 := in.Compute()
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		on, off, stored := counts(withGate.Status), counts(withoutGate.Status), counts(c.DaemonSet.Status)
+		if reflect.DeepEqual(on, off) {
+			continue
+		}
+		switch {
+		case reflect.DeepEqual(stored, off):
+			t.Errorf("seed %d: the stored status %+v is Compute's without the cluster's gate (with it: %+v)", seed, stored, on)
+		case reflect.DeepEqual(stored, on):
+			gateMatters++
+		}
+	}
+	if gateMatters == 0 {
+		t.Errorf("no cluster of 3000 stores Compute's status where the gate changes it")
+	}
+}

@@ -1,6 +1,7 @@
 package daemontest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon"
 )
@@ -81,6 +83,9 @@ type ClusterEvent struct {
 	Image    string       // TemplateChange
 }
 
+// String describes the event for StepTrace.Events: its kind followed by the
+// node's name (the Node's for NodeJoin, NodeName otherwise) or, for
+// TemplateChange, the image.
 func (e ClusterEvent) String() string {
 	switch e.Kind {
 	case NodeJoin:
@@ -102,7 +107,11 @@ const (
 	// and the cluster was converged (see Converged).
 	OutcomeConverged Outcome = "Converged"
 	// OutcomeStalled: the last plan was zero and nothing was left to
-	// happen, but the cluster was not converged: a deadlock.
+	// happen, but the cluster was not converged: a deadlock. A run also
+	// ends Stalled, Reason "Compute panicked", at the first sync whose
+	// Compute (or CheckPlan, with SimConfig.Check) panicked, the panic being
+	// in that step's Violations (InvariantNoPanic); and, without any step,
+	// when the cluster cannot be simulated (see Simulate).
 	OutcomeStalled Outcome = "Stalled"
 	// OutcomeStepLimit: MaxSteps syncs ran and the cluster was still
 	// changing: a livelock, or a rollout too slow for the limit.
@@ -219,7 +228,16 @@ func (r SimResult) Duration() time.Duration {
 // changes nothing and nothing is left to happen (Converged or Stalled), or
 // after MaxSteps syncs (StepLimit). It is deterministic for a given c and
 // cfg.
+//
+// A cluster that cannot be simulated (a nil c, a nil DaemonSet, or a nil
+// node, pod or revision entry, which Compute refuses as invalid input) is
+// not run: the result is OutcomeStalled with no steps, Reason naming the
+// problem (the first nil entry), Final a copy of c (nil for a nil c), and
+// Err non-nil. It does not panic on such a cluster.
 func Simulate(c *Cluster, cfg SimConfig) SimResult {
+	if err := simulable(c); err != nil {
+		return SimResult{Outcome: OutcomeStalled, Reason: "cannot simulate: " + err.Error(), Final: c.DeepCopy()}
+	}
 	s := newSim(c, cfg)
 	maxSteps := cfg.MaxSteps
 	if maxSteps <= 0 {
@@ -273,8 +291,8 @@ type sim struct {
 	c     *Cluster
 	start time.Time
 	r     *rand.Rand
-	// timers hold the pending transitions of pods, by pod name.
-	timers map[string]*podTimer
+	// timers hold the pending transitions of pods, by namespace and name.
+	timers map[types.NamespacedName]*podTimer
 	// events are cfg.Events sorted by time; next is the first not applied.
 	events []ClusterEvent
 	next   int
@@ -296,14 +314,14 @@ func newSim(c *Cluster, cfg SimConfig) *sim {
 		c:      c.DeepCopy(),
 		start:  c.Now,
 		r:      rand.New(rand.NewPCG(cfg.Seed, 0x73696d)), // "sim"
-		timers: map[string]*podTimer{},
+		timers: map[types.NamespacedName]*podTimer{},
 		events: slices.Clone(cfg.Events),
 	}
-	slices.SortStableFunc(s.events, func(a, b ClusterEvent) int { return int(a.At - b.At) })
+	slices.SortStableFunc(s.events, func(a, b ClusterEvent) int { return cmp.Compare(a.At, b.At) })
 	// Pods being deleted at the start finish their grace period.
 	for _, p := range s.c.Pods {
 		if p.DeletionTimestamp != nil {
-			s.timers[p.Name] = &podTimer{removing: true, removeAt: p.DeletionTimestamp.Add(cfg.GracePeriod)}
+			s.timers[podName(p)] = &podTimer{removing: true, removeAt: p.DeletionTimestamp.Add(cfg.GracePeriod)}
 		}
 	}
 	return s

@@ -1,7 +1,9 @@
 package daemontest
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 
 // The simulator never modifies an object in place: it replaces it with a
 // changed copy, so that the pointers earlier plans hold stay as they were.
+// The slices of its cluster are its own (a deep copy of the caller's), so
+// it changes them in place.
 
 // apply carries out plan on the cluster, as an executor would, and
 // reports whether the cluster changed (deleting a pod already being
@@ -26,23 +30,25 @@ func (s *sim) apply(plan daemon.Plan) bool {
 	c := s.c
 	ds := c.DaemonSet
 	for _, pod := range plan.Adopt {
-		s.updatePod(pod.Name, func(p *corev1.Pod) {
-			yes := true
-			p.OwnerReferences = append(p.OwnerReferences, metav1.OwnerReference{
-				APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: &yes, BlockOwnerDeletion: &yes,
-			})
+		s.updatePod(podName(pod), func(p *corev1.Pod) {
+			p.OwnerReferences = append(p.OwnerReferences, controllerRef(ds))
 		})
 	}
 	for _, pod := range plan.Release {
-		s.updatePod(pod.Name, func(p *corev1.Pod) { p.OwnerReferences = withoutOwner(p.OwnerReferences, ds.UID) })
+		s.updatePod(podName(pod), func(p *corev1.Pod) { p.OwnerReferences = withoutOwner(p.OwnerReferences, ds.UID) })
 	}
 	for _, pod := range plan.History.Relabel {
-		s.updatePod(pod.Name, func(p *corev1.Pod) { p.Labels[appsv1.ControllerRevisionHashLabelKey] = plan.Hash })
+		s.updatePod(podName(pod), func(p *corev1.Pod) {
+			if p.Labels == nil {
+				p.Labels = map[string]string{}
+			}
+			p.Labels[appsv1.ControllerRevisionHashLabelKey] = plan.Hash
+		})
 	}
 	s.applyHistory(plan)
 
 	for _, d := range plan.Deletes {
-		s.deletePod(d.Pod.Name)
+		s.deletePod(podName(d.Pod))
 	}
 	for _, cr := range plan.Creates {
 		s.createPod(cr)
@@ -75,14 +81,14 @@ func (s *sim) applyHistory(plan daemon.Plan) {
 	}
 	for _, d := range h.Delete {
 		if i := s.revisionIndex(d.Namespace, d.Name); i >= 0 {
-			c.Revisions = slices.Delete(slices.Clone(c.Revisions), i, i+1)
+			c.Revisions = slices.Delete(c.Revisions, i, i+1)
 			s.changes++
 		}
 	}
 	for _, a := range h.Adopt {
 		if i := s.revisionIndex(a.Namespace, a.Name); i >= 0 {
 			rev := c.Revisions[i].DeepCopy()
-			rev.OwnerReferences = append(rev.OwnerReferences, *metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")))
+			rev.OwnerReferences = append(rev.OwnerReferences, controllerRef(ds))
 			c.Revisions[i] = rev
 			s.changes++
 		}
@@ -114,32 +120,45 @@ func (s *sim) revisionIndex(namespace, name string) int {
 	})
 }
 
-func (s *sim) podIndex(name string) int {
-	return slices.IndexFunc(s.c.Pods, func(p *corev1.Pod) bool { return p.Name == name })
+// podName returns the namespace and name that identify p in the cluster
+// (and key its timer): pods of different namespaces may share a name.
+func podName(p *corev1.Pod) types.NamespacedName {
+	return types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+}
+
+// comparePodNames orders pod keys by namespace, then name.
+func comparePodNames(a, b types.NamespacedName) int {
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+}
+
+// podIndex returns the index in the cluster of the pod of that namespace
+// and name, or -1.
+func (s *sim) podIndex(name types.NamespacedName) int {
+	return slices.IndexFunc(s.c.Pods, func(p *corev1.Pod) bool { return p.Namespace == name.Namespace && p.Name == name.Name })
 }
 
 // updatePod replaces the pod named name by a copy changed by f; nothing
 // happens when no such pod exists.
-func (s *sim) updatePod(name string, f func(*corev1.Pod)) {
+func (s *sim) updatePod(name types.NamespacedName, f func(*corev1.Pod)) {
 	if i := s.podIndex(name); i >= 0 {
 		p := s.c.Pods[i].DeepCopy()
 		f(p)
-		s.c.Pods = slices.Clone(s.c.Pods)
 		s.c.Pods[i] = p
 		s.changes++
 	}
 }
 
-func (s *sim) removePod(name string) {
+// removePod removes the pod named name, and its timer.
+func (s *sim) removePod(name types.NamespacedName) {
 	if i := s.podIndex(name); i >= 0 {
-		s.c.Pods = slices.Delete(slices.Clone(s.c.Pods), i, i+1)
+		s.c.Pods = slices.Delete(s.c.Pods, i, i+1)
 		s.changes++
 	}
 	delete(s.timers, name)
 }
 
 // deletePod starts the pod's deletion: it is gone after GracePeriod.
-func (s *sim) deletePod(name string) {
+func (s *sim) deletePod(name types.NamespacedName) {
 	t := s.timers[name]
 	if t == nil {
 		t = &podTimer{}
@@ -168,7 +187,7 @@ func (s *sim) createPod(cr daemon.Create) {
 	for {
 		s.seq++
 		p.Name = fmt.Sprintf("%s%05d", p.GenerateName, s.seq)
-		if s.podIndex(p.Name) < 0 {
+		if s.podIndex(podName(p)) < 0 {
 			break
 		}
 	}
@@ -177,8 +196,8 @@ func (s *sim) createPod(cr daemon.Create) {
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	t := &podTimer{bindAt: now.Add(s.cfg.BindDelay), readyAt: now.Add(max(s.cfg.ReadyDelay, s.cfg.BindDelay))}
 	t.fails = s.cfg.FailFraction > 0 && s.r.Float64() < s.cfg.FailFraction
-	s.timers[p.Name] = t
-	s.c.Pods = append(slices.Clone(s.c.Pods), p)
+	s.timers[podName(p)] = t
+	s.c.Pods = append(s.c.Pods, p)
 	s.changes++
 }
 
@@ -193,13 +212,9 @@ func (s *sim) applyDue() []string {
 		s.applyEvent(e)
 		applied = append(applied, e.String())
 	}
-	// Visit pods in name order: the outcome must not depend on map order.
-	names := make([]string, 0, len(s.timers))
-	for name := range s.timers {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	// Visit pods in namespace and name order: the outcome must not depend
+	// on map order.
+	for _, name := range slices.SortedFunc(maps.Keys(s.timers), comparePodNames) {
 		t := s.timers[name]
 		i := s.podIndex(name)
 		if i < 0 {

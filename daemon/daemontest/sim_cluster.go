@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,7 +25,6 @@ func (s *sim) applyEvent(e ClusterEvent) {
 			return
 		}
 		n := e.Node.DeepCopy()
-		c.Nodes = slices.Clone(c.Nodes)
 		if i := s.nodeIndex(n.Name); i >= 0 {
 			c.Nodes[i] = n
 		} else {
@@ -33,11 +32,12 @@ func (s *sim) applyEvent(e ClusterEvent) {
 		}
 	case NodeLeave:
 		if i := s.nodeIndex(e.NodeName); i >= 0 {
-			c.Nodes = slices.Delete(slices.Clone(c.Nodes), i, i+1)
+			c.Nodes = slices.Delete(c.Nodes, i, i+1)
 		}
+		// removePod shifts c.Pods: iterate over a copy.
 		for _, p := range slices.Clone(c.Pods) {
 			if p.Spec.NodeName == e.NodeName {
-				s.removePod(p.Name)
+				s.removePod(podName(p))
 			}
 		}
 	case NodeNotReady, NodeReady:
@@ -46,8 +46,10 @@ func (s *sim) applyEvent(e ClusterEvent) {
 		if i < 0 {
 			return
 		}
-		c.Nodes = slices.Clone(c.Nodes)
-		c.Nodes[i] = withNodeReady(c.Nodes[i], ready, now)
+		n := c.Nodes[i].DeepCopy()
+		setNodeReady(n, ready, now)
+		c.Nodes[i] = n
+		// updatePod replaces entries of c.Pods: iterate over a copy.
 		for _, p := range slices.Clone(c.Pods) {
 			if p.Spec.NodeName != e.NodeName || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
 				continue
@@ -56,7 +58,7 @@ func (s *sim) applyEvent(e ClusterEvent) {
 			if ready {
 				status = corev1.ConditionTrue
 			}
-			s.updatePod(p.Name, func(p *corev1.Pod) {
+			s.updatePod(podName(p), func(p *corev1.Pod) {
 				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status, LastTransitionTime: metav1.Time{Time: now}}}
 			})
 		}
@@ -68,29 +70,6 @@ func (s *sim) applyEvent(e ClusterEvent) {
 		ds.Generation++
 		c.DaemonSet = ds
 	}
-}
-
-// withNodeReady returns a copy of n with its Ready condition set and the
-// not-ready taints added (ready false) or removed (ready true).
-func withNodeReady(n *corev1.Node, ready bool, now time.Time) *corev1.Node {
-	n = n.DeepCopy()
-	status := corev1.ConditionFalse
-	if ready {
-		status = corev1.ConditionTrue
-	}
-	cond := corev1.NodeCondition{Type: corev1.NodeReady, Status: status, LastTransitionTime: metav1.Time{Time: now}}
-	if i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady }); i >= 0 {
-		n.Status.Conditions[i] = cond
-	} else {
-		n.Status.Conditions = append(n.Status.Conditions, cond)
-	}
-	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
-	if !ready {
-		n.Spec.Taints = append(n.Spec.Taints,
-			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
-			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute})
-	}
-	return n
 }
 
 func (s *sim) nodeIndex(name string) int {
@@ -145,15 +124,14 @@ func (s *sim) measure() (down, surge int, b Budgets) {
 	return down, surge, BudgetsOf(ds, desired)
 }
 
-// daemonPodsByNode groups the DaemonSet's pods (its namespace, its UID in
-// the controller reference) by target node; pods with no target are left
-// out.
+// daemonPodsByNode groups the DaemonSet's pods (its namespace, a
+// controller reference naming it: see ownsPod) by target node; pods with no
+// target are left out. c's DaemonSet and pods must not be nil.
 func daemonPodsByNode(c *Cluster) map[string][]*corev1.Pod {
 	ds := c.DaemonSet
 	out := map[string][]*corev1.Pod{}
 	for _, p := range c.Pods {
-		ref := metav1.GetControllerOfNoCopy(p)
-		if p.Namespace != ds.Namespace || ref == nil || ref.UID != ds.UID {
+		if p.Namespace != ds.Namespace || !ownsPod(ds, p) {
 			continue
 		}
 		if target, err := affinity.GetTargetNodeName(p); err == nil {
@@ -177,11 +155,13 @@ func daemonPodsByNode(c *Cluster) map[string][]*corev1.Pod {
 //     (upstream leaves it there), or any one under OnDelete.
 //
 // The DaemonSet's pods are those of its namespace whose controller
-// reference has its UID; pods with no target node are not judged. A nil c
-// or DaemonSet is an error. It modifies nothing.
+// reference names it by kind, name and UID, as Compute claims pods; pods
+// with no target node are not judged. A nil c, a nil DaemonSet and a nil
+// node or pod entry are errors (the first nil entry is named). It modifies
+// nothing.
 func Converged(c *Cluster, hash string) error {
-	if c == nil || c.DaemonSet == nil {
-		return errors.New("no cluster or no DaemonSet")
+	if err := clusterError(c); err != nil {
+		return err
 	}
 	ds := c.DaemonSet
 	onDelete := ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
@@ -193,7 +173,7 @@ func Converged(c *Cluster, hash string) error {
 	for _, n := range c.Nodes {
 		exists[n.Name] = true
 	}
-	for _, name := range sortedKeys(byNode) {
+	for _, name := range slices.Sorted(maps.Keys(byNode)) {
 		for _, p := range byNode[name] {
 			if p.DeletionTimestamp != nil {
 				return fmt.Errorf("pod %s on node %q is still being deleted", p.Name, name)
@@ -226,11 +206,32 @@ func Converged(c *Cluster, hash string) error {
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// clusterError returns nil when Converged can judge c, and otherwise an
+// error for a nil c, a nil DaemonSet, or the first nil node or pod entry.
+func clusterError(c *Cluster) error {
+	switch {
+	case c == nil:
+		return errors.New("no cluster")
+	case c.DaemonSet == nil:
+		return errors.New("no DaemonSet")
 	}
-	slices.Sort(keys)
-	return keys
+	if i := slices.Index(c.Nodes, nil); i >= 0 {
+		return fmt.Errorf("nodes[%d] is nil", i)
+	}
+	if i := slices.Index(c.Pods, nil); i >= 0 {
+		return fmt.Errorf("pods[%d] is nil", i)
+	}
+	return nil
+}
+
+// simulable returns nil when Simulate can run c: clusterError, and no nil
+// revision entry either (Compute refuses all of them).
+func simulable(c *Cluster) error {
+	if err := clusterError(c); err != nil {
+		return err
+	}
+	if i := slices.Index(c.Revisions, nil); i >= 0 {
+		return fmt.Errorf("revisions[%d] is nil", i)
+	}
+	return nil
 }

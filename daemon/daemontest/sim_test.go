@@ -2,10 +2,13 @@ package daemontest_test
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -226,6 +229,16 @@ func TestConverged(t *testing.T) {
 			c.Pods = append(c.Pods, dt.Pod(dt.DaemonSet("other"), "other", "n1"))
 		}},
 		{name: "a nil DaemonSet", change: func(c *dt.Cluster) { c.DaemonSet = nil }, wantErr: true},
+		// The next two panicked.
+		{name: "a nil node entry", change: func(c *dt.Cluster) { c.Nodes = append(c.Nodes, nil) }, wantErr: true},
+		{name: "a nil pod entry", change: func(c *dt.Cluster) { c.Pods = append(c.Pods, nil) }, wantErr: true},
+		// Was counted on n1 (a second pod) for its UID alone; Compute's
+		// claim, like upstream's pod listing, also compares kind and name.
+		{name: "a pod whose controller reference has the DaemonSet's UID but another kind is not judged", change: func(c *dt.Cluster) {
+			p := dt.Pod(c.DaemonSet, "rs-pod", "n1")
+			p.OwnerReferences[0].Kind = "ReplicaSet"
+			c.Pods = append(c.Pods, p)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,5 +248,175 @@ func TestConverged(t *testing.T) {
 				t.Errorf("Converged() = %v, want error %v", err, tt.wantErr)
 			}
 		})
+	}
+	if err := dt.Converged(nil, hash); err == nil {
+		t.Errorf("Converged(nil) = nil, want an error")
+	}
+}
+
+// TestSimulateInvalidCluster: a cluster Compute refuses is not simulated;
+// Simulate reports it instead of panicking (it panicked on all but the nil
+// revision).
+func TestSimulateInvalidCluster(t *testing.T) {
+	tests := []struct {
+		name       string
+		cluster    func() *dt.Cluster
+		wantReason string
+	}{
+		{name: "a nil cluster", cluster: func() *dt.Cluster { return nil }, wantReason: "no cluster"},
+		{name: "a nil DaemonSet", cluster: func() *dt.Cluster {
+			c := clusterOf(settled())
+			c.DaemonSet = nil
+			return c
+		}, wantReason: "no DaemonSet"},
+		{name: "a nil node entry", cluster: func() *dt.Cluster {
+			c := clusterOf(settled())
+			c.Nodes[1] = nil
+			return c
+		}, wantReason: "nodes[1] is nil"},
+		{name: "a nil pod entry", cluster: func() *dt.Cluster {
+			c := clusterOf(settled())
+			c.Pods = append(c.Pods, nil)
+			return c
+		}, wantReason: "pods[3] is nil"},
+		{name: "a nil revision entry", cluster: func() *dt.Cluster {
+			c := clusterOf(settled())
+			c.Revisions = append(c.Revisions, nil)
+			return c
+		}, wantReason: "revisions[1] is nil"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.cluster()
+			res := dt.Simulate(c, dt.SimConfig{Check: true})
+			if res.Outcome != dt.OutcomeStalled || len(res.Steps) != 0 {
+				t.Errorf("Outcome = %s after %d steps, want %s after none", res.Outcome, len(res.Steps), dt.OutcomeStalled)
+			}
+			if !strings.Contains(res.Reason, tt.wantReason) {
+				t.Errorf("Reason = %q, want it to contain %q", res.Reason, tt.wantReason)
+			}
+			if err := res.Err(); !errors.Is(err, dt.ErrNotConverged) {
+				t.Errorf("Err() = %v, want ErrNotConverged", err)
+			}
+			if diff := cmp.Diff(c, res.Final, allExported); diff != "" {
+				t.Errorf("Final is not a copy of the cluster (-cluster +final):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSimulateSameNameOtherNamespace: the simulator keyed pods (and their
+// timers) by name alone, so an action on the DaemonSet's pod p1 could land
+// on a pod p1 of another namespace. Each case puts the pod of the other
+// namespace where a name-only lookup finds it first.
+func TestSimulateSameNameOtherNamespace(t *testing.T) {
+	tests := []struct {
+		name string
+		// mine is p1 of the DaemonSet's namespace, other p1 of namespace
+		// elsewhere, put first when otherFirst; the cluster is settled()
+		// with a fourth worker n4, which runs a pod of the DaemonSet
+		// unless mine targets it.
+		mine, other func(ds *appsv1.DaemonSet) *corev1.Pod
+		otherFirst  bool
+		cfg         dt.SimConfig
+		// wantMine: "adopted", or "gone"; wantOther: "unchanged" or "gone".
+		wantMine, wantOther string
+	}{
+		{name: "the orphan of the DaemonSet's namespace is adopted",
+			mine: func(ds *appsv1.DaemonSet) *corev1.Pod {
+				return dt.Pod(ds, "p1", "n4", dt.Orphan())
+			},
+			other: func(ds *appsv1.DaemonSet) *corev1.Pod {
+				return dt.Pod(ds, "p1", "n4", dt.Orphan())
+			},
+			otherFirst: true, wantMine: "adopted", wantOther: "unchanged"},
+		{name: "the younger orphan beside a pod is adopted and deleted",
+			mine: func(ds *appsv1.DaemonSet) *corev1.Pod {
+				return dt.Pod(ds, "p1", "n1", dt.Orphan(), dt.CreatedAt(dt.Epoch))
+			},
+			other: func(ds *appsv1.DaemonSet) *corev1.Pod {
+				return dt.Pod(ds, "p1", "n1", dt.Orphan(), dt.CreatedAt(dt.Epoch))
+			},
+			otherFirst: true, cfg: dt.SimConfig{GracePeriod: 10 * time.Second}, wantMine: "gone", wantOther: "unchanged"},
+		{name: "the grace period of a pod of another namespace ends it, not the DaemonSet's",
+			mine: func(ds *appsv1.DaemonSet) *corev1.Pod {
+				return dt.Pod(ds, "p1", "n4", dt.Orphan())
+			},
+			other: func(ds *appsv1.DaemonSet) *corev1.Pod {
+				return dt.Pod(ds, "p1", "n4", dt.Deleting(dt.Epoch))
+			},
+			cfg: dt.SimConfig{GracePeriod: 10 * time.Second}, wantMine: "adopted", wantOther: "gone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := settled()
+			ds := in.DaemonSet
+			in.Nodes = append(in.Nodes, dt.Node("n4"))
+			mine, other := tt.mine(ds), tt.other(ds)
+			if mine.Spec.NodeName != "n4" {
+				in.Pods = append(in.Pods, dt.Pod(ds, "fluentd-n4", "n4"))
+			}
+			other.Namespace, other.UID = "elsewhere", "uid-elsewhere-p1"
+			if tt.otherFirst {
+				in.Pods = append([]*corev1.Pod{other, mine}, in.Pods...)
+			} else {
+				in.Pods = append([]*corev1.Pod{mine, other}, in.Pods...)
+			}
+			otherBefore := other.DeepCopy()
+			tt.cfg.Check = true
+			res := dt.Simulate(clusterOf(in), tt.cfg)
+			if err := res.Err(); err != nil {
+				t.Fatal(err)
+			}
+			find := func(namespace string) *corev1.Pod {
+				for _, p := range res.Final.Pods {
+					if p.Namespace == namespace && p.Name == "p1" {
+						return p
+					}
+				}
+				return nil
+			}
+			switch got := find(ds.Namespace); tt.wantMine {
+			case "adopted":
+				if got == nil || metav1.GetControllerOf(got) == nil || metav1.GetControllerOf(got).UID != ds.UID {
+					t.Errorf("%s/p1 = %v, want it adopted by the DaemonSet", ds.Namespace, got)
+				}
+			case "gone":
+				if got != nil {
+					t.Errorf("%s/p1 is still there, want it deleted", ds.Namespace)
+				}
+			}
+			switch got := find("elsewhere"); tt.wantOther {
+			case "unchanged":
+				if diff := cmp.Diff(otherBefore, got, allExported); diff != "" {
+					t.Errorf("elsewhere/p1 changed (-before +after):\n%s", diff)
+				}
+			case "gone":
+				if got != nil {
+					t.Errorf("elsewhere/p1 is still there, want its grace period to have removed it")
+				}
+			}
+		})
+	}
+}
+
+// TestSimulateEventsFarApart: events were sorted by int(a.At - b.At),
+// which overflows for events some 300 years apart and put the later one
+// first, holding back the earlier.
+func TestSimulateEventsFarApart(t *testing.T) {
+	const year = 365 * 24 * time.Hour
+	cfg := dt.SimConfig{Check: true, Events: []dt.ClusterEvent{
+		{At: 200 * year, Kind: dt.NodeJoin, Node: dt.Node("late")},
+		{At: -100 * year, Kind: dt.NodeJoin, Node: dt.Node("n4")},
+	}}
+	res := dt.Simulate(clusterOf(settled()), cfg)
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Steps[0].Events, []string{"NodeJoin n4"}; !slices.Equal(got, want) {
+		t.Errorf("events of the first step = %q, want %q", got, want)
+	}
+	if got, want := res.Duration(), 200*year; got != want {
+		t.Errorf("Duration() = %v, want %v", got, want)
 	}
 }
