@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Node is what the rolling-update step knows of one node.
@@ -122,7 +123,10 @@ type Step struct {
 
 // RollingUpdate computes one rolling-update step of ds, as upstream's
 // rollingUpdate, from one Node per node that has pods or should run one
-// (missing nodes included). hash is the current revision hash; a pod is new
+// (missing nodes included). Passing every node of the cluster is fine too: a
+// node that should not run the pod (or is Missing) and has no pods, nil
+// entries aside, has nothing to roll and is ignored, as upstream never sees
+// it. hash is the current revision hash; a pod is new
 // when IsPodUpdated(pod, hash, template generation) holds (an unparsable
 // template generation counts as none). Availability is judged at now with
 // ds.Spec.MinReadySeconds.
@@ -139,17 +143,24 @@ type Step struct {
 // It fails, naming the DaemonSet, when maxSurge or maxUnavailable is invalid
 // and, when surging, when an old pod without a new pod sits on a Missing
 // node (upstream cannot look the node up and gives up the step). It also
-// fails when ds is nil or a node's States and Pods differ in length. It
-// modifies nothing; nodes need not be sorted.
+// fails when ds is nil (wrapping ErrNilDaemonSet), when a node's name is
+// empty or repeats an earlier node's (a *field.Error at nodes[i].name, i the
+// later index), or when a node's States and Pods differ in length. Errors
+// read "daemonset "ns/name": rolling update: <cause>", except the budget
+// errors of UnavailableCount and SurgeCount, which are returned as they are.
+// It modifies nothing; nodes need not be sorted.
 func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Time) (Step, error) {
 	if ds == nil {
-		return Step{}, fmt.Errorf("rolling update: daemonset is nil")
+		return Step{}, fmt.Errorf("rolling update: %w", ErrNilDaemonSet)
 	}
 	for i := range nodes {
 		if n := &nodes[i]; n.States != nil && len(n.States) != len(n.Pods) {
-			return Step{}, fmt.Errorf("rolling update of daemonset %s/%s: nodes[%d] (%q): %d states for %d pods",
-				ds.Namespace, ds.Name, i, n.Name, len(n.States), len(n.Pods))
+			return Step{}, stepError(ds, fmt.Errorf("nodes[%d] (%q): %d states for %d pods", i, n.Name, len(n.States), len(n.Pods)))
 		}
+	}
+	order := sortedNodeOrder(nodes)
+	if err := checkNodeNames(nodes, order); err != nil {
+		return Step{}, stepError(ds, err)
 	}
 	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
 		return Step{}, nil
@@ -173,7 +184,7 @@ func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 	}
 	step.MaxSurge, step.MaxUnavailable = maxSurge, maxUnavailable
 
-	order := sortedNodeOrder(nodes)
+	order = slices.DeleteFunc(order, func(i int) bool { return idle(&nodes[i]) })
 	gen, genErr := GetTemplateGeneration(ds)
 	if genErr != nil {
 		gen = nil
@@ -308,8 +319,7 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 			// Nothing to replace; the create pass handles empty nodes.
 		case newPod.pod == nil:
 			if n.Missing {
-				return fmt.Errorf("daemonset %q: rolling update: pod %q targets node %q, which does not exist",
-					s.ds.Namespace+"/"+s.ds.Name, oldPod.pod.Name, n.Name)
+				return stepError(s.ds, fmt.Errorf("pod %q targets node %q, which does not exist", oldPod.pod.Name, n.Name))
 			}
 			switch {
 			case !oldPod.Available && !n.ShouldRun:
@@ -337,4 +347,40 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 	room := min(max(step.MaxSurge-step.NumSurge, 0), len(candidates))
 	step.Creates = append(step.Creates, candidates[:room]...)
 	return nil
+}
+
+// idle reports whether n has nothing to roll: it may not run the pod (or is
+// Missing) and holds no pod. Upstream's step only walks nodes that have pods
+// or should run one, so such a node must not count as unavailable.
+func idle(n *Node) bool {
+	if n.ShouldRun && !n.Missing {
+		return false
+	}
+	for _, pod := range n.Pods {
+		if pod != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// checkNodeNames rejects an empty node name and a name given twice, naming
+// the index of the offending (later) entry. order lists nodes by name.
+func checkNodeNames(nodes []Node, order []int) error {
+	for k, i := range order {
+		name := nodes[i].Name
+		if name == "" {
+			return field.Required(field.NewPath("nodes").Index(i).Child("name"), "")
+		}
+		if k > 0 && nodes[order[k-1]].Name == name {
+			later := max(i, order[k-1])
+			return field.Duplicate(field.NewPath("nodes").Index(later).Child("name"), name)
+		}
+	}
+	return nil
+}
+
+// stepError names ds once in front of an error of the step itself.
+func stepError(ds *appsv1.DaemonSet, err error) error {
+	return fmt.Errorf("daemonset %q: rolling update: %w", keyOfDaemonSet(ds), err)
 }
