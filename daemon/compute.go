@@ -58,6 +58,10 @@ import (
 // (the plan carries adoptions, the history changes made before the step
 // and the status).
 //
+// Every error names the DaemonSet once, then the stage and the cause
+// (`daemonset "ns/name": rolling update: spec.updateStrategy...`), except a
+// nil DaemonSet's; errors.Is and errors.As reach the cause.
+//
 // Compute modifies none of its arguments. Plans share the caller's pods and
 // revisions where documented (Deletes, Adopt, Release, ...); new objects
 // (created pods and revisions, updated revisions) belong to the plan.
@@ -107,7 +111,7 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 			plan.Status.CollisionCount = plan.History.CollisionCount
 			plan.StatusChanged = true
 		}
-		return plan, fmt.Errorf("daemonset %q: revision history: %w", key, err)
+		return plan, nameOnce(key, stageHistory, err)
 	}
 	plan.Hash = hist.Hash
 
@@ -119,11 +123,11 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
 	c, err := newCluster(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge)
 	if err != nil {
-		return Plan{}, fmt.Errorf("daemonset %q: %w: %w", key, ErrInvalidInput, err)
+		return Plan{}, nameOnce(key, stageInput, fmt.Errorf("%w: %w", ErrInvalidInput, err))
 	}
 	if len(hist.Plan.Delete) > 0 {
 		if hist, err = rollout.ConstructHistory(ds, revClaims.Claimed, revisions, c.claimed); err != nil {
-			return Plan{}, fmt.Errorf("daemonset %q: revision history: %w", key, err)
+			return Plan{}, nameOnce(key, stageHistory, err)
 		}
 		plan.History.Relabel = hist.Plan.Relabel
 	}
@@ -188,7 +192,7 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.RequeueAfter = time.Duration(wait)
 
 	if stepErr != nil {
-		return plan, fmt.Errorf("daemonset %q: rolling update: %w", key, stepErr)
+		return plan, nameOnce(key, stageRolling, stepErr)
 	}
 	return plan, nil
 }

@@ -87,5 +87,5 @@ func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Po
 	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("daemonset %q: %w: %w", ds.Namespace+"/"+ds.Name, ErrInvalidInput, errors.Join(errs...))
+	return nameOnce(ds.Namespace+"/"+ds.Name, stageInput, fmt.Errorf("%w: %w", ErrInvalidInput, errors.Join(errs...)))
 }
