@@ -51,7 +51,11 @@
 // selector gives a *selector.Error; a revision name collision a
 // *rollout.CollisionError, with the plan carrying the bumped collision
 // count; invalid maxSurge or maxUnavailable a wrapped *field.Error. Compute
-// never panics on bad input.
+// never panics on bad input. Every error names the DaemonSet once.
+//
+// Compute does not validate the DaemonSet as the API server does; Validate
+// does, with the API server's paths and messages. Call it on DaemonSets
+// built in code or taken from a custom resource.
 //
 // # Cost
 //

@@ -168,3 +168,14 @@ func ExamplePlan_IsZero() {
 	// Output:
 	// converged: true
 }
+
+// Validate answers as the API server would on create, here for a budget
+// above 100% that Compute would take as it is.
+func ExampleValidate() {
+	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("150%"))
+	for _, err := range daemon.Validate(ds) {
+		fmt.Println(err)
+	}
+	// Output:
+	// spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%
+}
