@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -178,4 +179,32 @@ func ExampleValidate() {
 	}
 	// Output:
 	// spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%
+}
+
+// Format prints a plan for people: the placement of each node, the actions
+// with their reasons, the rolling budget, the status and the requeue.
+func ExamplePlan_Format() {
+	ds := dt.DaemonSet("agent")
+	nodes := []*corev1.Node{dt.Node("b"), dt.Node("a", dt.WithTaint("dedicated", "db", corev1.TaintEffectNoSchedule))}
+	plan, err := daemon.Compute(ds, nodes, nil, daemon.Options{Now: dt.Epoch})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := plan.Format(os.Stdout, daemon.FormatOptions{DaemonSet: ds, Nodes: nodes}); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// DaemonSet default/agent, current revision hash d59bb7bb8
+	//
+	// NODE  SHOULD RUN  MAY KEEP POD  WHY NOT
+	// a     false       true          UntoleratedTaint dedicated=db:NoSchedule
+	// b     true        true
+	//
+	// ACTION           NODE  OBJECT             REASON
+	// create           b     agent-<generated>  NodeNeedsPod
+	// create revision        agent-d59bb7bb8    revision 1
+	//
+	// status: desired 1, current 0, ready 0, available 0, updated 0, misscheduled 0, unavailable 1 (write: true)
+	// look again: on the next change
 }

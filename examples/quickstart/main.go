@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -71,42 +70,7 @@ func run(out io.Writer) error {
 		return err
 	}
 
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "DaemonSet %s/%s at %s, current revision hash %s\n\n", ds.Namespace, ds.Name, now.Format(time.RFC3339), plan.Hash)
-
-	fmt.Fprintln(w, "NODE\tSHOULD RUN\tMAY KEEP POD\tWHY NOT")
-	elig := daemon.NewEligibility(ds, false)
-	for _, n := range nodes {
-		v := elig.Explain(n)
-		why := string(v.Reason)
-		if v.Taint.Key != "" {
-			why += " " + v.Taint.ToString()
-		}
-		fmt.Fprintf(w, "%s\t%v\t%v\t%s\n", n.Name, v.ShouldRun, v.ShouldContinueRunning, why)
-	}
-
-	fmt.Fprintln(w, "\nACTION\tNODE\tPOD\tREASON")
-	for _, c := range plan.Creates {
-		fmt.Fprintf(w, "create\t%s\t%s<generated>\t%s\n", c.NodeName, c.Pod.GenerateName, c.Reason)
-	}
-	for _, d := range plan.Deletes {
-		fmt.Fprintf(w, "delete\t%s\t%s\t%s\n", d.NodeName, d.Pod.Name, d.Reason)
-	}
-	if h := plan.History; h.Create != nil {
-		fmt.Fprintf(w, "create revision\t\t%s\trevision %d\n", h.Create.Name, h.Create.Revision)
-	}
-	w.Flush()
-
-	if r := plan.Rolling; r != nil {
-		fmt.Fprintf(out, "\nrolling step: desired %d, maxUnavailable %d, maxSurge %d, unavailable %d, candidates %d\n",
-			r.Desired, r.MaxUnavailable, r.MaxSurge, r.NumUnavailable, r.Candidates)
-	}
-	st := plan.Status
-	fmt.Fprintf(out, "status: desired %d, current %d, ready %d, available %d, updated %d, misscheduled %d, unavailable %d (write: %v)\n",
-		st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberReady, st.NumberAvailable,
-		st.UpdatedNumberScheduled, st.NumberMisscheduled, st.NumberUnavailable, plan.StatusChanged)
-	fmt.Fprintf(out, "look again in: %v\n", plan.RequeueAfter)
-	return nil
+	return plan.Format(out, daemon.FormatOptions{DaemonSet: ds, Nodes: nodes, Now: now})
 }
 
 func daemonSet(image string) *appsv1.DaemonSet {

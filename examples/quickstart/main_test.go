@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,5 +33,31 @@ func TestQuickstartOutput(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), out.String()); diff != "" {
 		t.Errorf("output mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadmeShowsOutput checks that README.md shows the program's output
+// exactly: the first ```text block after "its output".
+func TestReadmeShowsOutput(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(&out); err != nil {
+		t.Fatalf("run() error = %v", err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	_, after, ok := strings.Cut(text, "its output")
+	if !ok {
+		t.Fatal(`README.md has no "its output" paragraph`)
+	}
+	_, block, ok := strings.Cut(after, "```text\n")
+	if !ok {
+		t.Fatal("README.md has no ```text block after its output paragraph")
+	}
+	block, _, _ = strings.Cut(block, "```\n")
+	if diff := cmp.Diff(out.String(), block); diff != "" {
+		t.Errorf("README.md's quickstart output is stale (-program +README):\n%s", diff)
 	}
 }
