@@ -11,6 +11,10 @@
 // (a Ready node, a RollingUpdate DaemonSet with maxUnavailable 1, a running
 // ready pod of the current revision), changed by options such as
 // WithTaint, WithMaxSurge, WithHash or Unscheduled. Epoch is their clock.
+// Tolerations come with the Exists, Equal, Gt and Lt operators
+// (WithToleration, WithTolerationEqual, WithTolerationGt,
+// WithTolerationLt). SteadyCluster builds a settled cluster of N nodes, one
+// current ready pod each, so that a test starts in one line.
 //
 // # Generator
 //
@@ -38,5 +42,6 @@
 // configurable delays, deletions take a grace period, nodes join, leave or
 // turn NotReady and the template changes at given times. It records a
 // StepTrace per sync and stops at convergence (see Converged), at a
-// deadlock, or at a step limit.
+// deadlock, or at a step limit. SimResult.Peak sums a run up: the worst
+// unavailability and surge, and the steps over budget.
 package daemontest

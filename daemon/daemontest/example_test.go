@@ -127,3 +127,48 @@ func ExampleConverged() {
 	// node "n2" runs pod b, which is not available
 	// <nil>
 }
+
+// SteadyCluster starts a test from a settled cluster in one line; Peak
+// sums up a simulated rollout: at most maxUnavailable nodes were down.
+func ExampleSteadyCluster() {
+	c := dt.SteadyCluster(dt.DaemonSet("agent", dt.WithMaxUnavailable("25%")), 100)
+	fmt.Println(len(c.Nodes), "nodes,", len(c.Pods), "pods, first", c.Nodes[0].Name, "last", c.Nodes[99].Name)
+	plan, _ := c.Input().Compute()
+	fmt.Println("zero plan:", plan.IsZero())
+
+	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second,
+		Events: []dt.ClusterEvent{{Kind: dt.TemplateChange, Image: "registry.example/agent:v2"}}})
+	p := res.Peak()
+	fmt.Println(res.Outcome, "in", res.Duration())
+	fmt.Printf("worst: %d down (budget %d), %d surging; over budget: %v\n", p.MaxDown, p.MaxUnavailable, p.MaxSurge, p.Exceeded())
+	// Output:
+	// 100 nodes, 100 pods, first node-00 last node-99
+	// zero plan: true
+	// Converged in 1m0s
+	// worst: 25 down (budget 25), 0 surging; over budget: false
+}
+
+// Gt and Lt tolerations compare integer taint values; they need the
+// TaintTolerationComparisonOperators gate, which SteadyCluster turns on for
+// a template that uses them.
+func ExampleWithTolerationGt() {
+	ds := dt.DaemonSet("agent", dt.WithTolerationGt("example.com/level", "3", corev1.TaintEffectNoSchedule))
+	c := dt.SteadyCluster(ds, 2, dt.WithTaint("example.com/level", "5", corev1.TaintEffectNoSchedule))
+	fmt.Println("gate:", c.EnableTaintTolerationComparisonOperators, "pods:", len(c.Pods))
+	// Output:
+	// gate: true pods: 2
+}
+
+// WithTolerationEqual tolerates one taint value; another value of the same
+// key is not tolerated.
+func ExampleWithTolerationEqual() {
+	ds := dt.DaemonSet("agent", dt.WithTolerationEqual("dedicated", "infra", corev1.TaintEffectNoSchedule))
+	elig := daemon.NewEligibility(ds, false)
+	for _, value := range []string{"infra", "db"} {
+		run, _ := elig.ShouldRun(dt.Node("n", dt.WithTaint("dedicated", value, corev1.TaintEffectNoSchedule)))
+		fmt.Printf("dedicated=%s: %v\n", value, run)
+	}
+	// Output:
+	// dedicated=infra: true
+	// dedicated=db: false
+}
