@@ -39,8 +39,8 @@ func TestSteadyCluster(t *testing.T) {
 			ds:   dt.DaemonSet("a"),
 			n:    11,
 			want: shape{
-				Nodes: []string{"node-00", "node-01", "node-02", "node-03", "node-04", "node-05", "node-06", "node-07", "node-08", "node-09", "node-10"},
-				Pods:  []string{"a-node-00", "a-node-01", "a-node-02", "a-node-03", "a-node-04", "a-node-05", "a-node-06", "a-node-07", "a-node-08", "a-node-09", "a-node-10"},
+				Nodes:   []string{"node-00", "node-01", "node-02", "node-03", "node-04", "node-05", "node-06", "node-07", "node-08", "node-09", "node-10"},
+				Pods:    []string{"a-node-00", "a-node-01", "a-node-02", "a-node-03", "a-node-04", "a-node-05", "a-node-06", "a-node-07", "a-node-08", "a-node-09", "a-node-10"},
 				Desired: 11,
 			},
 		},
