@@ -37,7 +37,12 @@ import (
 //     exactly one value, a valid node name), tolerations (the Lt and Gt
 //     operators are refused, as with the TaintTolerationComparisonOperators
 //     gate off); restartPolicy Always; no activeDeadlineSeconds;
-//  4. minReadySeconds and revisionHistoryLimit not negative;
+//  4. minReadySeconds, revisionHistoryLimit and the deprecated
+//     deprecated.daemonset.template.generation annotation (which the API
+//     server reads as spec.templateGeneration) not negative; an annotation
+//     that is not a base-10 integer is the only error reported, since the
+//     API server then fails to decode the object and validates nothing
+//     (its message is the parse error);
 //  5. updateStrategy: type RollingUpdate or OnDelete; maxUnavailable and
 //     maxSurge each a non-negative integer or a percentage ("0%" to
 //     "100%"); exactly one of them non-zero.
@@ -60,14 +65,31 @@ func Validate(ds *appsv1.DaemonSet) field.ErrorList {
 	if ds == nil {
 		return field.ErrorList{field.Required(field.NewPath("daemonSet"), "a DaemonSet is required")}
 	}
-	meta := apimachineryvalidation.ValidateObjectMeta(&ds.ObjectMeta, true,
+	objectMeta := &ds.ObjectMeta
+	var templateGeneration int64
+	if v, ok := ds.Annotations[appsv1.DeprecatedTemplateGeneration]; ok {
+		gen, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			// The API server fails to decode such an object and validates
+			// nothing; its answer is the parse error alone.
+			path := field.NewPath("metadata", "annotations").Key(appsv1.DeprecatedTemplateGeneration)
+			return field.ErrorList{field.Invalid(path, v, err.Error())}
+		}
+		// Decoding moves the annotation to spec.templateGeneration.
+		templateGeneration = gen
+		objectMeta = objectMeta.DeepCopy()
+		delete(objectMeta.Annotations, appsv1.DeprecatedTemplateGeneration)
+	}
+	meta := apimachineryvalidation.ValidateObjectMeta(objectMeta, true,
 		apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs := sortGroup(meta)
-	return append(errs, validateSpec(&ds.Spec, field.NewPath("spec"))...)
+	return append(errs, validateSpec(&ds.Spec, templateGeneration, field.NewPath("spec"))...)
 }
 
-// validateSpec checks a DaemonSet spec in the API server's order.
-func validateSpec(spec *appsv1.DaemonSetSpec, p *field.Path) field.ErrorList {
+// validateSpec checks a DaemonSet spec in the API server's order;
+// templateGeneration is the value of the deprecated template-generation
+// annotation (0 without it).
+func validateSpec(spec *appsv1.DaemonSetSpec, templateGeneration int64, p *field.Path) field.ErrorList {
 	errs := metavalidation.ValidateLabelSelector(spec.Selector, metavalidation.LabelSelectorValidationOptions{}, p.Child("selector"))
 	if sel, err := metav1.LabelSelectorAsSelector(spec.Selector); err == nil && !sel.Matches(labels.Set(spec.Template.Labels)) {
 		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), spec.Template.Labels,
@@ -91,6 +113,7 @@ func validateSpec(spec *appsv1.DaemonSetSpec, p *field.Path) field.ErrorList {
 			"activeDeadlineSeconds in DaemonSet is not Supported"))
 	}
 	errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(spec.MinReadySeconds), p.Child("minReadySeconds"))...)
+	errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(templateGeneration, p.Child("templateGeneration"))...)
 	errs = append(errs, validateStrategy(&spec.UpdateStrategy, p.Child("updateStrategy"))...)
 	if spec.RevisionHistoryLimit != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(*spec.RevisionHistoryLimit), p.Child("revisionHistoryLimit"))...)

@@ -185,6 +185,29 @@ func validateCases() []validateCase {
 			},
 		},
 		{
+			name: "template generation annotation not a number",
+			ds: dsWith(func(ds *appsv1.DaemonSet) {
+				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "bad"}
+				ds.Spec.MinReadySeconds = -1
+			}),
+			want: []string{`metadata.annotations[deprecated.daemonset.template.generation]: Invalid value: "bad": strconv.ParseInt: parsing "bad": invalid syntax`},
+		},
+		{
+			name: "template generation annotation negative",
+			ds: dsWith(func(ds *appsv1.DaemonSet) {
+				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "-3"}
+				ds.Spec.MinReadySeconds = -1
+			}),
+			want: []string{
+				`spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0`,
+				`spec.templateGeneration: Invalid value: -3: must be greater than or equal to 0`,
+			},
+		},
+		{
+			name: "template generation annotation valid",
+			ds:   dsWith(func(ds *appsv1.DaemonSet) { ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "4"} }),
+		},
+		{
 			name: "matchFields key",
 			ds:   dsWith(nodeAffinity(fieldTerm(corev1.NodeSelectorRequirement{Key: "metadata.uid", Operator: corev1.NodeSelectorOpIn, Values: []string{"u"}}))),
 			want: []string{`spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key: Invalid value: "metadata.uid": not a valid field selector key`},
