@@ -205,7 +205,9 @@ func validateCases() []validateCase {
 		},
 		{
 			name: "template generation annotation valid",
-			ds:   dsWith(func(ds *appsv1.DaemonSet) { ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "4"} }),
+			ds: dsWith(func(ds *appsv1.DaemonSet) {
+				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "4"}
+			}),
 		},
 		{
 			name: "matchFields key",
