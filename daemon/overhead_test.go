@@ -172,9 +172,11 @@ func TestOverheadAutoscalerReports(t *testing.T) {
 			},
 		},
 		{
-			name:         "Mutate applies what a webhook or VPA sets (gardener-extension-networking-calico#767)",
-			pods:         []*corev1.Pod{podOf(corev1.PodSpec{Containers: []corev1.Container{ctr("calico", rl("cpu", "100m"), nil)}})},
-			opts:         daemon.OverheadOptions{Mutate: func(p *corev1.Pod) { p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("700m") }},
+			name: "Mutate applies what a webhook or VPA sets (gardener-extension-networking-calico#767)",
+			pods: []*corev1.Pod{podOf(corev1.PodSpec{Containers: []corev1.Container{ctr("calico", rl("cpu", "100m"), nil)}})},
+			opts: daemon.OverheadOptions{Mutate: func(p *corev1.Pod) {
+				p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("700m")
+			}},
 			wantRequests: rl("cpu", "700m"),
 		},
 		{name: "nil pods are skipped", pods: []*corev1.Pod{nil}},
