@@ -2,7 +2,9 @@ package affinity_test
 
 import (
 	"errors"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -52,7 +54,38 @@ func checkAgainstHelpers(t *testing.T, specData, nodeData []byte) {
 		if once := affinity.MatchNode(spec, n); once != want {
 			t.Fatalf("MatchNode() = %v, component-helpers says %v\nspec: %+v\nnode: %q %v", once, want, spec, n.Name, n.Labels)
 		}
+		if mismatch, ok := m.Explain(n); ok != got || (n != nil && ok != mismatch.IsZero()) {
+			t.Fatalf("Explain() = %+v, %v; Match() = %v", mismatch, ok, got)
+		}
+		if got && n.Name != "" && validLabels(n) && neverMatches(m.Unsatisfiable()) {
+			t.Fatalf("Unsatisfiable() = %v, yet node %q %v matches\nspec: %+v", m.Unsatisfiable(), n.Name, n.Labels, spec)
+		}
 	}
+}
+
+// validLabels reports whether every label of n is one the API server
+// accepts.
+func validLabels(n *corev1.Node) bool {
+	for k, v := range n.Labels {
+		if len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// neverMatches reports whether err, from Unsatisfiable, says that no node
+// at all can match: a whole required affinity or a nodeSelector entry.
+func neverMatches(err error) bool {
+	if err == nil {
+		return false
+	}
+	for _, line := range strings.Split(err.Error(), ", ") {
+		if strings.Contains(line, "nodeSelectorTerms: Invalid") || strings.Contains(line, "spec.nodeSelector[") {
+			return true
+		}
+	}
+	return false
 }
 
 func FuzzNodeMatcher(f *testing.F) {

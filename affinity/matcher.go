@@ -30,22 +30,37 @@ type NodeMatcher struct {
 	hasAffinity bool
 	// terms are the non-empty terms that parsed, in spec order.
 	terms []term
+	// skipped are the terms that never match, empty or unparsable, in spec
+	// order, for Explain.
+	skipped []skippedTerm
 	// err holds the parse errors of the required node affinity.
 	err error
+	// unsatisfiable holds the requirements that can never match.
+	unsatisfiable error
+}
+
+// skippedTerm is a term NewNodeMatcher left out of terms.
+type skippedTerm struct {
+	index   int
+	invalid bool // it did not parse; otherwise it is empty
 }
 
 type labelPair struct{ key, value string }
 
 // term is one compiled node-selector term.
 type term struct {
+	// index is the term's position in nodeSelectorTerms.
+	index  int
 	labels []labelReq
 	fields []fieldReq
 }
 
 // labelReq is one compiled matchExpressions requirement.
 type labelReq struct {
-	key string
-	op  selection.Operator
+	// index is the requirement's position in matchExpressions.
+	index int
+	key   string
+	op    selection.Operator
 	// values are the operand of In and NotIn.
 	values []string
 	// bound is the operand of GreaterThan and LessThan.
@@ -55,6 +70,8 @@ type labelReq struct {
 // fieldReq is one compiled matchFields requirement: the field named key
 // must equal value (In) or differ from it (NotIn).
 type fieldReq struct {
+	// index is the requirement's position in matchFields.
+	index      int
 	key, value string
 	notIn      bool
 }
@@ -81,6 +98,7 @@ func NewNodeMatcher(spec *corev1.PodSpec) *NodeMatcher {
 	}
 	a := spec.Affinity
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		m.unsatisfiable = unsatisfiable(m, nil)
 		return m
 	}
 	required := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
@@ -89,14 +107,18 @@ func NewNodeMatcher(spec *corev1.PodSpec) *NodeMatcher {
 	for i := range required.NodeSelectorTerms {
 		t := &required.NodeSelectorTerms[i]
 		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
+			m.skipped = append(m.skipped, skippedTerm{index: i})
 			continue // an empty term matches nothing
 		}
 		if c, ok := compileTerm(t); ok {
+			c.index = i
 			m.terms = append(m.terms, c)
 		} else {
+			m.skipped = append(m.skipped, skippedTerm{index: i, invalid: true})
 			failed = true
 		}
 	}
+	m.unsatisfiable = unsatisfiable(m, required)
 	// Let component-helpers word the errors, with their exact paths. It
 	// parses the terms a second time, so do it only when there is something
 	// to report; the tests check that compileTerm rejects exactly the terms
@@ -114,19 +136,21 @@ func NewNodeMatcher(spec *corev1.PodSpec) *NodeMatcher {
 // keeps, so the matcher holds no reference into the spec.
 func compileTerm(t *corev1.NodeSelectorTerm) (term, bool) {
 	var c term
-	for _, e := range t.MatchExpressions {
+	for i, e := range t.MatchExpressions {
 		r, ok := parseLabelReq(e)
 		if !ok || !validRequirement(e.Key, r.op, e.Values) {
 			return term{}, false
 		}
 		r.values = slices.Clone(r.values)
+		r.index = i
 		c.labels = append(c.labels, r)
 	}
-	for _, f := range t.MatchFields {
+	for i, f := range t.MatchFields {
 		r, ok := parseFieldReq(f)
 		if !ok {
 			return term{}, false
 		}
+		r.index = i
 		c.fields = append(c.fields, r)
 	}
 	return c, true
@@ -317,7 +341,8 @@ func parseInt64(s string) (int64, bool) {
 // aggregated and flattened (a utilerrors.Aggregate); nil when every term
 // parsed, when there is no required node affinity, and for the zero or nil
 // matcher. Matching ignores these errors (see NewNodeMatcher); callers that
-// want to explain a verdict can show them.
+// want to explain a verdict can show them. Requirements that parse but can
+// never match are reported by Unsatisfiable.
 func (m *NodeMatcher) Err() error {
 	if m == nil {
 		return nil

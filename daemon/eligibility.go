@@ -47,8 +47,23 @@ type Verdict struct {
 	ShouldContinueRunning bool
 	// Reason is why ShouldRun is false; "" when it is true.
 	Reason IneligibleReason
-	// Taint is the first untolerated taint, for the taint reasons.
+	// Taint is the deciding untolerated taint, for the taint reasons: the
+	// first NoExecute one when there is one, else the first NoSchedule one.
 	Taint corev1.Taint
+
+	// The fields below are set by Explain only (ShouldRun does not build
+	// them), each for its reason.
+
+	// NodeName is the template's nodeName, for IneligibleNodeName.
+	NodeName string
+	// Affinity names the nodeSelector key, or every required term's first
+	// failing requirement, for IneligibleNodeAffinity.
+	Affinity affinity.Mismatch
+	// UntoleratedTaints are every NoSchedule and NoExecute taint of the
+	// node the pod does not tolerate, in node order, for the taint reasons
+	// (autoscalers print them all). Whether a pod already on the node may
+	// stay is ShouldContinueRunning: only when none of them is NoExecute.
+	UntoleratedTaints []corev1.Taint
 }
 
 // IneligibleReason says why a node may not run a new daemon pod.
@@ -80,13 +95,49 @@ const (
 // not get a new pod, and a running pod may stay only when every NoExecute
 // taint is tolerated. A nil node fails both. It does not allocate.
 func (e *Eligibility) ShouldRun(node *corev1.Node) (shouldRun, shouldContinueRunning bool) {
-	v := e.Explain(node)
+	v := e.verdict(node)
 	return v.ShouldRun, v.ShouldContinueRunning
 }
 
-// Explain is ShouldRun with the reason of a negative verdict. It does not
-// allocate.
+// Explain is ShouldRun with what failed, named exactly: the template's
+// nodeName, the nodeSelector key or every affinity term's failing
+// requirement (see affinity.NodeMatcher.Explain), or every untolerated
+// NoSchedule and NoExecute taint. It does not allocate on a node that may
+// run the pod, nor for a nodeName or nodeSelector mismatch; it allocates
+// one slice to list failing affinity terms or untolerated taints.
 func (e *Eligibility) Explain(node *corev1.Node) Verdict {
+	v := e.verdict(node)
+	switch v.Reason {
+	case IneligibleNodeName:
+		v.NodeName = e.nodeName
+	case IneligibleNodeAffinity:
+		v.Affinity, _ = e.matcher.Explain(node)
+	case IneligibleTaint, IneligibleNoExecuteTaint:
+		v.UntoleratedTaints = e.untoleratedTaints(node)
+	}
+	return v
+}
+
+// untoleratedTaints lists every NoSchedule and NoExecute taint of node the
+// compiled tolerations do not tolerate, in node order.
+func (e *Eligibility) untoleratedTaints(node *corev1.Node) []corev1.Taint {
+	var out []corev1.Taint
+	taints := node.Spec.Taints
+	for i := range taints {
+		t, found := tolerations.FindUntoleratedTaint(taints[i:i+1], e.tolerations, tolerations.NoSchedule|tolerations.NoExecute, e.comparison)
+		if !found {
+			continue
+		}
+		if out == nil {
+			out = make([]corev1.Taint, 0, len(taints)-i)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// verdict is the placement decision without the details Explain adds.
+func (e *Eligibility) verdict(node *corev1.Node) Verdict {
 	if node == nil || e == nil || e.matcher == nil {
 		return Verdict{Reason: IneligibleNilNode}
 	}

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 )
@@ -83,22 +84,44 @@ func TestEligibilityExplain(t *testing.T) {
 		{name: "a node that fits", ds: ds, node: fits, want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
 		{name: "a nil node", ds: ds, node: nil, want: daemon.Verdict{Reason: daemon.IneligibleNilNode}},
 		{name: "a nil DaemonSet admits no node", ds: nil, node: fits, want: daemon.Verdict{Reason: daemon.IneligibleNilNode}},
-		{name: "the template names another node", ds: named, node: fits, want: daemon.Verdict{Reason: daemon.IneligibleNodeName}},
-		{name: "the nodeSelector does not match", ds: ds, node: dt.Node("plain"), want: daemon.Verdict{Reason: daemon.IneligibleNodeAffinity}},
+		{name: "the template names another node", ds: named, node: fits, want: daemon.Verdict{Reason: daemon.IneligibleNodeName, NodeName: "elsewhere"}},
+		{
+			name: "the nodeSelector does not match", ds: ds, node: dt.Node("plain"),
+			want: daemon.Verdict{Reason: daemon.IneligibleNodeAffinity, Affinity: affinity.Mismatch{NodeSelector: true, NodeSelectorKey: "kubernetes.io/os"}},
+		},
+		{
+			name: "no affinity term matches: each term's failing requirement is named",
+			ds:   ds, node: dt.Node("linux", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("node.kubernetes.io/instance-type", "c5.large")),
+			want: daemon.Verdict{Reason: daemon.IneligibleNodeAffinity, Affinity: affinity.Mismatch{Terms: []affinity.TermMismatch{
+				{Term: 0, Reason: affinity.TermUnmatched, Requirement: 0, Key: "node.kubernetes.io/instance-type"},
+				{Term: 1, Reason: affinity.TermUnmatched, Requirement: 0, Key: "pool"},
+			}}},
+		},
+		{
+			name: "every untolerated taint is listed, with its value",
+			ds:   ds, node: withTaint(withTaint(withValuedTaint(fits, "team", "ml", corev1.TaintEffectNoSchedule), "soft", corev1.TaintEffectPreferNoSchedule), "evict", corev1.TaintEffectNoExecute),
+			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}, UntoleratedTaints: []corev1.Taint{
+				{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule},
+				{Key: "evict", Effect: corev1.TaintEffectNoExecute},
+			}},
+		},
 		{
 			name: "an untolerated NoSchedule taint keeps running pods",
 			ds:   ds, node: withTaint(fits, "quarantine", corev1.TaintEffectNoSchedule),
-			want: daemon.Verdict{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule}},
+			want: daemon.Verdict{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule},
+				UntoleratedTaints: []corev1.Taint{{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule}}},
 		},
 		{
 			name: "an untolerated NoExecute taint evicts",
 			ds:   ds, node: withTaint(fits, "evict", corev1.TaintEffectNoExecute),
-			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}},
+			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
+				UntoleratedTaints: []corev1.Taint{{Key: "evict", Effect: corev1.TaintEffectNoExecute}}},
 		},
 		{
 			name: "a NoExecute taint after an untolerated NoSchedule one still evicts",
 			ds:   ds, node: withTaint(withTaint(fits, "quarantine", corev1.TaintEffectNoSchedule), "evict", corev1.TaintEffectNoExecute),
-			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}},
+			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
+				UntoleratedTaints: []corev1.Taint{{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule}, {Key: "evict", Effect: corev1.TaintEffectNoExecute}}},
 		},
 		{name: "a tolerated NoExecute taint", ds: ds, node: withTaint(fits, "spot", corev1.TaintEffectNoExecute), want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
 		{name: "PreferNoSchedule taints do not count", ds: ds, node: withTaint(fits, "soft", corev1.TaintEffectPreferNoSchedule), want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
@@ -107,7 +130,8 @@ func TestEligibilityExplain(t *testing.T) {
 		{
 			name: "a Gt toleration does not match with the gate off",
 			ds:   gt, node: gpuNode,
-			want: daemon.Verdict{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule}},
+			want: daemon.Verdict{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule},
+				UntoleratedTaints: []corev1.Taint{{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule}}},
 		},
 		{name: "a Gt toleration matches with the gate on", ds: gt, node: gpuNode, comparison: true, want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
 	}
@@ -131,6 +155,12 @@ func TestEligibilityExplain(t *testing.T) {
 	}
 }
 
+func withValuedTaint(n *corev1.Node, key, value string, effect corev1.TaintEffect) *corev1.Node {
+	c := n.DeepCopy()
+	c.Spec.Taints = append(c.Spec.Taints, corev1.Taint{Key: key, Value: value, Effect: effect})
+	return c
+}
+
 func withTaint(n *corev1.Node, key string, effect corev1.TaintEffect) *corev1.Node {
 	c := n.DeepCopy()
 	c.Spec.Taints = append(c.Spec.Taints, corev1.Taint{Key: key, Effect: effect})
@@ -150,8 +180,13 @@ func TestEligibilityDoesNotAllocate(t *testing.T) {
 		if allocs := testing.AllocsPerRun(100, func() { e.ShouldRun(n) }); allocs != 0 {
 			t.Errorf("ShouldRun(%s) allocates %v times, want 0", n.Name, allocs)
 		}
-		if allocs := testing.AllocsPerRun(100, func() { e.Explain(n) }); allocs != 0 {
-			t.Errorf("Explain(%s) allocates %v times, want 0", n.Name, allocs)
+		// Explain allocates only the list of untolerated taints.
+		budget := 0.0
+		if n == tainted {
+			budget = 1
+		}
+		if allocs := testing.AllocsPerRun(100, func() { e.Explain(n) }); allocs > budget {
+			t.Errorf("Explain(%s) allocates %v times, want at most %v", n.Name, allocs, budget)
 		}
 		if allocs := testing.AllocsPerRun(100, func() { daemon.NodeShouldRunDaemonPod(n, ds) }); allocs != 0 {
 			t.Errorf("NodeShouldRunDaemonPod(%s) allocates %v times, want 0", n.Name, allocs)

@@ -1,0 +1,94 @@
+package daemon_test
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+)
+
+// ExampleFootprint_Remaining is an autoscaler's question "how much room is
+// left on this node type once its DaemonSet pods run?": the pods a node of
+// the type would get, what they take (a LimitRange fills in the agent that
+// sets no resources), and what is left of the type's allocatable.
+func ExampleFootprint_Remaining() {
+	withResources := func(requests, limits corev1.ResourceList) dt.DaemonSetOption {
+		return func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: requests, Limits: limits}
+		}
+	}
+	daemonSets := []*appsv1.DaemonSet{
+		dt.DaemonSet("kube-proxy", withResources(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}, nil)),
+		dt.DaemonSet("node-exporter", withResources(nil, corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("180Mi")})),
+		dt.DaemonSet("log-agent"), // no resources: the namespace's LimitRange decides
+	}
+	limitRange := &corev1.LimitRange{
+		ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: "default"},
+		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+			Type:           corev1.LimitTypeContainer,
+			DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+		}}},
+	}
+	nodeType := dt.Node("m5.large-template", dt.WithLabel("node.kubernetes.io/instance-type", "m5.large"))
+	allocatable := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("1930m"),
+		corev1.ResourceMemory: resource.MustParse("7174Mi"),
+		corev1.ResourcePods:   resource.MustParse("29"),
+	}
+
+	pods, err := daemon.PodsForNode(nodeType, daemonSets, daemon.WhatIfOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f := daemon.OverheadWithOptions(pods, daemon.OverheadOptions{LimitRanges: []*corev1.LimitRange{limitRange}})
+	left := f.Remaining(allocatable)
+	fmt.Printf("daemon pods: %d\n", f.Pods)
+	fmt.Printf("requested:   cpu=%s memory=%s\n", f.Requests.Cpu(), f.Requests.Memory())
+	fmt.Printf("left:        cpu=%s memory=%s pods=%s\n", left.Cpu(), left.Memory(), left.Pods())
+	// Output:
+	// daemon pods: 3
+	// requested:   cpu=200m memory=308Mi
+	// left:        cpu=1730m memory=6866Mi pods=26
+}
+
+// ExampleOverhead shows the requests of a pod whose init container is
+// larger than its main container, and its host port.
+func ExampleOverhead() {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "cni-x1"},
+		Spec: corev1.PodSpec{
+			HostNetwork: true,
+			InitContainers: []corev1.Container{{Name: "install", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}}}},
+			Containers: []corev1.Container{{Name: "agent", Ports: []corev1.ContainerPort{{ContainerPort: 9099}},
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}}}},
+		},
+	}
+	f := daemon.Overhead([]*corev1.Pod{pod})
+	fmt.Println("cpu:", f.Requests.Cpu())
+	for _, p := range f.HostPorts {
+		fmt.Printf("port: %s %s:%d (%s, container %s)\n", p.Protocol, p.HostIP, p.Port, p.Pod, p.Container)
+	}
+	// Output:
+	// cpu: 500m
+	// port: TCP 0.0.0.0:9099 (kube-system/cni-x1, container agent)
+}
+
+// ExampleDaemonSetOverhead sizes one DaemonSet directly.
+func ExampleDaemonSetOverhead() {
+	ds := dt.DaemonSet("gpu-exporter", func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Containers[0].Resources.Limits = corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("32Mi"),
+		}
+	})
+	f := daemon.DaemonSetOverhead(ds, daemon.OverheadOptions{})
+	fmt.Printf("pods=%d cpu=%s memory=%s\n", f.Pods, f.Requests.Cpu(), f.Requests.Memory())
+	// Output:
+	// pods=1 cpu=50m memory=32Mi
+}

@@ -1,0 +1,196 @@
+package daemon_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+)
+
+// emptyNodeCreates returns the pods Compute creates for ds when node is
+// the only node and has no pods, and Compute's error.
+func emptyNodeCreates(ds *appsv1.DaemonSet, node *corev1.Node, revs []*appsv1.ControllerRevision, gate bool) ([]*corev1.Pod, error) {
+	plan, err := daemon.Compute(ds, []*corev1.Node{node}, nil, daemon.Options{Revisions: revs, EnableTaintTolerationComparisonOperators: gate})
+	var pods []*corev1.Pod
+	for _, c := range plan.Creates {
+		pods = append(pods, c.Pod)
+	}
+	return pods, err
+}
+
+// checkPodsForNodeAgrees holds PodsForNode for ds on node to Compute's
+// creates on that node alone: pod for pod when PodsForNode succeeds, and an
+// error only where Compute errs too. It reports whether a pod was compared.
+func checkPodsForNodeAgrees(t *testing.T, name string, ds *appsv1.DaemonSet, node *corev1.Node, revs []*appsv1.ControllerRevision, gate bool) bool {
+	t.Helper()
+	if node == nil || node.Name == "" || ds == nil {
+		return false
+	}
+	want, wantErr := emptyNodeCreates(ds, node, revs, gate)
+	got, err := daemon.PodsForNode(node, []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{Revisions: revs, EnableTaintTolerationComparisonOperators: gate})
+	if err != nil {
+		if wantErr == nil {
+			t.Errorf("%s: PodsForNode(%s) error = %v; Compute succeeded", name, node.Name, err)
+		}
+		return false
+	}
+	if wantErr != nil && !errors.Is(wantErr, daemon.ErrInvalidInput) && len(want) == 0 && len(got) > 0 {
+		t.Errorf("%s: PodsForNode(%s) gave a pod; Compute failed with %v", name, node.Name, wantErr)
+		return false
+	}
+	if wantErr != nil {
+		return false
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: PodsForNode(%s) differs from Compute's creates (-Compute +PodsForNode):\n%s", name, node.Name, diff)
+	}
+	return len(want) > 0
+}
+
+// TestPodsForNodeEqualsComputeConformance is the differential test over the
+// conformance corpus: for every scenario's DaemonSet and revisions and every
+// one of its first nodes, stripped of pods.
+func TestPodsForNodeEqualsComputeConformance(t *testing.T) {
+	compared := 0
+	for _, s := range loadConformanceScenarios(t) {
+		for i, n := range s.Nodes {
+			if i >= 8 {
+				break // the first nodes cover the cases; all of them cost seconds
+			}
+			if checkPodsForNodeAgrees(t, s.Name, s.DaemonSet, n, s.Revisions, false) {
+				compared++
+			}
+		}
+	}
+	if compared < 100 {
+		t.Errorf("only %d pods compared; the corpus should give hundreds", compared)
+	}
+	t.Logf("PodsForNode == Compute on %d (scenario, node) pairs with a pod", compared)
+}
+
+// TestPodsForNodeEqualsComputeGenerated is the same over generated chaotic
+// and healthy clusters.
+func TestPodsForNodeEqualsComputeGenerated(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 13))
+	compared := 0
+	for i := range 300 {
+		c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%3 == 0, Rollout: i%6 == 0})
+		for _, n := range c.Nodes {
+			if checkPodsForNodeAgrees(t, "generated", c.DaemonSet, n, c.Revisions, c.EnableTaintTolerationComparisonOperators) {
+				compared++
+			}
+		}
+	}
+	if compared < 300 {
+		t.Errorf("only %d pods compared", compared)
+	}
+	t.Logf("PodsForNode == Compute on %d generated (cluster, node) pairs with a pod", compared)
+}
+
+func TestPodsForNode(t *testing.T) {
+	startup := dt.WithTaint("node.cilium.io/agent-not-ready", "true", corev1.TaintEffectNoSchedule)
+	plain := dt.DaemonSet("plain")
+	other := dt.DaemonSet("aaa", func(ds *appsv1.DaemonSet) { ds.Namespace = "monitoring" })
+	gpuOnly := dt.DaemonSet("gpu", dt.WithNodeSelector("gpu", "true"))
+	selectsAll := dt.DaemonSet("all", func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{} })
+	deleting := dt.DaemonSet("gone", func(ds *appsv1.DaemonSet) { ds.DeletionTimestamp = &metav1.Time{Time: dt.Epoch} })
+	noNamespace := dt.DaemonSet("nons", func(ds *appsv1.DaemonSet) { ds.Namespace = "" })
+
+	tests := []struct {
+		name     string
+		node     *corev1.Node
+		ds       []*appsv1.DaemonSet
+		opts     daemon.WhatIfOptions
+		wantPods []string // namespace/DaemonSet of each pod
+		wantErr  bool
+	}{
+		{name: "no DaemonSets give no pods", node: dt.Node("n")},
+		{name: "sorted by namespace then DaemonSet name", node: dt.Node("n"), ds: []*appsv1.DaemonSet{plain, other}, wantPods: []string{"default/plain", "monitoring/aaa"}},
+		{name: "a nodeSelector that does not match gives no pod", node: dt.Node("n"), ds: []*appsv1.DaemonSet{gpuOnly, plain}, wantPods: []string{"default/plain"}},
+		{name: "skipped DaemonSets give no pod", node: dt.Node("n"), ds: []*appsv1.DaemonSet{selectsAll, deleting}},
+		{name: "a startup taint keeps every pod off", node: dt.Node("n", startup), ds: []*appsv1.DaemonSet{plain}},
+		{
+			name: "a startup taint ignored by key", node: dt.Node("n", startup), ds: []*appsv1.DaemonSet{plain},
+			opts:     daemon.WhatIfOptions{IgnoreTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready"}}},
+			wantPods: []string{"default/plain"},
+		},
+		{
+			name: "an ignored taint with another effect still counts", node: dt.Node("n", startup), ds: []*appsv1.DaemonSet{plain},
+			opts: daemon.WhatIfOptions{IgnoreTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready", Effect: corev1.TaintEffectNoExecute}}},
+		},
+		{
+			name: "a startup taint ignored by predicate", node: dt.Node("n", startup), ds: []*appsv1.DaemonSet{plain},
+			opts:     daemon.WhatIfOptions{IgnoreTaint: func(t corev1.Taint) bool { return t.Value == "true" }},
+			wantPods: []string{"default/plain"},
+		},
+		{name: "a nil node is an error", ds: []*appsv1.DaemonSet{plain}, wantErr: true},
+		{name: "a node without a name is an error", node: &corev1.Node{}, ds: []*appsv1.DaemonSet{plain}, wantErr: true},
+		{name: "a bad DaemonSet is an error, the others still give pods", node: dt.Node("n"), ds: []*appsv1.DaemonSet{nil, noNamespace, plain}, wantPods: []string{"default/plain"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var nodeBefore *corev1.Node
+			if tt.node != nil {
+				nodeBefore = tt.node.DeepCopy()
+			}
+			pods, err := daemon.PodsForNode(tt.node, tt.ds, tt.opts)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("PodsForNode() error = %v, want error %v", err, tt.wantErr)
+			}
+			var got []string
+			for _, p := range pods {
+				got = append(got, p.Namespace+"/"+p.OwnerReferences[0].Name)
+			}
+			if diff := cmp.Diff(tt.wantPods, got); diff != "" {
+				t.Errorf("PodsForNode() pods (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(nodeBefore, tt.node); diff != "" {
+				t.Errorf("PodsForNode() modified the node (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPodsForNodeKeepTemplateAffinity(t *testing.T) {
+	ds := dt.DaemonSet("agent", placementOptions()...)
+	node := placementNode("node-1", 1)
+	bound, err := daemon.PodsForNode(node, []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{})
+	if err != nil || len(bound) != 1 {
+		t.Fatalf("PodsForNode() = %d pods, %v; want 1 pod", len(bound), err)
+	}
+	kept, err := daemon.PodsForNode(node, []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{KeepTemplateAffinity: true})
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("PodsForNode(KeepTemplateAffinity) = %d pods, %v; want 1 pod", len(kept), err)
+	}
+	if diff := cmp.Diff(ds.Spec.Template.Spec.Affinity, kept[0].Spec.Affinity); diff != "" {
+		t.Errorf("KeepTemplateAffinity: affinity (-template +pod):\n%s", diff)
+	}
+	terms := bound[0].Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	want := []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-1"}}}}}
+	if diff := cmp.Diff(want, terms); diff != "" {
+		t.Errorf("default: the affinity is not the node-name rewrite (-want +got):\n%s", diff)
+	}
+	kept[0].Spec.Affinity.NodeAffinity = nil
+	if ds.Spec.Template.Spec.Affinity.NodeAffinity == nil {
+		t.Errorf("the kept affinity shares memory with the DaemonSet")
+	}
+}
+
+func TestPodsForNodeDoesNotModifyInput(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: true})
+	before := c.DeepCopy()
+	for _, n := range c.Nodes {
+		_, _ = daemon.PodsForNode(n, []*appsv1.DaemonSet{c.DaemonSet}, daemon.WhatIfOptions{Revisions: c.Revisions, IgnoreTaints: []corev1.Taint{{Key: "node-role.kubernetes.io/control-plane"}}})
+	}
+	if diff := cmp.Diff(before.Input(), c.Input()); diff != "" {
+		t.Errorf("PodsForNode() modified its input (-before +after):\n%s", diff)
+	}
+}
