@@ -12,6 +12,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/affinity"
 )
 
 // FormatOptions say what Plan.Format prints besides the plan itself. The
@@ -34,7 +36,10 @@ type FormatOptions struct {
 
 // Format writes p for people, as the quickstart prints it: a header naming
 // the DaemonSet, the time and the current revision hash; the placement
-// table (when opts has the DaemonSet and the nodes); the actions with their
+// table (when opts has the DaemonSet and the nodes), which names what
+// failed on each node (see Eligibility.Explain: the nodeName, the
+// nodeSelector key or each failing affinity term, every untolerated
+// taint); the actions with their
 // reasons (pod deletes and creates, adoptions and releases, revision
 // changes, "nothing to do" when none); the pods and actions the burst cap
 // deferred; the rolling-update budget; the status and whether it must be
@@ -126,8 +131,8 @@ func (f *formatter) nodes(opts FormatOptions) {
 	for _, n := range nodes {
 		v := elig.Explain(n)
 		why := string(v.Reason)
-		if v.Taint.Key != "" || v.Taint.Effect != "" {
-			why += " " + v.Taint.ToString()
+		if detail := whyNot(v); detail != "" {
+			why += " " + detail
 		}
 		rows = append(rows, n.Name+"\t"+strconv.FormatBool(v.ShouldRun)+"\t"+strconv.FormatBool(v.ShouldContinueRunning)+"\t"+why)
 	}
@@ -249,4 +254,48 @@ func revisionNumber(r *appsv1.ControllerRevision) string {
 		return ""
 	}
 	return "revision " + strconv.FormatInt(r.Revision, 10)
+}
+
+// whyNot names what failed in v: the template's nodeName, the nodeSelector
+// key or each failing affinity term, or every untolerated taint.
+func whyNot(v Verdict) string {
+	switch v.Reason {
+	case IneligibleNodeName:
+		return "nodeName " + strconv.Quote(v.NodeName)
+	case IneligibleNodeAffinity:
+		m := v.Affinity
+		switch {
+		case m.NodeSelector:
+			return "nodeSelector " + strconv.Quote(m.NodeSelectorKey)
+		case m.NoTerms:
+			return "no nodeSelectorTerms"
+		}
+		parts := make([]string, len(m.Terms))
+		for i, t := range m.Terms {
+			part := "term " + strconv.Itoa(t.Term) + " "
+			switch {
+			case t.Reason != affinity.TermUnmatched:
+				part += strings.ToLower(string(t.Reason))
+			case t.Requirement < 0:
+				part += "unmatched"
+			case t.Field:
+				part += "matchFields[" + strconv.Itoa(t.Requirement) + "] " + strconv.Quote(t.Key)
+			default:
+				part += "matchExpressions[" + strconv.Itoa(t.Requirement) + "] " + strconv.Quote(t.Key)
+			}
+			parts[i] = part
+		}
+		return strings.Join(parts, ", ")
+	case IneligibleTaint, IneligibleNoExecuteTaint:
+		taints := v.UntoleratedTaints
+		if len(taints) == 0 && (v.Taint.Key != "" || v.Taint.Effect != "") {
+			taints = []corev1.Taint{v.Taint}
+		}
+		parts := make([]string, len(taints))
+		for i := range taints {
+			parts[i] = taints[i].ToString()
+		}
+		return strings.Join(parts, ", ")
+	}
+	return ""
 }

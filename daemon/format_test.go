@@ -94,6 +94,31 @@ func formatCases() []formatCase {
 		plan, opts := computed(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Revisions: []*appsv1.ControllerRevision{dt.Revision(ds, 1)}})
 		add("steady", plan, opts)
 	}
+	{
+		ds := dt.DaemonSet("agent")
+		ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+				{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}},
+				{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"pinned"}}}},
+				{},
+			}},
+		}}
+		nodes := []*corev1.Node{
+			dt.Node("pinned"),
+			dt.Node("zone-a", dt.WithLabel("zone", "a"),
+				dt.WithTaint("dedicated", "db", corev1.TaintEffectNoSchedule),
+				dt.WithTaint("maintenance", "", corev1.TaintEffectNoExecute)),
+			dt.Node("zone-b", dt.WithLabel("zone", "b")),
+		}
+		plan, opts := computed(ds, nodes, nil, daemon.Options{Now: dt.Epoch})
+		add("why_not", plan, opts)
+	}
+	{
+		ds := dt.DaemonSet("agent")
+		ds.Spec.Template.Spec.NodeName = "only-here"
+		plan, opts := computed(ds, []*corev1.Node{dt.Node("elsewhere"), dt.Node("only-here")}, nil, daemon.Options{Now: dt.Epoch})
+		add("why_not_node_name", plan, opts)
+	}
 	add("zero_plan", daemon.Plan{}, daemon.FormatOptions{})
 	count := int32(3)
 	add("nil_objects", daemon.Plan{
