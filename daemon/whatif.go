@@ -118,7 +118,7 @@ func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts WhatIfOptions) (*c
 	claims := selector.ClaimRevisions(selector.OwnerOf(ds), sel, opts.Revisions)
 	hist, err := rollout.ConstructHistory(ds, claims.Claimed, opts.Revisions, nil)
 	if err != nil {
-		return nil, fmt.Errorf("daemonset %q: revision history: %w", key, err)
+		return nil, nameOnce(key, stageHistory, err)
 	}
 	generation, genErr := rollout.GetTemplateGeneration(ds)
 	if genErr != nil {
