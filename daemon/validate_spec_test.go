@@ -1,6 +1,8 @@
 package daemon_test
 
 import (
+	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,9 +16,9 @@ import (
 )
 
 // validateCase is one DaemonSet and the API server's answer to creating
-// it. The wanted texts were produced by kube-apiserver v1.36.3's own
-// validation (apps/v1 defaults, conversion, ValidateDaemonSet) on the same
-// objects.
+// it. The wanted texts are kube-apiserver v1.36.3's own validation's
+// (apps/v1 defaults, conversion, ValidateDaemonSet) on the same objects:
+// examples/validateoracle checks them (see TestValidateCasesFile).
 type validateCase struct {
 	name string
 	ds   *appsv1.DaemonSet
@@ -336,5 +338,32 @@ func TestValidateNil(t *testing.T) {
 	want := []string{"daemonSet: Required value: a DaemonSet is required"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Validate(nil) (-want,+got):\n%s", diff)
+	}
+}
+
+// TestValidateCasesFile writes the cases of TestValidate, with their wanted
+// errors, to the file named by DAEMONPLAN_VALIDATE_CASES, for
+// examples/validateoracle to check against the API server's own
+// validation. Without the variable it does nothing.
+func TestValidateCasesFile(t *testing.T) {
+	path := os.Getenv("DAEMONPLAN_VALIDATE_CASES")
+	if path == "" {
+		t.Skip("DAEMONPLAN_VALIDATE_CASES is not set")
+	}
+	type fileCase struct {
+		Name      string            `json:"name"`
+		DaemonSet *appsv1.DaemonSet `json:"daemonSet"`
+		Want      []string          `json:"want"`
+	}
+	var cases []fileCase
+	for _, c := range validateCases() {
+		cases = append(cases, fileCase{c.name, c.ds, c.want})
+	}
+	data, err := json.MarshalIndent(cases, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
