@@ -367,3 +367,21 @@ func TestValidateCasesFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestValidateImpossibleIntOrString covers a budget no JSON decodes to (a
+// type that is neither Int nor String), built in code: the API server's
+// catch-all message, its doubled percent sign included.
+func TestValidateImpossibleIntOrString(t *testing.T) {
+	odd := intstr.IntOrString{Type: 7, IntVal: 2}
+	ds := dsWith(budgets(&odd, ios("0")))
+	var got []string
+	for _, e := range daemon.Validate(ds) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:7, IntVal:2, StrVal:""}: must be an integer or percentage (e.g '5%%')`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Validate (-want,+got):\n%s", diff)
+	}
+}
