@@ -88,12 +88,12 @@ func TestUnavailableMatchesStatus(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(3, 4))
-	for i := range 300 {
+	for i := range 150 {
 		c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%4 == 0})
 		in := c.Input()
 		check(fmt.Sprintf("generated %d", i), in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	}
-	for _, s := range loadConformanceScenarios(t) {
+	for _, s := range whatIfScenarios(t) {
 		check(s.Name, s.DaemonSet, s.Nodes, s.Pods, daemon.Options{Now: s.Now, Revisions: s.Revisions})
 	}
 }
