@@ -128,8 +128,8 @@ type claimedRevision struct {
 //     a Plan with the label Updates of rule 1 and CollisionCount, which the
 //     caller must write to status.collisionCount; the next sync computes a
 //     new name. The count wraps at the int32 limit, as upstream's does.
-//   - A duplicate deleted in rule 4 is not also updated by rule 1: it is
-//     only deleted (upstream labels it, then deletes it).
+//   - A duplicate deleted in rule 4 that lacks the hash label is in both
+//     Update (rule 1) and Delete, as upstream labels it and then deletes it.
 //   - Relabel holds pods in (name, UID) order; a pod given twice appears
 //     twice (pods sharing name and UID cannot exist; their relative order
 //     is unspecified).
@@ -220,6 +220,12 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 	})
 	kept := current[0]
 	for _, dup := range current[1:] {
+		if dup.eff != dup.orig {
+			// Upstream labels every claimed revision before it looks for
+			// duplicates, so a duplicate without the label is written once
+			// before it is deleted.
+			h.Plan.Update = append(h.Plan.Update, dup.eff)
+		}
 		h.Plan.Delete = append(h.Plan.Delete, dup.orig)
 	}
 	keptHash := kept.eff.Labels[hashLabel]

@@ -182,14 +182,17 @@ func TestConstructHistory(t *testing.T) {
 			},
 		},
 		{
-			name: "a deleted duplicate missing its label is only deleted",
+			name: "a deleted duplicate missing its label is labelled, then deleted, as upstream",
 			ds:   ds,
 			claimed: []*appsv1.ControllerRevision{
 				histRev("agent-b", 5, cur, "b"), withoutHashLabel(histRev("agent-a", 3, cur, "")),
 			},
 			want: rollout.History{
 				Hash: "b", Current: histRev("agent-b", 5, cur, "b"),
-				Plan: rollout.HistoryPlan{Delete: []*appsv1.ControllerRevision{withoutHashLabel(histRev("agent-a", 3, cur, ""))}},
+				Plan: rollout.HistoryPlan{
+					Update: []*appsv1.ControllerRevision{histRev("agent-a", 3, cur, "agent-a")},
+					Delete: []*appsv1.ControllerRevision{withoutHashLabel(histRev("agent-a", 3, cur, ""))},
+				},
 			},
 		},
 		{

@@ -15,11 +15,23 @@ import (
 const DefaultRevisionHistoryLimit = 10
 
 // HistoryPlan is the ControllerRevision work of one sync. The zero value
-// means no change. Apply Update before Delete: a revision may be in both
-// (upstream first gives an old revision its missing hash label, then
-// deletes it beyond the history limit). Objects in Create and Update are new values owned by the
+// means no change. Objects in Create and Update are new values owned by the
 // plan; those in Delete, Adopt, Release and Relabel are the caller's
 // pointers, unmodified.
+//
+// # Order
+//
+// Apply the fields in this order, which is upstream's call order: Adopt and
+// Release; Update; Create (or, with a collision, the status write of
+// CollisionCount); Relabel; Delete. A revision may be in both Update and
+// Delete: upstream first gives every claimed revision that lacks it the
+// controller-revision-hash label, then deletes duplicates of the current
+// revision and old revisions beyond the history limit, so a revision
+// lacking the label is written and then deleted. Where upstream writes one
+// revision twice (the label, then a raised revision number after the
+// deletes), Update holds it once with both changes; where it labels
+// several, Update holds them in name order rather than upstream's cache
+// order.
 type HistoryPlan struct {
 	// Create is the current revision to create; nil when the DaemonSet
 	// already controls it. When a revision with that name and the same data
