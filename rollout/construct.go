@@ -134,6 +134,17 @@ type claimedRevision struct {
 //     twice (pods sharing name and UID cannot exist; their relative order
 //     is unspecified).
 //
+// Upgrade hazard: matching is byte-exact, as upstream's. Controllers built
+// with older Kubernetes libraries wrote `"creationTimestamp":null` into the
+// template metadata of every revision; the patch of today's libraries
+// omits it. Such a revision is then not current: a revision is created
+// under the same name, the name is taken by data that differs, and the
+// result is a *CollisionError with a bumped collision count, after which
+// the next sync computes a new hash and every pod counts as outdated and is
+// replaced. Upstream's controller does exactly that, so ConstructHistory
+// does too; the CollisionError's Diff (or DiffRevision) names the
+// differing path, here spec.template.metadata.creationTimestamp.
+//
 // nil ds returns ErrNilDaemonSet; an error of Patch(ds) or a duplicate
 // name is returned with the zero History. It modifies nothing: Create and
 // Update hold new objects, Delete, Relabel and Current (when unchanged)
@@ -208,7 +219,8 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 			}
 			h.Plan.CollisionCount = &count
 			sortRevisionsByName(h.Plan.Update)
-			return h, &CollisionError{DaemonSet: keyOfDaemonSet(ds), Name: name, CollisionCount: count}
+			diff := diffData(taken.Data.Raw, patch)
+			return h, &CollisionError{DaemonSet: keyOfDaemonSet(ds), Name: name, CollisionCount: count, Diff: &diff}
 		}
 		sortRevisionsByName(h.Plan.Update)
 		return h, nil

@@ -94,7 +94,8 @@ var ErrNilDaemonSet = errors.New("nil daemonset")
 // CollisionError reports that the name of the revision for the current
 // template is taken by a revision with different data. The plan that comes
 // with it carries the bumped collision count; the next sync computes a new
-// hash and name.
+// hash and name. Recover it with errors.As; its Diff says why the data
+// differs (see the upgrade hazard on ConstructHistory).
 type CollisionError struct {
 	// DaemonSet is namespace/name.
 	DaemonSet string
@@ -102,12 +103,21 @@ type CollisionError struct {
 	Name string
 	// CollisionCount is the bumped status.collisionCount.
 	CollisionCount int32
+	// Diff, when non-nil, is the first difference between the taken
+	// revision's data and the DaemonSet's patch (see DiffRevision).
+	// ConstructHistory always sets it.
+	Diff *RevisionDiff
 }
 
-// Error describes the collision, naming the DaemonSet and the revision.
+// Error describes the collision, naming the DaemonSet and the revision,
+// and ends with "; first difference: " and Diff when Diff is set.
 func (e *CollisionError) Error() string {
-	return fmt.Sprintf("daemonset %q: controllerrevision %q already exists with different data; status.collisionCount must become %d",
+	msg := fmt.Sprintf("daemonset %q: controllerrevision %q already exists with different data; status.collisionCount must become %d",
 		e.DaemonSet, e.Name, e.CollisionCount)
+	if e.Diff != nil {
+		msg += "; first difference: " + e.Diff.String()
+	}
+	return msg
 }
 
 // HistoryLimit is how many old revisions ds keeps: its
