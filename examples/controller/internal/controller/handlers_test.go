@@ -190,4 +190,3 @@ func TestPodEventsFeedExpectations(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-

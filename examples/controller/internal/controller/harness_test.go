@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -51,7 +51,7 @@ func newHarness(t *testing.T, cfg Config, objs ...runtime.Object) *harness {
 	factory := informers.NewSharedInformerFactory(client, 0)
 	h := &harness{t: t, client: client, factory: factory, recorder: record.NewFakeRecorder(1000), clock: clocktesting.NewFakeClock(t0)}
 	cfg.Recorder, cfg.Clock = h.recorder, h.clock
-	h.c = New(client, factory, cfg, klog.Background())
+	h.c = New(client, factory, cfg, ktesting.NewLogger(t, ktesting.NewConfig()))
 	for _, o := range objs {
 		h.cache(o)
 	}

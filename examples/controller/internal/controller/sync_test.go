@@ -309,3 +309,20 @@ func TestHumanError(t *testing.T) {
 		})
 	}
 }
+
+func TestSyncSelectingAllWarnsOnce(t *testing.T) {
+	ds := testDS("ns", "all", func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{} })
+	h := newHarness(t, Config{}, ds, testNode("n1", nil))
+	for range 3 {
+		if err := h.c.sync(context.Background(), "ns/all"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events := h.events()
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning SelectingAll") {
+		t.Errorf("events = %q, want one SelectingAll warning", events)
+	}
+	if w := h.writes(); len(w) != 0 {
+		t.Errorf("writes = %q, want none", w)
+	}
+}
