@@ -104,7 +104,7 @@ func TestComputeErrorText(t *testing.T) {
 				rev.Data.Raw = []byte(`{"spec":{}}`)
 				in.opts.Revisions = []*appsv1.ControllerRevision{rev}
 			}),
-			want: `daemonset "default/x": revision history: controllerrevision "x-` + dt.Hash(dt.DaemonSet("x")) + `" already exists with different data; status.collisionCount must become 1`,
+			want: `daemonset "default/x": revision history: controllerrevision "x-` + dt.Hash(dt.DaemonSet("x")) + `" already exists with different data; status.collisionCount must become 1` + emptySpecDiff,
 			as: func(err error) bool {
 				var c *rollout.CollisionError
 				return errors.As(err, &c)
@@ -163,6 +163,10 @@ func TestComputeErrorText(t *testing.T) {
 	}
 }
 
+// emptySpecDiff is how a collision error names the first difference when
+// the revision's data is {"spec":{}}: the template is missing from it.
+const emptySpecDiff = `; first difference: spec.template: the revision has nothing, the DaemonSet's patch has {"$patch":"replace","metadata":{"labels":{"app":"x"}},"spec":{"c…`
+
 func asField(err error) bool {
 	var fe *field.Error
 	return errors.As(err, &fe)
@@ -175,7 +179,7 @@ func TestPodsForNodeErrorText(t *testing.T) {
 	rev := dt.Revision(ds, 1)
 	rev.Data.Raw = []byte(`{"spec":{}}`)
 	_, err := daemon.PodsForNode(dt.Node("a"), []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{Revisions: []*appsv1.ControllerRevision{rev}})
-	want := `daemonSets[0]: daemonset "default/x": revision history: controllerrevision "x-` + dt.Hash(ds) + `" already exists with different data; status.collisionCount must become 1`
+	want := `daemonSets[0]: daemonset "default/x": revision history: controllerrevision "x-` + dt.Hash(ds) + `" already exists with different data; status.collisionCount must become 1` + emptySpecDiff
 	if err == nil {
 		t.Fatal("PodsForNode: no error")
 	}

@@ -41,6 +41,12 @@ type WhatIfOptions struct {
 	// callers that schedule the pods themselves on a node that does not
 	// exist yet (Karpenter restores the template affinity for that reason).
 	KeepTemplateAffinity bool
+	// Include, when non-nil, is asked about each DaemonSet whose pod
+	// should run on the node; false leaves its pod out. It is the caller's
+	// own policy, not the controller's: cluster-autoscaler with
+	// --force-ds=false, for example, counts only DaemonSets whose pods are
+	// system-node-critical. It must not modify the DaemonSet.
+	Include func(*appsv1.DaemonSet) bool
 }
 
 // PodsForNode returns the pods the DaemonSet controller would create on
@@ -51,8 +57,9 @@ type WhatIfOptions struct {
 // affinity), sorted by DaemonSet namespace, then name. node is judged
 // after dropping the taints opts says to ignore.
 //
-// DaemonSets Compute would skip (a {} selector, being deleted) and those
-// whose pod should not run on node give no pod. nil daemonSets give nil.
+// DaemonSets Compute would skip (a {} selector, being deleted), those
+// whose pod should not run on node and those opts.Include rejects give no
+// pod. nil daemonSets give nil.
 //
 // Errors: a nil node or a node without a name is an error and no pod. A
 // DaemonSet that is nil, lacks a name or namespace, or has an invalid
@@ -113,6 +120,9 @@ func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts WhatIfOptions) (*c
 		return nil, err // a *selector.Error names the DaemonSet
 	}
 	if run, _ := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators).ShouldRun(node); !run {
+		return nil, nil
+	}
+	if opts.Include != nil && !opts.Include(ds) {
 		return nil, nil
 	}
 	claims := selector.ClaimRevisions(selector.OwnerOf(ds), sel, opts.Revisions)

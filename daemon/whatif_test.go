@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"errors"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/internal/scenario"
 )
 
 // emptyNodeCreates returns the pods Compute creates for ds when node is
@@ -59,7 +61,7 @@ func checkPodsForNodeAgrees(t *testing.T, name string, ds *appsv1.DaemonSet, nod
 // one of its first nodes, stripped of pods.
 func TestPodsForNodeEqualsComputeConformance(t *testing.T) {
 	compared := 0
-	for _, s := range loadConformanceScenarios(t) {
+	for _, s := range whatIfScenarios(t) {
 		for i, n := range s.Nodes {
 			if i >= 8 {
 				break // the first nodes cover the cases; all of them cost seconds
@@ -130,6 +132,19 @@ func TestPodsForNode(t *testing.T) {
 			opts:     daemon.WhatIfOptions{IgnoreTaint: func(t corev1.Taint) bool { return t.Value == "true" }},
 			wantPods: []string{"default/plain"},
 		},
+		{
+			name: "Include leaves out what the caller's policy rejects", node: dt.Node("n"), ds: []*appsv1.DaemonSet{plain, other},
+			opts:     daemon.WhatIfOptions{Include: func(ds *appsv1.DaemonSet) bool { return ds.Namespace == "monitoring" }},
+			wantPods: []string{"monitoring/aaa"},
+		},
+		{
+			name: "a toleration Exists with no key runs on a tainted node group (kubernetes-sigs/karpenter#1749)",
+			node: dt.Node("n", dt.WithTaint("nvidia.com/gpu", "true", corev1.TaintEffectNoSchedule), dt.WithTaint("spot", "", corev1.TaintEffectNoExecute)),
+			ds: []*appsv1.DaemonSet{dt.DaemonSet("everywhere", func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+			}), plain},
+			wantPods: []string{"default/everywhere"},
+		},
 		{name: "a nil node is an error", ds: []*appsv1.DaemonSet{plain}, wantErr: true},
 		{name: "a node without a name is an error", node: &corev1.Node{}, ds: []*appsv1.DaemonSet{plain}, wantErr: true},
 		{name: "a bad DaemonSet is an error, the others still give pods", node: dt.Node("n"), ds: []*appsv1.DaemonSet{nil, noNamespace, plain}, wantPods: []string{"default/plain"}, wantErr: true},
@@ -193,4 +208,17 @@ func TestPodsForNodeDoesNotModifyInput(t *testing.T) {
 	if diff := cmp.Diff(before.Input(), c.Input()); diff != "" {
 		t.Errorf("PodsForNode() modified its input (-before +after):\n%s", diff)
 	}
+}
+
+// cachedScenarios loads the conformance corpus once for the what-if tests,
+// which only read it.
+var cachedScenarios = sync.OnceValues(func() ([]*scenario.Scenario, error) { return scenario.LoadDir(conformanceDir) })
+
+func whatIfScenarios(t *testing.T) []*scenario.Scenario {
+	t.Helper()
+	all, err := cachedScenarios()
+	if err != nil {
+		t.Fatalf("loading the conformance scenarios: %v", err)
+	}
+	return all
 }

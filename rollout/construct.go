@@ -128,11 +128,22 @@ type claimedRevision struct {
 //     a Plan with the label Updates of rule 1 and CollisionCount, which the
 //     caller must write to status.collisionCount; the next sync computes a
 //     new name. The count wraps at the int32 limit, as upstream's does.
-//   - A duplicate deleted in rule 4 is not also updated by rule 1: it is
-//     only deleted (upstream labels it, then deletes it).
+//   - A duplicate deleted in rule 4 that lacks the hash label is in both
+//     Update (rule 1) and Delete, as upstream labels it and then deletes it.
 //   - Relabel holds pods in (name, UID) order; a pod given twice appears
 //     twice (pods sharing name and UID cannot exist; their relative order
 //     is unspecified).
+//
+// Upgrade hazard: matching is byte-exact, as upstream's. Controllers built
+// with older Kubernetes libraries wrote `"creationTimestamp":null` into the
+// template metadata of every revision; the patch of today's libraries
+// omits it. Such a revision is then not current: a revision is created
+// under the same name, the name is taken by data that differs, and the
+// result is a *CollisionError with a bumped collision count, after which
+// the next sync computes a new hash and every pod counts as outdated and is
+// replaced. Upstream's controller does exactly that, so ConstructHistory
+// does too; the CollisionError's Diff (or DiffRevision) names the
+// differing path, here spec.template.metadata.creationTimestamp.
 //
 // nil ds returns ErrNilDaemonSet; an error of Patch(ds) or a duplicate
 // name is returned with the zero History. It modifies nothing: Create and
@@ -208,7 +219,8 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 			}
 			h.Plan.CollisionCount = &count
 			sortRevisionsByName(h.Plan.Update)
-			return h, &CollisionError{DaemonSet: keyOfDaemonSet(ds), Name: name, CollisionCount: count}
+			diff := diffData(taken.Data.Raw, patch)
+			return h, &CollisionError{DaemonSet: keyOfDaemonSet(ds), Name: name, CollisionCount: count, Diff: &diff}
 		}
 		sortRevisionsByName(h.Plan.Update)
 		return h, nil
@@ -220,6 +232,12 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 	})
 	kept := current[0]
 	for _, dup := range current[1:] {
+		if dup.eff != dup.orig {
+			// Upstream labels every claimed revision before it looks for
+			// duplicates, so a duplicate without the label is written once
+			// before it is deleted.
+			h.Plan.Update = append(h.Plan.Update, dup.eff)
+		}
 		h.Plan.Delete = append(h.Plan.Delete, dup.orig)
 	}
 	keptHash := kept.eff.Labels[hashLabel]

@@ -137,5 +137,18 @@ func ExampleCollisionError() {
 	_, err := rollout.ConstructHistory(ds, nil, []*appsv1.ControllerRevision{taken}, nil)
 	fmt.Println(err)
 	// Output:
-	// daemonset "kube-system/agent": controllerrevision "agent-5f59644dc" already exists with different data; status.collisionCount must become 1
+	// daemonset "kube-system/agent": controllerrevision "agent-5f59644dc" already exists with different data; status.collisionCount must become 1; first difference: spec.template.spec.containers[0].image: the revision has "registry.example/agent:v1", the DaemonSet's patch has "registry.example/agent:v2"
+}
+
+func ExampleDiffRevision() {
+	ds := exampleDS("registry.example/agent:v2")
+	rev := exampleRevision(ds, "agent-v2", "v2", 1)
+	// The encoding older controllers wrote: byte-exact matching fails.
+	rev.Data.Raw = []byte(`{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"agent"}},"spec":{"containers":[{"image":"registry.example/agent:v2","name":"agent","resources":{}}]}}}}`)
+	d, _ := rollout.DiffRevision(ds, rev)
+	fmt.Println(d.Kind == rollout.DiffOnlyInRevision)
+	fmt.Println(d)
+	// Output:
+	// true
+	// spec.template.metadata.creationTimestamp: the revision has null, the DaemonSet's patch has nothing
 }

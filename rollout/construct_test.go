@@ -182,14 +182,17 @@ func TestConstructHistory(t *testing.T) {
 			},
 		},
 		{
-			name: "a deleted duplicate missing its label is only deleted",
+			name: "a deleted duplicate missing its label is labelled, then deleted, as upstream",
 			ds:   ds,
 			claimed: []*appsv1.ControllerRevision{
 				histRev("agent-b", 5, cur, "b"), withoutHashLabel(histRev("agent-a", 3, cur, "")),
 			},
 			want: rollout.History{
 				Hash: "b", Current: histRev("agent-b", 5, cur, "b"),
-				Plan: rollout.HistoryPlan{Delete: []*appsv1.ControllerRevision{withoutHashLabel(histRev("agent-a", 3, cur, ""))}},
+				Plan: rollout.HistoryPlan{
+					Update: []*appsv1.ControllerRevision{histRev("agent-a", 3, cur, "agent-a")},
+					Delete: []*appsv1.ControllerRevision{withoutHashLabel(histRev("agent-a", 3, cur, ""))},
+				},
 			},
 		},
 		{
@@ -235,7 +238,7 @@ func TestConstructHistory(t *testing.T) {
 				Old:  []*appsv1.ControllerRevision{relabelled(histRev("agent-v0", 1, old0, ""))},
 				Plan: rollout.HistoryPlan{Update: []*appsv1.ControllerRevision{relabelled(histRev("agent-v0", 1, old0, ""))}, CollisionCount: int32Ptr(1)},
 			},
-			wantErr: &rollout.CollisionError{DaemonSet: "kube-system/agent", Name: newName, CollisionCount: 1},
+			wantErr: &rollout.CollisionError{DaemonSet: "kube-system/agent", Name: newName, CollisionCount: 1, Diff: imageDiff},
 		},
 		{
 			name: "the new name taken with other data: collision, count from 3 to 4",
@@ -244,7 +247,7 @@ func TestConstructHistory(t *testing.T) {
 			want: rollout.History{
 				Plan: rollout.HistoryPlan{CollisionCount: int32Ptr(4)},
 			},
-			wantErr: &rollout.CollisionError{DaemonSet: "kube-system/agent", Name: collidedName, CollisionCount: 4},
+			wantErr: &rollout.CollisionError{DaemonSet: "kube-system/agent", Name: collidedName, CollisionCount: 4, Diff: imageDiff},
 		},
 		{
 			name:    "a claimed old revision holding the new name is a collision even if missing from the namespace list",
@@ -254,7 +257,7 @@ func TestConstructHistory(t *testing.T) {
 				Old:  []*appsv1.ControllerRevision{histRev(newName, 1, old1, "x")},
 				Plan: rollout.HistoryPlan{CollisionCount: int32Ptr(1)},
 			},
-			wantErr: &rollout.CollisionError{DaemonSet: "kube-system/agent", Name: newName, CollisionCount: 1},
+			wantErr: &rollout.CollisionError{DaemonSet: "kube-system/agent", Name: newName, CollisionCount: 1, Diff: imageDiff},
 		},
 		{
 			name:    "nil revisions and pods are skipped",
@@ -413,4 +416,11 @@ func TestConstructHistoryDoesNotModifyInput(t *testing.T) {
 	if diff := cmp.Diff(before, after); diff != "" {
 		t.Errorf("ConstructHistory() modified its input (-before +after):\n%s", diff)
 	}
+}
+
+// imageDiff is the first difference between a revision of the v1 template
+// and the v2 DaemonSet of these tests.
+var imageDiff = &rollout.RevisionDiff{
+	Kind: rollout.DiffValue, Path: "spec.template.spec.containers[0].image",
+	Revision: `"registry.example/agent:v1"`, DaemonSet: `"registry.example/agent:v2"`,
 }

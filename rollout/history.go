@@ -15,11 +15,23 @@ import (
 const DefaultRevisionHistoryLimit = 10
 
 // HistoryPlan is the ControllerRevision work of one sync. The zero value
-// means no change. Apply Update before Delete: a revision may be in both
-// (upstream first gives an old revision its missing hash label, then
-// deletes it beyond the history limit). Objects in Create and Update are new values owned by the
+// means no change. Objects in Create and Update are new values owned by the
 // plan; those in Delete, Adopt, Release and Relabel are the caller's
 // pointers, unmodified.
+//
+// # Order
+//
+// Apply the fields in this order, which is upstream's call order: Adopt and
+// Release; Update; Create (or, with a collision, the status write of
+// CollisionCount); Relabel; Delete. A revision may be in both Update and
+// Delete: upstream first gives every claimed revision that lacks it the
+// controller-revision-hash label, then deletes duplicates of the current
+// revision and old revisions beyond the history limit, so a revision
+// lacking the label is written and then deleted. Where upstream writes one
+// revision twice (the label, then a raised revision number after the
+// deletes), Update holds it once with both changes; where it labels
+// several, Update holds them in name order rather than upstream's cache
+// order.
 type HistoryPlan struct {
 	// Create is the current revision to create; nil when the DaemonSet
 	// already controls it. When a revision with that name and the same data
@@ -82,7 +94,8 @@ var ErrNilDaemonSet = errors.New("nil daemonset")
 // CollisionError reports that the name of the revision for the current
 // template is taken by a revision with different data. The plan that comes
 // with it carries the bumped collision count; the next sync computes a new
-// hash and name.
+// hash and name. Recover it with errors.As; its Diff says why the data
+// differs (see the upgrade hazard on ConstructHistory).
 type CollisionError struct {
 	// DaemonSet is namespace/name.
 	DaemonSet string
@@ -90,12 +103,21 @@ type CollisionError struct {
 	Name string
 	// CollisionCount is the bumped status.collisionCount.
 	CollisionCount int32
+	// Diff, when non-nil, is the first difference between the taken
+	// revision's data and the DaemonSet's patch (see DiffRevision).
+	// ConstructHistory always sets it.
+	Diff *RevisionDiff
 }
 
-// Error describes the collision, naming the DaemonSet and the revision.
+// Error describes the collision, naming the DaemonSet and the revision,
+// and ends with "; first difference: " and Diff when Diff is set.
 func (e *CollisionError) Error() string {
-	return fmt.Sprintf("daemonset %q: controllerrevision %q already exists with different data; status.collisionCount must become %d",
+	msg := fmt.Sprintf("daemonset %q: controllerrevision %q already exists with different data; status.collisionCount must become %d",
 		e.DaemonSet, e.Name, e.CollisionCount)
+	if e.Diff != nil {
+		msg += "; first difference: " + e.Diff.String()
+	}
+	return msg
 }
 
 // HistoryLimit is how many old revisions ds keeps: its

@@ -180,6 +180,22 @@ func TestCheckGivenPlanCatches(t *testing.T) {
 			return in
 		}, break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.History.Delete = in.Options.Revisions[:1] },
 			want: dt.InvariantHistory},
+		{name: "a duplicate revision updated beyond its missing label, then deleted", in: func() dt.Input {
+			in := settled()
+			dup := in.Options.Revisions[0].DeepCopy()
+			dup.Name += "-dup"
+			dup.Revision = 0
+			delete(dup.Labels, appsv1.ControllerRevisionHashLabelKey)
+			in.Options.Revisions = append(in.Options.Revisions, dup)
+			return in
+		}, break_: func(in *dt.Input, p *daemon.Plan, _ *error) {
+			// Compute labels the duplicate, then deletes it; raising its
+			// number as well is more than upstream does.
+			if len(p.History.Update) != 1 || len(p.History.Delete) != 1 {
+				panic("the fixture lost its labelled duplicate")
+			}
+			p.History.Update[0].Revision = 7
+		}, want: dt.InvariantHistory},
 		{name: "a revision created under another name", in: func() dt.Input { return fresh() },
 			break_: func(in *dt.Input, p *daemon.Plan, _ *error) { p.History.Create.Name += "-x" },
 			want:   dt.InvariantHistory},

@@ -13,10 +13,12 @@ import (
 // checkHistory judges Plan.History (InvariantHistory):
 //  1. Update and Delete name revisions of the input (in the DaemonSet's
 //     namespace), Adopt and Release hold them (the caller's pointers),
-//     Relabel holds pods of the input; no revision of the
-//     current template is both updated and deleted (a duplicate is only
-//     deleted). An old revision may be both: upstream gives it its missing
-//     hash label, then deletes it beyond revisionHistoryLimit;
+//     Relabel holds pods of the input; a revision both updated and deleted
+//     is one upstream gives its missing hash label and then deletes (an old
+//     revision beyond revisionHistoryLimit, or a duplicate of the current
+//     template): the input lacks the label, and the update sets it to the
+//     revision's name and changes nothing else that is checked here
+//     (revision number, data);
 //  2. a Create is controlled by the DaemonSet, named <name>-<hash of the
 //     template and collisionCount> and labelled with that hash;
 //  3. when a claimed revision stores the current template, not all such
@@ -56,8 +58,13 @@ func (c *checker) checkHistory(sel labels.Selector) {
 		if r == nil || !deleted[r.Name] {
 			continue
 		}
-		if current, err := rollout.Match(ds, r); err == nil && current {
-			c.add(InvariantHistory, "revision %s of the current template is both updated and deleted", r.Name)
+		in := inputRevs[r.Name]
+		if in == nil {
+			continue // reported above
+		}
+		_, had := in.Labels[appsv1.ControllerRevisionHashLabelKey]
+		if had || r.Labels[appsv1.ControllerRevisionHashLabelKey] != r.Name || r.Revision != in.Revision || string(r.Data.Raw) != string(in.Data.Raw) {
+			c.add(InvariantHistory, "revision %s is both updated and deleted, and the update does more than add its missing hash label", r.Name)
 		}
 	}
 	for _, p := range h.Relabel {

@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	k8s.io/component-helpers v0.36.6 // indirect
 )

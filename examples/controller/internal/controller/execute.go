@@ -49,8 +49,12 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 	var out outcome
 	var errs errorList
 	if plan.Skip != daemon.SkipNone {
-		for _, ev := range plan.Events {
-			c.recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
+		// A skipped DaemonSet (selector {}, being deleted) stays so until
+		// its spec changes: its warning is recorded once per spec.
+		if len(plan.Events) > 0 && c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
+			for _, ev := range plan.Events {
+				c.recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
+			}
 		}
 		return out
 	}

@@ -86,7 +86,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
 			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", HumanError(key, computeErr))
 		}
-	} else if computeErr == nil {
+	} else if computeErr == nil && plan.Skip == daemon.SkipNone {
 		c.state.clearInvalid(key)
 	}
 

@@ -1,0 +1,461 @@
+package affinity
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Truth is a three-valued answer: for every node of a NodeSet, for none,
+// or for some.
+type Truth int8
+
+// The values of Truth.
+const (
+	// Never: no node of the set satisfies it.
+	Never Truth = iota
+	// Sometimes: it depends on a label value or name the set does not fix.
+	Sometimes
+	// Always: every node of the set satisfies it.
+	Always
+)
+
+// String returns "Never", "Sometimes" or "Always".
+func (t Truth) String() string {
+	switch t {
+	case Never:
+		return "Never"
+	case Always:
+		return "Always"
+	default:
+		return "Sometimes"
+	}
+}
+
+// NodeSet is a set of nodes described by what is known of them, as an
+// autoscaler's node group is: a name when known, labels with fixed values,
+// and requirements on others. Compile it with NewNodeSet; it is immutable
+// and safe for concurrent use.
+type NodeSet struct {
+	name      string
+	nameKnown bool
+	// keys are the label keys the set constrains, sorted by key.
+	keys []keyDomain
+	// complete: a key not in keys is absent from every node of the set.
+	complete bool
+}
+
+// keyDomain is what a NodeSet allows for one label key.
+type keyDomain struct {
+	key string
+	// absent and present say whether a node of the set may lack the label
+	// and may carry it.
+	absent, present bool
+	// in, when non-nil, lists every value the label may take (already
+	// filtered by notIn and the bounds).
+	in []string
+	// notIn are values the label never takes.
+	notIn []string
+	// The label is an integer in (gt, lt) when hasGt or hasLt.
+	gt, lt       int64
+	hasGt, hasLt bool
+}
+
+// NewNodeSet compiles a node set: nodes named name (any name when name is
+// ""), carrying every label of labels with its value, and satisfying every
+// requirement of requirements (In, NotIn, Exists, DoesNotExist, Gt, Lt on
+// label keys, as in node-selector terms). When complete is true, the nodes
+// carry no label but those named by labels and requirements; otherwise
+// they may carry any other label with any value.
+//
+// It returns field errors (paths under "labels" and "requirements") for a
+// requirement that does not parse and for keys whose requirements leave no
+// possible state, since such a set holds no node. It keeps no reference to
+// its arguments.
+func NewNodeSet(name string, labels map[string]string, requirements []corev1.NodeSelectorRequirement, complete bool) (*NodeSet, error) {
+	s := &NodeSet{name: name, nameKnown: name != "", complete: complete}
+	domains := map[string]*keyDomain{}
+	get := func(key string) *keyDomain {
+		d := domains[key]
+		if d == nil {
+			d = &keyDomain{key: key, absent: true, present: true}
+			domains[key] = d
+		}
+		return d
+	}
+	var errs field.ErrorList
+	for k, v := range labels {
+		if !validRequirement(k, selection.In, []string{v}) {
+			errs = append(errs, field.Invalid(field.NewPath("labels").Key(k), v, "not a valid label key and value"))
+			continue
+		}
+		get(k).restrictIn([]string{v})
+	}
+	for i, e := range requirements {
+		r, ok := parseLabelReq(e)
+		if !ok || !validRequirement(e.Key, r.op, e.Values) {
+			errs = append(errs, field.Invalid(field.NewPath("requirements").Index(i), e.Key,
+				"not a valid node-selector requirement (operator "+string(e.Operator)+")"))
+			continue
+		}
+		d := get(e.Key)
+		switch r.op {
+		case selection.In:
+			d.restrictIn(r.values)
+		case selection.NotIn:
+			d.notIn = append(d.notIn, r.values...)
+		case selection.Exists:
+			d.absent = false
+		case selection.DoesNotExist:
+			d.present = false
+		case selection.GreaterThan:
+			d.absent = false
+			d.gt, d.hasGt = boundMax(d.gt, d.hasGt, r.bound), true
+		case selection.LessThan:
+			d.absent = false
+			d.lt, d.hasLt = boundMin(d.lt, d.hasLt, r.bound), true
+		}
+	}
+	for _, d := range domains {
+		d.settle()
+		if !d.absent && !d.present {
+			errs = append(errs, field.Invalid(field.NewPath("requirements"), d.key, "the requirements on this key allow no node"))
+		}
+		s.keys = append(s.keys, *d)
+	}
+	if len(errs) > 0 {
+		slices.SortFunc(errs, func(a, b *field.Error) int { return cmp.Compare(a.Error(), b.Error()) })
+		return nil, errs.ToAggregate()
+	}
+	slices.SortFunc(s.keys, func(a, b keyDomain) int { return cmp.Compare(a.key, b.key) })
+	return s, nil
+}
+
+func boundMax(cur int64, has bool, b int64) int64 {
+	if !has {
+		return b
+	}
+	return max(cur, b)
+}
+
+func boundMin(cur int64, has bool, b int64) int64 {
+	if !has {
+		return b
+	}
+	return min(cur, b)
+}
+
+// restrictIn limits the label to values (present, one of them).
+func (d *keyDomain) restrictIn(values []string) {
+	d.absent = false
+	if d.in == nil {
+		d.in = slices.Clone(values)
+		if d.in == nil {
+			d.in = []string{}
+		}
+		return
+	}
+	d.in = slices.DeleteFunc(d.in, func(v string) bool { return !slices.Contains(values, v) })
+}
+
+// settle filters in by notIn and the bounds, and clears present when no
+// value is left.
+func (d *keyDomain) settle() {
+	if d.in != nil {
+		d.in = slices.DeleteFunc(d.in, func(v string) bool { return !d.allows(v) })
+		if len(d.in) == 0 {
+			d.present = false
+		}
+	}
+	if d.hasGt && d.hasLt && (d.lt <= d.gt || uint64(d.lt)-uint64(d.gt) < 2) {
+		d.present = false
+	}
+}
+
+// allows reports whether the label may take value v, by notIn and the
+// bounds (not by in).
+func (d *keyDomain) allows(v string) bool {
+	if slices.Contains(d.notIn, v) {
+		return false
+	}
+	if d.hasGt || d.hasLt {
+		n, ok := parseInt64(v)
+		if !ok || (d.hasGt && n <= d.gt) || (d.hasLt && n >= d.lt) {
+			return false
+		}
+	}
+	return true
+}
+
+// domain returns the key's domain; for a key the set does not constrain,
+// a domain allowing anything, or only absence when the set is complete.
+func (s *NodeSet) domain(key string) keyDomain {
+	i, found := slices.BinarySearchFunc(s.keys, key, func(d keyDomain, k string) int { return cmp.Compare(d.key, k) })
+	if found {
+		return s.keys[i]
+	}
+	return keyDomain{key: key, absent: true, present: !s.complete}
+}
+
+// Contains reports whether node belongs to s: its name (when s fixes one)
+// and its labels satisfy everything s says. A nil node belongs to no set.
+func (s *NodeSet) Contains(node *corev1.Node) bool {
+	if node == nil || s == nil {
+		return false
+	}
+	if s.nameKnown && node.Name != s.name {
+		return false
+	}
+	for i := range s.keys {
+		d := &s.keys[i]
+		v, ok := node.Labels[d.key]
+		if !ok {
+			if !d.absent {
+				return false
+			}
+			continue
+		}
+		if !d.present || (d.in != nil && !slices.Contains(d.in, v)) || !d.allows(v) {
+			return false
+		}
+	}
+	if s.complete {
+		for k := range node.Labels {
+			if _, found := slices.BinarySearchFunc(s.keys, k, func(d keyDomain, k string) int { return cmp.Compare(d.key, k) }); !found {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// truth turns what is possible into a Truth.
+func truth(canTrue, canFalse bool) Truth {
+	switch {
+	case !canTrue:
+		return Never
+	case !canFalse:
+		return Always
+	default:
+		return Sometimes
+	}
+}
+
+// inPossible says whether "the label is one of values" can hold on a node
+// of d and whether it can fail: canTrue is exact, canFalse may be true
+// where it cannot fail (Sometimes where Always holds), which keeps every
+// Always and Never answer sound.
+func inPossible(d *keyDomain, values []string) (canTrue, canFalse bool) {
+	if d.present {
+		for _, v := range values {
+			if d.canBe(v) {
+				canTrue = true
+				break
+			}
+		}
+	}
+	return canTrue, canBeOther(d, values)
+}
+
+// equalPossible is inPossible for the single value v, without a slice.
+func equalPossible(d *keyDomain, v string) (canTrue, canFalse bool) {
+	canTrue = d.present && d.canBe(v)
+	canFalse = d.absent
+	if !canFalse && d.present {
+		canFalse = d.in == nil || slices.ContainsFunc(d.in, func(x string) bool { return x != v })
+	}
+	return canTrue, canFalse
+}
+
+// canBe reports whether a node of d may carry the label with value v.
+func (d *keyDomain) canBe(v string) bool {
+	return (d.in == nil || slices.Contains(d.in, v)) && d.allows(v)
+}
+
+// canBeOther reports whether a node of d may lack the label or carry a
+// value outside values (over-approximated when d lists no values).
+func canBeOther(d *keyDomain, values []string) bool {
+	canFalse := d.absent
+	canFalse = d.absent
+	if !canFalse && d.present {
+		if d.in == nil {
+			canFalse = true // infinitely many values, or too many to enumerate
+		} else {
+			canFalse = slices.ContainsFunc(d.in, func(v string) bool { return !slices.Contains(values, v) })
+		}
+	}
+	return canFalse
+}
+
+// boundPossible says whether the label can be an integer greater than b
+// (gt) or less than b (!gt), and whether it can fail to be.
+func boundPossible(d *keyDomain, b int64, gt bool) (canTrue, canFalse bool) {
+	canFalse = d.absent
+	if !d.present {
+		return false, canFalse
+	}
+	holds := func(n int64) bool {
+		if gt {
+			return n > b
+		}
+		return n < b
+	}
+	if d.in != nil {
+		for _, v := range d.in {
+			if n, ok := parseInt64(v); ok && holds(n) {
+				canTrue = true
+			} else {
+				canFalse = true
+			}
+		}
+		return canTrue, canFalse
+	}
+	if gt {
+		// The largest possible value is lt-1; the smallest gt+1.
+		canTrue = !(d.hasLt && d.lt > math.MinInt64 && d.lt-1 <= b)
+		canFalse = canFalse || !d.hasGt || d.gt < b
+	} else {
+		canTrue = !(d.hasGt && d.gt < math.MaxInt64 && d.gt+1 >= b)
+		canFalse = canFalse || !d.hasLt || d.lt > b
+	}
+	return canTrue, canFalse
+}
+
+// truthOn evaluates one compiled requirement on s.
+func (r *labelReq) truthOn(s *NodeSet) Truth {
+	d := s.domain(r.key)
+	switch r.op {
+	case selection.In:
+		return truth(inPossible(&d, r.values))
+	case selection.NotIn:
+		canTrue, canFalse := inPossible(&d, r.values)
+		return truth(canFalse, canTrue)
+	case selection.Exists:
+		return truth(d.present, d.absent)
+	case selection.DoesNotExist:
+		return truth(d.absent, d.present)
+	case selection.GreaterThan, selection.LessThan:
+		return truth(boundPossible(&d, r.bound, r.op == selection.GreaterThan))
+	}
+	return Never
+}
+
+// truthOn evaluates one matchFields requirement on s.
+func (f fieldReq) truthOn(s *NodeSet) Truth {
+	if f.key == metav1.ObjectNameField && !s.nameKnown {
+		return Sometimes
+	}
+	if f.holds(s.name) {
+		return Always
+	}
+	return Never
+}
+
+// SetVerdict is the answer of MatchSet, with what decided it.
+type SetVerdict struct {
+	Truth Truth
+	// NodeSelectorKey is the nodeSelector key that decided a Never or
+	// Sometimes answer, when the nodeSelector decided it
+	// (NodeSelector true).
+	NodeSelector    bool
+	NodeSelectorKey string
+	// Term and Requirement locate the deciding required term and its
+	// requirement (in matchFields when Field is true) for a Never or
+	// Sometimes answer the affinity decided; Key is the requirement's key.
+	// Term is -1, and Requirement -1, when the affinity has no term that
+	// parses.
+	Term, Requirement int
+	Field             bool
+	Key               string
+}
+
+// MatchSet answers Match for every node of s at once: Always when every
+// node of s matches, Never when none does, Sometimes when it depends on
+// what s leaves open. Always and Never are exact: Match gives that answer
+// on every node of s. Sometimes may also be returned where requirements on
+// one key correlate in a way it does not follow (In [a] and NotIn [a] in
+// one term, say). The deciding part is named: the first nodeSelector key
+// that is not Always, else for Never the first term's first Never
+// requirement, and for Sometimes the first Sometimes term's first
+// Sometimes requirement. It does not allocate. A nil s gives Sometimes.
+func (m *NodeMatcher) MatchSet(s *NodeSet) SetVerdict {
+	if s == nil {
+		return SetVerdict{Truth: Sometimes, Term: -1, Requirement: -1}
+	}
+	if m == nil {
+		return SetVerdict{Truth: Always, Term: -1, Requirement: -1}
+	}
+	out := SetVerdict{Truth: Always, Term: -1, Requirement: -1}
+	for _, p := range m.selector {
+		d := s.domain(p.key)
+		t := truth(equalPossible(&d, p.value))
+		if t == Never {
+			return SetVerdict{Truth: Never, NodeSelector: true, NodeSelectorKey: p.key, Term: -1, Requirement: -1}
+		}
+		if t == Sometimes && out.Truth == Always {
+			out = SetVerdict{Truth: Sometimes, NodeSelector: true, NodeSelectorKey: p.key, Term: -1, Requirement: -1}
+		}
+	}
+	if !m.hasAffinity {
+		return out
+	}
+	var firstNever, firstMaybe SetVerdict
+	haveNever, haveMaybe := false, false
+	for i := range m.terms {
+		tv := m.terms[i].truthOn(s)
+		switch tv.Truth {
+		case Always:
+			return out // the nodeSelector's answer stands
+		case Sometimes:
+			if !haveMaybe {
+				firstMaybe, haveMaybe = tv, true
+			}
+		case Never:
+			if !haveNever {
+				firstNever, haveNever = tv, true
+			}
+		}
+	}
+	switch {
+	case haveMaybe:
+		if out.Truth == Always {
+			return firstMaybe
+		}
+		return out
+	case haveNever:
+		return firstNever
+	default:
+		return SetVerdict{Truth: Never, Term: -1, Requirement: -1}
+	}
+}
+
+// truthOn evaluates one term on s: the AND of its requirements.
+func (t *term) truthOn(s *NodeSet) SetVerdict {
+	out := SetVerdict{Truth: Always, Term: t.index, Requirement: -1}
+	for i := range t.labels {
+		switch t.labels[i].truthOn(s) {
+		case Never:
+			return SetVerdict{Truth: Never, Term: t.index, Requirement: t.labels[i].index, Key: t.labels[i].key}
+		case Sometimes:
+			if out.Truth == Always {
+				out = SetVerdict{Truth: Sometimes, Term: t.index, Requirement: t.labels[i].index, Key: t.labels[i].key}
+			}
+		}
+	}
+	for _, f := range t.fields {
+		switch f.truthOn(s) {
+		case Never:
+			return SetVerdict{Truth: Never, Term: t.index, Requirement: f.index, Field: true, Key: f.key}
+		case Sometimes:
+			if out.Truth == Always {
+				out = SetVerdict{Truth: Sometimes, Term: t.index, Requirement: f.index, Field: true, Key: f.key}
+			}
+		}
+	}
+	return out
+}

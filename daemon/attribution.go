@@ -1,0 +1,143 @@
+package daemon
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/rollout"
+	"github.com/daemonplan/daemonplan/selector"
+)
+
+// UnavailableCause says why a node that should run a daemon pod counts in
+// status.numberUnavailable.
+type UnavailableCause string
+
+// The causes, in the order they are tested: the first that applies wins.
+const (
+	// CauseNoPod: the node has no pod of the DaemonSet yet.
+	CauseNoPod UnavailableCause = "NoPod"
+	// CauseTerminating: the node's pod is being deleted.
+	CauseTerminating UnavailableCause = "Terminating"
+	// CauseNodeNotReady: the node has a Ready condition and it is not
+	// True (a node without one is not blamed).
+	CauseNodeNotReady UnavailableCause = "NodeNotReady"
+	// CausePending: the pod is not bound to the node yet (no
+	// spec.nodeName) or is in phase Pending.
+	CausePending UnavailableCause = "Pending"
+	// CauseNotReady: the pod runs but its Ready condition is not True.
+	CauseNotReady UnavailableCause = "NotReady"
+	// CauseMinReadySeconds: the pod is ready but has not yet been ready for
+	// minReadySeconds.
+	CauseMinReadySeconds UnavailableCause = "WithinMinReadySeconds"
+)
+
+// UnavailableNode is one node counted in status.numberUnavailable.
+type UnavailableNode struct {
+	NodeName string
+	// Pod is the pod the status judges on the node (the oldest: scheduled
+	// first, then by creation time, then name); nil for CauseNoPod.
+	Pod   *corev1.Pod
+	Cause UnavailableCause
+	// AvailableAt is when the pod becomes available if it stays ready, for
+	// CauseMinReadySeconds; zero otherwise.
+	AvailableAt time.Time
+}
+
+// Unavailability breaks status.numberUnavailable down by cause.
+type Unavailability struct {
+	// Nodes are the nodes counted unavailable, sorted by name; there are
+	// exactly status.numberUnavailable of them.
+	Nodes []UnavailableNode
+}
+
+// Count returns how many nodes are unavailable for cause.
+func (u Unavailability) Count(cause UnavailableCause) int {
+	n := 0
+	for i := range u.Nodes {
+		if u.Nodes[i].Cause == cause {
+			n++
+		}
+	}
+	return n
+}
+
+// Unavailable attributes the unavailable count of the status Compute would
+// write for the same input: every node that should run the pod and has no
+// available one, with the cause. Compute's status counts the same nodes
+// (len(Nodes) == Plan.Status.NumberUnavailable). opts.Now is the clock of
+// availability; the revisions, backoff and burst play no part. A DaemonSet
+// Compute skips (a {} selector, being deleted) gives the zero
+// Unavailability. Input errors are Compute's (ErrInvalidInput, an invalid
+// selector). It modifies none of its arguments; Nodes share the caller's
+// pods.
+func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (Unavailability, error) {
+	if err := validateInput(ds, nodes, pods, nil); err != nil {
+		return Unavailability{}, err
+	}
+	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) || ds.DeletionTimestamp != nil {
+		return Unavailability{}, nil
+	}
+	sel, err := selector.ForDaemonSet(ds)
+	if err != nil {
+		return Unavailability{}, err
+	}
+	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
+	judge := podJudge{minReady: ds.Spec.MinReadySeconds, now: opts.Now}
+	c, err := newCluster(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge)
+	if err != nil {
+		return Unavailability{}, fmt.Errorf("daemonset %q: %w: %w", ds.Namespace+"/"+ds.Name, ErrInvalidInput, err)
+	}
+	var u Unavailability
+	for i := range c.nodes {
+		n := &c.nodes[i]
+		if !n.shouldRun {
+			continue
+		}
+		if len(n.pods) == 0 {
+			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.node.Name, Cause: CauseNoPod})
+			continue
+		}
+		o := oldest(n.pods)
+		if n.states[o].Available {
+			continue
+		}
+		pod := n.pods[o]
+		un := UnavailableNode{NodeName: n.node.Name, Pod: pod, Cause: causeOf(n.node, pod, n.states[o])}
+		if un.Cause == CauseMinReadySeconds {
+			un.AvailableAt, _ = rollout.AvailableAt(pod, ds.Spec.MinReadySeconds)
+		}
+		u.Nodes = append(u.Nodes, un)
+	}
+	return u, nil
+}
+
+// causeOf is the cause of an unavailable pod on node.
+func causeOf(node *corev1.Node, pod *corev1.Pod, st rollout.PodState) UnavailableCause {
+	switch {
+	case pod.DeletionTimestamp != nil:
+		return CauseTerminating
+	case !nodeReady(node):
+		return CauseNodeNotReady
+	case pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodPending:
+		return CausePending
+	case !st.Ready:
+		return CauseNotReady
+	default:
+		return CauseMinReadySeconds
+	}
+}
+
+// nodeReady reports whether node's Ready condition is True or absent.
+func nodeReady(node *corev1.Node) bool {
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
+			return node.Status.Conditions[i].Status == corev1.ConditionTrue
+		}
+	}
+	return true
+}
