@@ -14,7 +14,8 @@
 // FailedPodBackoff for the next Compute, which it runs again when an object
 // changes or after RequeueAfter. Every action carries a Reason; Events are
 // the events upstream would record. Plan.IsZero reports that there is
-// nothing to do.
+// nothing to do. Plan.Format prints a plan for people, with the placement
+// of each node when given the DaemonSet and the nodes.
 //
 // # Placement
 //
