@@ -151,9 +151,9 @@ type SetVerdict struct {
 // MatchSet answers Match for every node of s at once: Always when every
 // node of s matches, Never when none does, Sometimes when it depends on
 // what s leaves open. Always and Never are exact: Match gives that answer
-// on every node of s. Sometimes may also be returned where requirements on
-// one key correlate in a way it does not follow (In [a] and NotIn [a] in
-// one term, say). The deciding part is named: the first nodeSelector key
+// on every node of s. A term Unsatisfiable reports is Never. Sometimes may
+// also be returned where requirements on one key correlate in a way
+// neither follows (NotIn listing every value Gt and Lt leave, say). The deciding part is named: the first nodeSelector key
 // that is not Always, else for Never the first term's first Never
 // requirement, and for Sometimes the first Sometimes term's first
 // Sometimes requirement. It does not allocate. A nil s gives Sometimes.
@@ -210,6 +210,9 @@ func (m *NodeMatcher) MatchSet(s *NodeSet) SetVerdict {
 
 // truthOn evaluates one term on s: the AND of its requirements.
 func (t *term) truthOn(s *NodeSet) SetVerdict {
+	if t.never != nil {
+		return *t.never
+	}
 	out := SetVerdict{Truth: Always, Term: t.index, Requirement: -1}
 	for i := range t.labels {
 		switch t.labels[i].truthOn(s) {
