@@ -405,3 +405,35 @@ func TestEligibilityUnsatisfiable(t *testing.T) {
 		t.Errorf("PlacementFor() = %+v, %v; want No", v, err)
 	}
 }
+
+func TestCompileTemplateKeepsNoReference(t *testing.T) {
+	tpl := daemon.NodeTemplate{
+		Labels:       map[string]string{"kubernetes.io/os": "linux"},
+		Requirements: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}},
+		Taints:       []corev1.Taint{{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule}},
+	}
+	before := tpl
+	before.Labels = map[string]string{"kubernetes.io/os": "linux"}
+	before.Requirements = []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}}
+	before.Taints = []corev1.Taint{{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule}}
+	ct, err := daemon.CompileTemplate(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, tpl); diff != "" {
+		t.Errorf("CompileTemplate() modified the template (-before +after):\n%s", diff)
+	}
+	ds := dt.DaemonSet("agent", dt.WithNodeSelector("kubernetes.io/os", "linux"), dt.WithToleration("team", corev1.TaintEffectNoSchedule))
+	dsBefore := ds.DeepCopy()
+	e := daemon.NewEligibility(ds, false)
+	want := e.PlacementFor(ct)
+	tpl.Labels["kubernetes.io/os"] = "windows"
+	tpl.Requirements[0].Values[0] = "c"
+	tpl.Taints[0].Key = "other"
+	if got := e.PlacementFor(ct); got != want || got.Placement != daemon.PlacementYes {
+		t.Errorf("after changing the template: PlacementFor() = %+v, want %+v (Yes)", got, want)
+	}
+	if diff := cmp.Diff(dsBefore, ds); diff != "" {
+		t.Errorf("PlacementFor() modified the DaemonSet (-before +after):\n%s", diff)
+	}
+}
