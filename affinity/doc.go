@@ -37,4 +37,20 @@
 // the matchFields requirements. A differential fuzz test (FuzzNodeMatcher,
 // also run on pseudo-random inputs by every go test) checks that Match and
 // component-helpers agree on every generated spec and node.
+//
+// # Explaining, and sets of nodes
+//
+// NodeMatcher.Explain says why a node does not match: the nodeSelector key,
+// or each required term's first failing requirement (or that the term is
+// empty or did not parse). NodeMatcher.Unsatisfiable reports requirements
+// that parse but can never match any node (a DoesNotExist next to an Exists
+// on one key, Gt and Lt with no integer between, a matchFields key a node
+// does not have, ...), where Err stays nil.
+//
+// A NodeSet (NewNodeSet) describes nodes that do not exist yet, as an
+// autoscaler's node group does: fixed labels, requirements on others, and
+// whether other labels may appear. NodeMatcher.MatchSet answers Always,
+// Never or Sometimes for the whole set without allocating; Always and
+// Never are exact (the same answer as Match on every node of the set),
+// which a property test in package daemon checks on generated nodes.
 package affinity

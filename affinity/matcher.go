@@ -50,7 +50,10 @@ type labelPair struct{ key, value string }
 // term is one compiled node-selector term.
 type term struct {
 	// index is the term's position in nodeSelectorTerms.
-	index  int
+	index int
+	// never, when non-nil, is why no node can match the term (see
+	// Unsatisfiable), located at the first conflicting requirement.
+	never  *SetVerdict
 	labels []labelReq
 	fields []fieldReq
 }

@@ -73,7 +73,8 @@ func unsatisfiable(m *NodeMatcher, required *corev1.NodeSelector) error {
 	return utilerrors.NewAggregate(errs.ToAggregate().Errors())
 }
 
-// termConflicts returns the rule 2 and 3 errors of one compiled term.
+// termConflicts returns the rule 2 and 3 errors of one compiled term, and
+// records the first conflicting requirement in t.never (for MatchSet).
 func termConflicts(t *term) field.ErrorList {
 	var errs field.ErrorList
 	termPath := func() *field.Path { return requiredPath().Child("nodeSelectorTerms").Index(t.index) }
@@ -83,11 +84,14 @@ func termConflicts(t *term) field.ErrorList {
 		switch {
 		case f.notIn:
 		case f.key != metav1.ObjectNameField && f.value != "":
+			t.markNever(f.index, true, f.key)
 			errs = append(errs, field.Invalid(p().Child("key"), f.key, "can never match: a node has no field but metadata.name"))
 		case f.key == metav1.ObjectNameField && f.value == "":
+			t.markNever(f.index, true, f.key)
 			errs = append(errs, field.Invalid(p().Child("values"), f.value, "can never match: a node name is never empty"))
 		case f.key == metav1.ObjectNameField:
 			if nameIn >= 0 && t.fields[nameIn].value != f.value {
+				t.markNever(f.index, true, f.key)
 				errs = append(errs, field.Invalid(p().Child("values"), f.value,
 					fmt.Sprintf("can never match: matchFields[%d] requires metadata.name %q", t.fields[nameIn].index, t.fields[nameIn].value)))
 			}
@@ -109,10 +113,18 @@ func termConflicts(t *term) field.ErrorList {
 			continue
 		}
 		if why := keyConflict(t.labels, r.key); why != "" {
+			t.markNever(r.index, false, r.key)
 			errs = append(errs, field.Invalid(termPath().Child("matchExpressions").Index(r.index).Child("key"), r.key, "can never match: "+why))
 		}
 	}
 	return errs
+}
+
+// markNever records the first requirement found to make t unsatisfiable.
+func (t *term) markNever(requirement int, isField bool, key string) {
+	if t.never == nil {
+		t.never = &SetVerdict{Truth: Never, Term: t.index, Requirement: requirement, Field: isField, Key: key}
+	}
 }
 
 // keyConflict returns why the requirements of reqs on key exclude each

@@ -195,3 +195,15 @@ func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun,
 		})
 	return v.ShouldRun, v.ShouldContinueRunning
 }
+
+// Unsatisfiable reports the parts of the template's nodeSelector and
+// required node affinity that no node can ever satisfy (see
+// affinity.NodeMatcher.Unsatisfiable): a DaemonSet with such an error in
+// every term never gets a pod. nil when every part can match, and for a
+// nil Eligibility or one compiled from a nil DaemonSet.
+func (e *Eligibility) Unsatisfiable() error {
+	if e == nil || e.matcher == nil {
+		return nil
+	}
+	return e.matcher.Unsatisfiable()
+}

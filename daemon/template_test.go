@@ -380,3 +380,60 @@ func ExamplePlacementFor() {
 	// dcgm-exporter  Maybe NodeAffinityMismatch node.kubernetes.io/instance-type
 	// fluentd        No    UntoleratedTaint team
 }
+
+func TestEligibilityUnsatisfiable(t *testing.T) {
+	never := dt.DaemonSet("never", func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "gpu", Operator: corev1.NodeSelectorOpExists},
+				{Key: "gpu", Operator: corev1.NodeSelectorOpDoesNotExist},
+			}}},
+		}}}
+	})
+	if err := daemon.NewEligibility(never, false).Unsatisfiable(); err == nil {
+		t.Errorf("Unsatisfiable() = nil for Exists and DoesNotExist on one key")
+	}
+	if err := daemon.NewEligibility(dt.DaemonSet("fine", placementOptions()...), false).Unsatisfiable(); err != nil {
+		t.Errorf("Unsatisfiable() = %v for a satisfiable DaemonSet", err)
+	}
+	if err := daemon.NewEligibility(nil, false).Unsatisfiable(); err != nil {
+		t.Errorf("Unsatisfiable() = %v for a nil DaemonSet", err)
+	}
+	// Every answer for it is No, whatever the template.
+	v, err := daemon.PlacementFor(daemon.NodeTemplate{}, never, false)
+	if err != nil || v.Placement != daemon.PlacementNo {
+		t.Errorf("PlacementFor() = %+v, %v; want No", v, err)
+	}
+}
+
+func TestCompileTemplateKeepsNoReference(t *testing.T) {
+	tpl := daemon.NodeTemplate{
+		Labels:       map[string]string{"kubernetes.io/os": "linux"},
+		Requirements: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}},
+		Taints:       []corev1.Taint{{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule}},
+	}
+	before := tpl
+	before.Labels = map[string]string{"kubernetes.io/os": "linux"}
+	before.Requirements = []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}}
+	before.Taints = []corev1.Taint{{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule}}
+	ct, err := daemon.CompileTemplate(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, tpl); diff != "" {
+		t.Errorf("CompileTemplate() modified the template (-before +after):\n%s", diff)
+	}
+	ds := dt.DaemonSet("agent", dt.WithNodeSelector("kubernetes.io/os", "linux"), dt.WithToleration("team", corev1.TaintEffectNoSchedule))
+	dsBefore := ds.DeepCopy()
+	e := daemon.NewEligibility(ds, false)
+	want := e.PlacementFor(ct)
+	tpl.Labels["kubernetes.io/os"] = "windows"
+	tpl.Requirements[0].Values[0] = "c"
+	tpl.Taints[0].Key = "other"
+	if got := e.PlacementFor(ct); got != want || got.Placement != daemon.PlacementYes {
+		t.Errorf("after changing the template: PlacementFor() = %+v, want %+v (Yes)", got, want)
+	}
+	if diff := cmp.Diff(dsBefore, ds); diff != "" {
+		t.Errorf("PlacementFor() modified the DaemonSet (-before +after):\n%s", diff)
+	}
+}

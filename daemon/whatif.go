@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/rollout"
@@ -70,9 +71,11 @@ type WhatIfOptions struct {
 // still returned, with every such error joined. Unlike Compute, a missing
 // UID is not an error: the owner reference then carries none.
 //
-// It modifies none of its arguments; the pods are new objects. It costs one
-// revision-history construction per DaemonSet (one encoding of the
-// DaemonSet, and a hash when no revision matches) plus the pod it builds.
+// It modifies none of its arguments; the pods are new objects. Per
+// DaemonSet that gets a pod it costs the pod and the hash: one hash of the
+// template when its namespace has no revision, else one revision-history
+// construction as in Compute (an encoding of the DaemonSet to compare with
+// the revisions).
 func PodsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts WhatIfOptions) ([]*corev1.Pod, error) {
 	if node == nil {
 		return nil, field.Required(field.NewPath("node"), "a node is required")
@@ -125,8 +128,7 @@ func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts WhatIfOptions) (*c
 	if opts.Include != nil && !opts.Include(ds) {
 		return nil, nil
 	}
-	claims := selector.ClaimRevisions(selector.OwnerOf(ds), sel, opts.Revisions)
-	hist, err := rollout.ConstructHistory(ds, claims.Claimed, opts.Revisions, nil)
+	hash, err := whatIfHash(ds, sel, opts.Revisions)
 	if err != nil {
 		return nil, nameOnce(key, stageHistory, err)
 	}
@@ -134,11 +136,24 @@ func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts WhatIfOptions) (*c
 	if genErr != nil {
 		generation = nil // as Compute: an unparsable annotation is ignored
 	}
-	pod := newPodFactory(ds, generation, hist.Hash).pod(node.Name)
+	pod := newPodFactory(ds, generation, hash).pod(node.Name)
 	if opts.KeepTemplateAffinity {
 		pod.Spec.Affinity = ds.Spec.Template.Spec.Affinity.DeepCopy()
 	}
 	return pod, nil
+}
+
+// whatIfHash is the hash Compute's revision history gives ds. With no
+// revision in ds's namespace that is ComputeHash of the template and the
+// collision count, as a first sync computes it, without encoding the
+// DaemonSet; otherwise the history is constructed as Compute does.
+func whatIfHash(ds *appsv1.DaemonSet, sel labels.Selector, revisions []*appsv1.ControllerRevision) (string, error) {
+	if !slices.ContainsFunc(revisions, func(r *appsv1.ControllerRevision) bool { return r != nil && r.Namespace == ds.Namespace }) {
+		return rollout.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount), nil
+	}
+	claims := selector.ClaimRevisions(selector.OwnerOf(ds), sel, revisions)
+	hist, err := rollout.ConstructHistory(ds, claims.Claimed, revisions, nil)
+	return hist.Hash, err
 }
 
 // withoutIgnoredTaints returns node, or a shallow copy of it with its own

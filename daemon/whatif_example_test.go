@@ -2,9 +2,14 @@ package daemon_test
 
 import (
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
@@ -36,4 +41,83 @@ func ExamplePodsForNode() {
 	// Output:
 	// default/kube-proxy-* hash=689fdf849f
 	// default/nvidia-device-plugin-* hash=6746774d76
+}
+
+// ExampleEligibility_Explain_allTaints prints every taint that keeps a DaemonSet off
+// a node, and whether a pod already there may stay.
+func ExampleEligibility_Explain_allTaints() {
+	ds := dt.DaemonSet("log-agent", dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule))
+	node := dt.Node("gpu-1",
+		dt.WithTaint("nvidia.com/gpu", "true", corev1.TaintEffectNoSchedule),
+		dt.WithTaint("dedicated", "ml", corev1.TaintEffectNoSchedule),
+		dt.WithTaint("team", "ml", corev1.TaintEffectNoSchedule))
+	v := daemon.NewEligibility(ds, false).Explain(node)
+	fmt.Println(v.Reason, "existing pod may stay:", v.ShouldContinueRunning)
+	for _, t := range v.UntoleratedTaints {
+		fmt.Printf("  %s=%s:%s\n", t.Key, t.Value, t.Effect)
+	}
+	// Output:
+	// UntoleratedTaint existing pod may stay: true
+	//   nvidia.com/gpu=true:NoSchedule
+	//   team=ml:NoSchedule
+}
+
+// ExampleCompileTemplate compiles a node group once and judges many
+// DaemonSets against it without allocating.
+func ExampleCompileTemplate() {
+	group, err := daemon.CompileTemplate(daemon.NodeTemplate{
+		Labels: map[string]string{"kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, ds := range []*appsv1.DaemonSet{
+		dt.DaemonSet("kube-proxy", dt.WithNodeSelector("kubernetes.io/os", "linux")),
+		dt.DaemonSet("amd64-only", dt.WithNodeSelector("kubernetes.io/arch", "amd64")),
+		dt.DaemonSet("zonal", dt.WithNodeSelector("topology.kubernetes.io/zone", "eu-west-1a")),
+	} {
+		v := daemon.NewEligibility(ds, false).PlacementFor(group)
+		fmt.Println(strings.TrimSpace(fmt.Sprint(ds.Name, " ", v.Placement, " ", v.Affinity.NodeSelectorKey)))
+	}
+	// Output:
+	// kube-proxy Yes
+	// amd64-only No kubernetes.io/arch
+	// zonal Maybe topology.kubernetes.io/zone
+}
+
+func ExampleIsDaemonSetPod() {
+	yes := true
+	pod := &corev1.Pod{}
+	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "fluentd", Controller: &yes}}
+	fmt.Println(daemon.IsDaemonSetPod(pod))
+	pod.OwnerReferences[0].Kind = "ReplicaSet"
+	fmt.Println(daemon.IsDaemonSetPod(pod))
+	// Output:
+	// true
+	// false
+}
+
+// ExampleOverheadWithOptions sizes a pod that sets no resources in a
+// namespace with a LimitRange, running under a RuntimeClass with overhead.
+func ExampleOverheadWithOptions() {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "sandboxed", GenerateName: "agent-"},
+		Spec:       corev1.PodSpec{RuntimeClassName: ptr.To("kata"), Containers: []corev1.Container{{Name: "agent"}}},
+	}
+	f := daemon.OverheadWithOptions([]*corev1.Pod{pod}, daemon.OverheadOptions{
+		LimitRanges: []*corev1.LimitRange{{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "sandboxed", Name: "defaults"},
+			Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+				Type: corev1.LimitTypeContainer, Default: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
+			}}},
+		}},
+		RuntimeClasses: []*nodev1.RuntimeClass{{
+			ObjectMeta: metav1.ObjectMeta{Name: "kata"},
+			Overhead:   &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("160Mi")}},
+		}},
+	})
+	fmt.Println("memory request:", f.Requests.Memory())
+	// Output:
+	// memory request: 416Mi
 }

@@ -82,7 +82,7 @@ func TestPodsForNodeEqualsComputeConformance(t *testing.T) {
 func TestPodsForNodeEqualsComputeGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 13))
 	compared := 0
-	for i := range 300 {
+	for i := range 150 {
 		c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%3 == 0, Rollout: i%6 == 0})
 		for _, n := range c.Nodes {
 			if checkPodsForNodeAgrees(t, "generated", c.DaemonSet, n, c.Revisions, c.EnableTaintTolerationComparisonOperators) {
@@ -90,7 +90,7 @@ func TestPodsForNodeEqualsComputeGenerated(t *testing.T) {
 			}
 		}
 	}
-	if compared < 300 {
+	if compared < 150 {
 		t.Errorf("only %d pods compared", compared)
 	}
 	t.Logf("PodsForNode == Compute on %d generated (cluster, node) pairs with a pod", compared)
