@@ -143,6 +143,10 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		backoff:    backoff,
 		backoffKey: BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
 	}
+	if s != nil {
+		m.creates, m.deletes = reuse(&s.creates, 0), reuse(&s.deletes, 0)
+		defer func() { s.creates, s.deletes = m.creates, m.deletes }()
+	}
 	m.run(c)
 	plan.Events = m.events
 	plan.FailedPodBackoff = backoff.backoff()

@@ -7,8 +7,9 @@ import (
 )
 
 // scratch is the working memory of one plan that a Planner keeps for the
-// next: the per-pod and per-node slices of the cluster view and the nodes
-// given to the rolling-update step. Nothing in it outlives a plan in use:
+// next: the per-pod and per-node slices of the cluster view, the nodes
+// given to the rolling-update step and the create/delete decisions before
+// the burst cap. Nothing in it outlives a plan in use:
 // what a plan returns is copied out (see detach).
 type scratch struct {
 	cluster                                    cluster
@@ -20,6 +21,8 @@ type scratch struct {
 	nodes                                      []nodeState
 	missing                                    []podGroup
 	rollout                                    []rollout.Node
+	creates                                    []wantCreate
+	deletes                                    []wantDelete
 }
 
 // reuse returns *p emptied, with room for n elements: its own memory,
