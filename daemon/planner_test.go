@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
@@ -127,6 +128,29 @@ func TestNilPlannerIsCompute(t *testing.T) {
 	var zero daemon.Planner
 	if diff := diffOutcomes(want, outcomeOf(zero.Compute(ds, nodes, pods, opts))); diff != "" {
 		t.Errorf("a zero Planner differs from Compute (-Compute +Planner):\n%s", diff)
+	}
+}
+
+// TestPlannerAfterError checks that a call that fails half-way through
+// (two nodes with one name are found while the cluster view is built)
+// leaves nothing behind that changes the next plan.
+func TestPlannerAfterError(t *testing.T) {
+	ds, nodes, pods, revs := fleet(6, rolloutStart)
+	opts := daemon.Options{Now: dt.Epoch.Add(time.Minute), Revisions: revs}
+	dup := append(slices.Clone(nodes), nodes[2].DeepCopy())
+	p := daemon.NewPlanner()
+	for _, in := range []struct {
+		name    string
+		nodes   []*corev1.Node
+		wantErr bool
+	}{{"valid", nodes, false}, {"duplicate node", dup, true}, {"valid again", nodes[:4], false}, {"duplicate node again", dup, true}, {"valid at last", nodes, false}} {
+		want := outcomeOf(daemon.Compute(ds, in.nodes, pods, opts))
+		if failed := want.err != "<nil>"; failed != in.wantErr {
+			t.Fatalf("%s: Compute error %s; the fixture no longer fails exactly on duplicate nodes", in.name, want.err)
+		}
+		if diff := diffOutcomes(want, outcomeOf(p.Compute(ds, in.nodes, pods, opts))); diff != "" {
+			t.Errorf("%s: Planner.Compute differs from Compute (-Compute +Planner):\n%s", in.name, diff)
+		}
 	}
 }
 
