@@ -78,3 +78,27 @@ func BenchmarkCompute(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanner is BenchmarkCompute through a warm Planner: one Planner
+// per fleet, which has planned it once before the timed loop, as a
+// controller's worker would have.
+func BenchmarkPlanner(b *testing.B) {
+	for _, state := range []fleetState{steady, fresh, rolloutStart, surgeRollout} {
+		for _, n := range []int{1_000, 5_000, 10_000, 50_000} {
+			ds, nodes, pods, revs := fleet(n, state)
+			opts := daemon.Options{Now: dt.Epoch.Add(time.Minute), Revisions: revs}
+			b.Run(fmt.Sprintf("state=%s/nodes=%d", state, n), func(b *testing.B) {
+				p := daemon.NewPlanner()
+				if _, err := p.Compute(ds, nodes, pods, opts); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := p.Compute(ds, nodes, pods, opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

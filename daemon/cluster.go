@@ -93,10 +93,19 @@ type claimer struct {
 // newCluster claims pods, groups the claimed ones by target node and joins
 // the groups with nodes sorted by name, evaluating each node's eligibility
 // and judging each pod once, while its labels are at hand. It fails on
-// duplicate node names and duplicate claimed pod names.
-func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Eligibility, judge podJudge) (*cluster, error) {
-	c := &cluster{}
-	placed := make([]placedPod, 0, len(pods))
+// duplicate node names and duplicate claimed pod names. It works in s when
+// non-nil: the cluster then lives in s's memory until s is used again.
+func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Eligibility, judge podJudge, s *scratch) (*cluster, error) {
+	if s == nil {
+		s = &scratch{}
+	}
+	c := &s.cluster
+	*c = cluster{
+		claimed: reuse(&s.claimed, 0), adopt: reuse(&s.adopt, 0),
+		release: reuse(&s.release, 0), unplaced: reuse(&s.unplaced, 0),
+		missing: reuse(&s.missing, 0),
+	}
+	placed := reuse(&s.placed, len(pods))
 	for _, pod := range pods {
 		switch selector.DecidePod(cl.owner, cl.sel, pod) {
 		case selector.Ignore:
@@ -134,9 +143,9 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 
 	// Pods that are terminal and being deleted are on their way out:
 	// nothing is left to decide about them.
-	c.grouped = make([]*corev1.Pod, 0, len(placed))
-	c.states = make([]rollout.PodState, 0, len(placed))
-	nodeOf := make([]string, 0, len(placed))
+	c.grouped = reuse(&s.grouped, len(placed))
+	c.states = reuse(&s.states, len(placed))
+	nodeOf := reuse(&s.nodeOf, len(placed))
 	for _, p := range placed {
 		if !p.gone {
 			c.grouped = append(c.grouped, p.pod)
@@ -145,14 +154,14 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		}
 	}
 
-	order := make([]int, len(nodes))
-	for i := range order {
-		order[i] = i
+	order := reuse(&s.order, len(nodes))
+	for i := range nodes {
+		order = append(order, i)
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		return cmp.Or(cmp.Compare(nodes[a].Name, nodes[b].Name), cmp.Compare(a, b))
 	})
-	c.nodes = make([]nodeState, len(nodes))
+	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
 	g := 0 // cursor into grouped
 	for k, i := range order {
 		node := nodes[i]
@@ -173,6 +182,8 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	for g < len(nodeOf) {
 		g = c.addMissing(nodeOf, g)
 	}
+	s.placed, s.nodeOf, s.order = placed, nodeOf, order
+	s.keep(c)
 	return c, nil
 }
 

@@ -66,6 +66,12 @@ import (
 // revisions where documented (Deletes, Adopt, Release, ...); new objects
 // (created pods and revisions, updated revisions) belong to the plan.
 func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (Plan, error) {
+	return compute(ds, nodes, pods, opts, nil)
+}
+
+// compute is Compute, working in s when non-nil (see Planner) and in new
+// memory otherwise. The plan never shares memory with s.
+func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options, s *scratch) (Plan, error) {
 	if err := validateInput(ds, nodes, pods, opts.Revisions); err != nil {
 		return Plan{}, err
 	}
@@ -121,7 +127,7 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	c, err := newCluster(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge)
+	c, err := newCluster(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge, s)
 	if err != nil {
 		return Plan{}, nameOnce(key, stageInput, fmt.Errorf("%w: %w", ErrInvalidInput, err))
 	}
@@ -131,8 +137,8 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		}
 		plan.History.Relabel = hist.Plan.Relabel
 	}
-	plan.Adopt, plan.Release = c.adopt, c.release
-	plan.Unplaced = c.unplaced
+	plan.Adopt, plan.Release = detach(c.adopt, s), detach(c.release, s)
+	plan.Unplaced = detach(c.unplaced, s)
 
 	backoff := newBackoffState(opts.FailedPodBackoff, opts.Now)
 	m := &manager{
@@ -140,6 +146,10 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		surge:      rollout.AllowsSurge(ds),
 		backoff:    backoff,
 		backoffKey: BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
+	}
+	if s != nil {
+		m.creates, m.deletes = reuse(&s.creates, 0), reuse(&s.deletes, 0)
+		defer func() { s.creates, s.deletes = m.creates, m.deletes }()
 	}
 	m.run(c)
 	plan.Events = m.events
@@ -149,7 +159,7 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	if len(m.creates) == 0 && len(m.deletes) == 0 &&
 		ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		var step rollout.Step
-		step, stepErr = rollout.RollingUpdate(ds, c.rolloutNodes(), hist.Hash, opts.Now)
+		step, stepErr = rollout.RollingUpdate(ds, c.rolloutNodes(s), hist.Hash, opts.Now)
 		if stepErr == nil {
 			plan.Rolling = &step
 			addStep(m, step)
@@ -225,9 +235,14 @@ func addStep(m *manager, step rollout.Step) {
 
 // rolloutNodes describes the cluster to the rolling-update step: every
 // existing node that should run the pod or has pods, and every missing node
-// with pods.
-func (c *cluster) rolloutNodes() []rollout.Node {
-	out := make([]rollout.Node, 0, len(c.nodes)+len(c.missing))
+// with pods. It works in s when non-nil.
+func (c *cluster) rolloutNodes(s *scratch) []rollout.Node {
+	var out []rollout.Node
+	if s != nil {
+		out = reuse(&s.rollout, len(c.nodes)+len(c.missing))
+	} else {
+		out = make([]rollout.Node, 0, len(c.nodes)+len(c.missing))
+	}
 	for i := range c.nodes {
 		n := &c.nodes[i]
 		if n.shouldRun || len(n.pods) > 0 {

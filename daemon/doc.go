@@ -78,4 +78,17 @@
 // It allocates a few hundred times per plan whatever the cluster's size
 // (slices sized to the cluster, none per node), plus the pods it creates
 // (see BENCHMARKS.md).
+//
+// A Planner computes the same plans as Compute but keeps that per-cluster
+// memory between calls, so that a warm steady plan allocates next to
+// nothing however large the cluster; use one per goroutine.
+//
+// # Revisions that do not match
+//
+// A revision is current only when its data equals the DaemonSet's patch
+// byte for byte, as upstream's. rollout.DiffRevision names the first
+// differing path, and a *rollout.CollisionError carries it: revisions
+// written by older controllers with "creationTimestamp": null in the
+// template metadata collide, bump the collision count and give every pod
+// a new hash, faithfully to upstream (see rollout.ConstructHistory).
 package daemon
