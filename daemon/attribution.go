@@ -88,7 +88,7 @@ func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod,
 	}
 	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	c, err := newCluster(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge)
+	c, err := newCluster(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge, nil)
 	if err != nil {
 		return Unavailability{}, fmt.Errorf("daemonset %q: %w: %w", ds.Namespace+"/"+ds.Name, ErrInvalidInput, err)
 	}
