@@ -44,7 +44,7 @@ func (l *errorList) add(err error) {
 // missing), except that no pod is created or deleted when the current
 // revision could not be created. Pods are created and deleted only when
 // podsAllowed (the expectations are satisfied); the events of the plan are
-// recorded with them.
+// recorded with them. The caller keeps the plan's failed-pod backoff.
 func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, podsAllowed bool) outcome {
 	var out outcome
 	var errs errorList
@@ -93,7 +93,6 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 			c.recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
 		}
 		c.applyPods(ctx, key, ds, plan, &out, &errs)
-		c.state.setBackoff(key, plan.FailedPodBackoff)
 	}
 
 	if plan.StatusChanged {

@@ -91,6 +91,11 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	}
 
 	out := c.execute(ctx, key, ds, plan, satisfied)
+	if satisfied && computeErr == nil && plan.Skip == daemon.SkipNone {
+		// A plan that failed or skipped carries no backoff decisions;
+		// some failed plans carry none at all, and must not wipe it.
+		c.state.setBackoff(key, plan.FailedPodBackoff)
+	}
 	if !satisfied {
 		result = resultWaiting
 		// A lost watch event must not stall the DaemonSet: look again when

@@ -326,3 +326,24 @@ func TestSyncSelectingAllWarnsOnce(t *testing.T) {
 		t.Errorf("writes = %q, want none", w)
 	}
 }
+
+func TestSyncInvalidPlanKeepsTheBackoff(t *testing.T) {
+	ds := testDS("ns", "ds")
+	failed := ownedPod(ds, "pod-n1", "n1")
+	failed.Status.Phase = corev1.PodFailed
+	h := newHarness(t, Config{}, ds, testNode("n1", nil), failed)
+	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+		t.Fatal(err)
+	}
+	bad := ds.DeepCopy()
+	bad.Generation = 2
+	bad.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Bogus"}}
+	h.cache(bad)
+	h.c.expectations.Forget("ns/ds")
+	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.c.state.getBackoff("ns/ds").Len(); got != 1 {
+		t.Errorf("backoff entries after an invalid plan = %d, want 1 (kept)", got)
+	}
+}
