@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -345,5 +346,51 @@ func TestSyncInvalidPlanKeepsTheBackoff(t *testing.T) {
 	}
 	if got := h.c.state.getBackoff("ns/ds").Len(); got != 1 {
 		t.Errorf("backoff entries after an invalid plan = %d, want 1 (kept)", got)
+	}
+}
+
+func TestSyncAdoptsNothingForAReplacedDaemonSet(t *testing.T) {
+	cached := testDS("ns", "ds")
+	live := cached.DeepCopy()
+	live.UID = "uid-recreated"
+	orphan := ownedPod(cached, "orphan", "n1")
+	orphan.OwnerReferences = nil
+	h := newHarness(t, Config{}, live, testNode("n1", nil), orphan)
+	h.cache(cached) // the cache still has the old DaemonSet
+	err := h.c.sync(context.Background(), "ns/ds")
+	if err == nil || !strings.Contains(err.Error(), "replaced") {
+		t.Fatalf("sync error = %v, want the recheck's", err)
+	}
+	got, _ := h.client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
+	if len(got.OwnerReferences) != 0 {
+		t.Errorf("orphan adopted by a DaemonSet that no longer exists: %v", got.OwnerReferences)
+	}
+}
+
+func TestSyncDeletesNoOrphanItFailedToAdopt(t *testing.T) {
+	// The orphan runs on a node the DaemonSet may not use: the plan adopts
+	// it and deletes it. When the adoption fails, the delete must not run.
+	for _, adoptFails := range []bool{false, true} {
+		t.Run(fmt.Sprintf("adoption fails %v", adoptFails), func(t *testing.T) {
+			ds := testDS("ns", "ds", func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "a"}
+			})
+			orphan := ownedPod(ds, "orphan", "n1")
+			orphan.OwnerReferences = nil
+			h := newHarness(t, Config{}, ds, testNode("n1", map[string]string{"pool": "b"}), orphan)
+			if adoptFails {
+				h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "orphan", errors.New("uid changed"))
+				})
+			}
+			err := h.c.sync(context.Background(), "ns/ds")
+			if (err != nil) != adoptFails {
+				t.Fatalf("sync error = %v", err)
+			}
+			_, getErr := h.client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
+			if exists := getErr == nil; exists != adoptFails {
+				t.Errorf("orphan exists = %v, want %v", exists, adoptFails)
+			}
+		})
 	}
 }
