@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 func TestSyncCreatesOnceUntilObserved(t *testing.T) {
@@ -392,5 +394,33 @@ func TestSyncDeletesNoOrphanItFailedToAdopt(t *testing.T) {
 				t.Errorf("orphan exists = %v, want %v", exists, adoptFails)
 			}
 		})
+	}
+}
+
+func TestSyncWritesTheBumpedCollisionCount(t *testing.T) {
+	ds := testDS("ns", "ds")
+	taken := &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "ns", Name: ds.Name + "-" + rollout.ComputeHash(&ds.Spec.Template, nil), UID: "uid-taken",
+			Labels:          map[string]string{"app": "ds"},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))},
+		},
+		Data:     runtime.RawExtension{Raw: []byte(`{"spec":{"template":{"metadata":{"labels":{"app":"something-else"}}}}}`)},
+		Revision: 1,
+	}
+	h := newHarness(t, Config{}, ds, testNode("n1", nil), taken)
+	err := h.c.sync(context.Background(), "ns/ds")
+	var collision *rollout.CollisionError
+	if !errors.As(err, &collision) && (err == nil || !strings.Contains(err.Error(), "collision")) {
+		t.Fatalf("sync error = %v, want a collision (requeued)", err)
+	}
+	got, _ := h.client.AppsV1().DaemonSets("ns").Get(context.Background(), "ds", metav1.GetOptions{})
+	if got.Status.CollisionCount == nil || *got.Status.CollisionCount != 1 {
+		t.Errorf("status.collisionCount = %v, want 1", got.Status.CollisionCount)
+	}
+	for _, w := range h.writes() {
+		if strings.Contains(w, "pods") {
+			t.Errorf("a colliding sync touched pods: %s", w)
+		}
 	}
 }
