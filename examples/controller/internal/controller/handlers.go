@@ -41,8 +41,13 @@ func (c *Controller) updateDaemonSet(_, cur any) {
 func (c *Controller) deleteDaemonSet(obj any) {
 	if ds, ok := unwrap[*appsv1.DaemonSet](obj); ok {
 		key := keyOf(ds.Namespace, ds.Name)
+		// Forget now, not in the sync: a DaemonSet re-created under the
+		// same name before the sync must not inherit the old one's
+		// expectations or backoff.
 		c.placement.forget(key)
-		c.enqueue(key) // the sync finds it gone and forgets its state
+		c.expectations.Forget(key)
+		c.state.forget(key)
+		c.enqueue(key)
 	}
 }
 
