@@ -48,7 +48,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		result = resultGone
 		c.expectations.Forget(key)
 		c.state.forget(key)
-		c.placement.forget(key)
 		c.logger.V(2).Info("DaemonSet is gone, state forgotten", "daemonset", key)
 		return nil
 	}
