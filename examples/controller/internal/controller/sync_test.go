@@ -411,8 +411,11 @@ func TestSyncWritesTheBumpedCollisionCount(t *testing.T) {
 	h := newHarness(t, Config{}, ds, testNode("n1", nil), taken)
 	err := h.c.sync(context.Background(), "ns/ds")
 	var collision *rollout.CollisionError
-	if !errors.As(err, &collision) && (err == nil || !strings.Contains(err.Error(), "collision")) {
-		t.Fatalf("sync error = %v, want a collision (requeued)", err)
+	if !errors.As(err, &collision) {
+		t.Fatalf("sync error = %v, want a *rollout.CollisionError (requeued)", err)
+	}
+	if strings.Count(err.Error(), `daemonset "ns/ds"`) != 1 {
+		t.Errorf("error %q names the DaemonSet more than once", err)
 	}
 	got, _ := h.client.AppsV1().DaemonSets("ns").Get(context.Background(), "ds", metav1.GetOptions{})
 	if got.Status.CollisionCount == nil || *got.Status.CollisionCount != 1 {
