@@ -43,9 +43,10 @@ func (l *errorList) add(err error) {
 // on one action does not stop the others (the next sync redoes what is
 // missing), except that no pod is created or deleted when the current
 // revision could not be created or the DaemonSet failed its recheck before
-// adopting, and an orphan whose adoption failed is not deleted. Pods are created and deleted only when
-// podsAllowed (the expectations are satisfied); the events of the plan are
-// recorded with them. The caller keeps the plan's failed-pod backoff.
+// adopting, and an orphan whose adoption failed is not deleted. Pods are
+// created and deleted only when podsAllowed (the expectations are
+// satisfied); the events of the plan are recorded with them. The caller
+// keeps the plan's failed-pod backoff.
 func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, podsAllowed bool) outcome {
 	var out outcome
 	var errs errorList
