@@ -247,6 +247,8 @@ func (c *cluster) startAPIServer() {
 		"--endpoint-reconciler-type=none",
 		"--disable-admission-plugins=ServiceAccount",
 		"--enable-priority-and-fairness=false",
+		"--max-requests-inflight=0",
+		"--max-mutating-requests-inflight=0",
 		"--audit-policy-file="+policy,
 		"--audit-log-path="+c.auditLog,
 		"--audit-log-mode=blocking",
