@@ -1,0 +1,280 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/daemonplan/daemonplan/daemon"
+)
+
+// outcome is what execute did.
+type outcome struct {
+	created, deleted, adopted, released, revisionWrites int
+	statusWritten                                       bool
+	// errs are the API errors of the actions that failed; the others were
+	// still carried out.
+	errs []error
+}
+
+// errorList collects errors from concurrent actions.
+type errorList struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (l *errorList) add(err error) {
+	if err == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.errs = append(l.errs, err)
+}
+
+// execute carries out plan for ds, in upstream's order: revision history,
+// adoption and release of pods, creates then deletes, status. An API error
+// on one action does not stop the others (the next sync redoes what is
+// missing), except that no pod is created or deleted when the current
+// revision could not be created. Pods are created and deleted only when
+// podsAllowed (the expectations are satisfied); the events of the plan are
+// recorded with them.
+func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, podsAllowed bool) outcome {
+	var out outcome
+	var errs errorList
+	if plan.Skip != daemon.SkipNone {
+		// A skipped DaemonSet (selector {}, being deleted) stays so until
+		// its spec changes: its warning is recorded once per spec.
+		if len(plan.Events) > 0 && c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
+			for _, ev := range plan.Events {
+				c.recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
+			}
+		}
+		return out
+	}
+
+	adoptOK := true
+	if len(plan.Adopt) > 0 || len(plan.History.Adopt) > 0 {
+		if err := c.canAdopt(ctx, ds); err != nil {
+			adoptOK = false
+			errs.add(err)
+		}
+	}
+
+	historyOK := c.applyHistory(ctx, ds, plan, adoptOK, &out, &errs)
+
+	if adoptOK {
+		for _, pod := range plan.Adopt {
+			if err := c.patchOwner(ctx, "pod", pod.Namespace, pod.Name, pod.UID, ds, true); err != nil {
+				errs.add(err)
+				continue
+			}
+			out.adopted++
+			c.metrics.actions.WithLabelValues("adopt", "Orphan").Inc()
+		}
+	}
+	for _, pod := range plan.Release {
+		if err := c.patchOwner(ctx, "pod", pod.Namespace, pod.Name, pod.UID, ds, false); err != nil {
+			errs.add(err)
+			continue
+		}
+		out.released++
+		c.metrics.actions.WithLabelValues("release", "LabelsMismatch").Inc()
+	}
+
+	if podsAllowed && historyOK {
+		for _, ev := range plan.Events {
+			c.recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
+		}
+		c.applyPods(ctx, key, ds, plan, &out, &errs)
+		c.state.setBackoff(key, plan.FailedPodBackoff)
+	}
+
+	if plan.StatusChanged {
+		if err := c.writeStatus(ctx, ds, plan.Status); err != nil {
+			errs.add(err)
+		} else {
+			out.statusWritten = true
+			c.metrics.actions.WithLabelValues("status", "StatusChanged").Inc()
+		}
+	}
+	out.errs = errs.errs
+	return out
+}
+
+// canAdopt re-reads ds from the API server, not the cache, before anything
+// is adopted: a DaemonSet deleted and re-created under the same name, or
+// being deleted, must not take pods or revisions.
+func (c *Controller) canAdopt(ctx context.Context, ds *appsv1.DaemonSet) error {
+	fresh, err := c.client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("recheck before adopting: %w", err)
+	}
+	if fresh.UID != ds.UID {
+		return fmt.Errorf("recheck before adopting: the DaemonSet was replaced (UID %s, cache has %s)", fresh.UID, ds.UID)
+	}
+	if fresh.DeletionTimestamp != nil {
+		return fmt.Errorf("recheck before adopting: the DaemonSet is being deleted")
+	}
+	return nil
+}
+
+// applyHistory carries out plan.History: adoption and release of revisions,
+// updates, relabelled pods, the create of the current revision, deletes.
+// It returns false when the current revision could not be created.
+func (c *Controller) applyHistory(ctx context.Context, ds *appsv1.DaemonSet, plan daemon.Plan, adoptOK bool, out *outcome, errs *errorList) bool {
+	h := plan.History
+	revs := c.client.AppsV1().ControllerRevisions(ds.Namespace)
+	if adoptOK {
+		for _, rev := range h.Adopt {
+			if err := c.patchOwner(ctx, "controllerrevision", rev.Namespace, rev.Name, rev.UID, ds, true); err != nil {
+				errs.add(err)
+				continue
+			}
+			out.revisionWrites++
+			c.metrics.actions.WithLabelValues("revision_adopt", "Orphan").Inc()
+		}
+	}
+	for _, rev := range h.Release {
+		if err := c.patchOwner(ctx, "controllerrevision", rev.Namespace, rev.Name, rev.UID, ds, false); err != nil {
+			errs.add(err)
+			continue
+		}
+		out.revisionWrites++
+		c.metrics.actions.WithLabelValues("revision_release", "LabelsMismatch").Inc()
+	}
+	for _, rev := range h.Update {
+		if _, err := revs.Update(ctx, rev, metav1.UpdateOptions{}); err != nil {
+			c.metrics.actionErrors.WithLabelValues("revision_update").Inc()
+			errs.add(fmt.Errorf("update controllerrevision %s/%s: %w", rev.Namespace, rev.Name, err))
+			continue
+		}
+		out.revisionWrites++
+		c.metrics.actions.WithLabelValues("revision_update", "History").Inc()
+	}
+	for _, pod := range h.Relabel {
+		if err := c.patchHashLabel(ctx, pod, plan.Hash); err != nil {
+			errs.add(err)
+			continue
+		}
+		c.metrics.actions.WithLabelValues("relabel", "DuplicateRevision").Inc()
+	}
+	ok := true
+	if h.Create != nil {
+		_, err := revs.Create(ctx, h.Create, metav1.CreateOptions{})
+		switch {
+		case err == nil:
+			out.revisionWrites++
+			c.metrics.actions.WithLabelValues("revision_create", "CurrentRevision").Inc()
+		case apierrors.IsAlreadyExists(err):
+			// The revision exists (an unowned copy of the same data, or a
+			// create the cache has not seen yet): the next sync takes it
+			// over, or finds a collision and bumps the count.
+		default:
+			ok = false
+			c.metrics.actionErrors.WithLabelValues("revision_create").Inc()
+			errs.add(fmt.Errorf("create controllerrevision %s/%s: %w", h.Create.Namespace, h.Create.Name, err))
+		}
+	}
+	for _, rev := range h.Delete {
+		err := revs.Delete(ctx, rev.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &rev.UID}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			c.metrics.actionErrors.WithLabelValues("revision_delete").Inc()
+			errs.add(fmt.Errorf("delete controllerrevision %s/%s: %w", rev.Namespace, rev.Name, err))
+			continue
+		}
+		out.revisionWrites++
+		c.metrics.actions.WithLabelValues("revision_delete", "History").Inc()
+	}
+	return ok
+}
+
+// applyPods creates the plan's pods in slow-start batches, then deletes its
+// pods, after raising the expectations of key by what it is about to do.
+func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, out *outcome, errs *errorList) {
+	if len(plan.Creates) == 0 && len(plan.Deletes) == 0 {
+		return
+	}
+	uids := make([]types.UID, len(plan.Deletes))
+	for i, d := range plan.Deletes {
+		uids[i] = d.Pod.UID
+	}
+	c.expectations.Expect(key, len(plan.Creates), uids)
+
+	pods := c.client.CoreV1().Pods(ds.Namespace)
+	var mu sync.Mutex
+	calls, _ := slowStartBatch(len(plan.Creates), c.cfg.BurstReplicas, func(i int) error {
+		cr := plan.Creates[i]
+		created, err := pods.Create(ctx, cr.Pod, metav1.CreateOptions{})
+		switch {
+		case err == nil:
+			mu.Lock()
+			out.created++
+			mu.Unlock()
+			c.metrics.actions.WithLabelValues("create", string(cr.Reason)).Inc()
+			c.recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", created.Name)
+			return nil
+		case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+			// Nothing can be created in a namespace being deleted, and it
+			// is not worth retrying.
+			c.expectations.CreationObserved(key)
+			return nil
+		case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+			// The pod may exist: let the informer or the expectations'
+			// timeout settle it.
+		default:
+			c.expectations.CreationObserved(key)
+		}
+		c.metrics.actionErrors.WithLabelValues("create").Inc()
+		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedCreate", "Error creating pod on node %s: %v", cr.NodeName, err)
+		err = fmt.Errorf("create pod on node %s: %w", cr.NodeName, err)
+		errs.add(err)
+		return err
+	})
+	// The creates skipped after a failed batch will not be observed.
+	for range len(plan.Creates) - calls {
+		c.expectations.CreationObserved(key)
+	}
+
+	parallel(len(plan.Deletes), c.cfg.BurstReplicas, func(i int) error {
+		d := plan.Deletes[i]
+		err := pods.Delete(ctx, d.Pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &d.Pod.UID}})
+		switch {
+		case err == nil:
+			mu.Lock()
+			out.deleted++
+			mu.Unlock()
+			c.metrics.actions.WithLabelValues("delete", string(d.Reason)).Inc()
+			c.recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", d.Pod.Name)
+			return nil
+		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+			// Already gone, or the name now belongs to another pod: the
+			// pod we meant is deleted either way.
+			c.expectations.DeletionObserved(key, d.Pod.UID)
+			return nil
+		}
+		c.expectations.DeletionObserved(key, d.Pod.UID)
+		c.metrics.actionErrors.WithLabelValues("delete").Inc()
+		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedDelete", "Error deleting pod %s on node %s: %v", d.Pod.Name, d.NodeName, err)
+		err = fmt.Errorf("delete pod %s/%s: %w", d.Pod.Namespace, d.Pod.Name, err)
+		errs.add(err)
+		return err
+	})
+}
+
+// writeStatus writes status to ds's status subresource.
+func (c *Controller) writeStatus(ctx context.Context, ds *appsv1.DaemonSet, status appsv1.DaemonSetStatus) error {
+	toUpdate := ds.DeepCopy()
+	toUpdate.Status = status
+	if _, err := c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, toUpdate, metav1.UpdateOptions{}); err != nil {
+		c.metrics.actionErrors.WithLabelValues("status").Inc()
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/selector"
+)
+
+// sync computes the plan of the DaemonSet key from the informers' caches and
+// carries it out. A nil error forgets the key's rate limit; an error requeues
+// it with backoff.
+//
+// Pod creates and deletes run only when the key's expectations are
+// satisfied; otherwise the sync still applies what does not depend on an up
+// to date view of the pods (revision history, adoption and release, status),
+// as upstream does.
+//
+// A DaemonSet that Compute rejects as invalid gets one Warning event per
+// spec (UID and generation) and is not requeued: the next change of the
+// DaemonSet, or of its pods, brings it back.
+func (c *Controller) sync(ctx context.Context, key string) (err error) {
+	start := c.cfg.Clock.Now()
+	result := resultSuccess
+	defer func() {
+		c.metrics.syncs.WithLabelValues(result).Inc()
+		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
+	}()
+
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		result = resultInvalid
+		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
+		return nil
+	}
+	ds, err := c.dsLister.DaemonSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		result = resultGone
+		c.expectations.Forget(key)
+		c.state.forget(key)
+		c.placement.forget(key)
+		c.logger.V(2).Info("DaemonSet is gone, state forgotten", "daemonset", key)
+		return nil
+	}
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: read from cache: %w", key, err)
+	}
+	nodes, err := c.nodes.List(labels.Everything())
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: list nodes: %w", key, err)
+	}
+	pods, err := c.pods.Pods(ns).List(labels.Everything())
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: list pods: %w", key, err)
+	}
+	revs, err := c.revs.ControllerRevisions(ns).List(labels.Everything())
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: list revisions: %w", key, err)
+	}
+
+	satisfied := c.expectations.Satisfied(key)
+	plan, computeErr := daemon.Compute(ds, nodes, pods, daemon.Options{
+		Now:                                      start,
+		Revisions:                                revs,
+		FailedPodBackoff:                         c.state.getBackoff(key),
+		BurstReplicas:                            c.cfg.BurstReplicas,
+		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
+	})
+	invalid := computeErr != nil && isInvalidSpec(computeErr)
+	if invalid {
+		result = resultInvalid
+		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
+			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", HumanError(key, computeErr))
+		}
+	} else if computeErr == nil && plan.Skip == daemon.SkipNone {
+		c.state.clearInvalid(key)
+	}
+
+	out := c.execute(ctx, key, ds, plan, satisfied)
+	if !satisfied {
+		result = resultWaiting
+		// A lost watch event must not stall the DaemonSet: look again when
+		// the expectations expire.
+		c.queue.AddAfter(key, c.cfg.ExpectationsTimeout)
+	}
+	if plan.RequeueAfter > 0 {
+		c.queue.AddAfter(key, plan.RequeueAfter)
+	}
+	pendingCreates, pendingDeletes := c.expectations.Pending(key)
+	level := 2
+	if !plan.IsZero() || computeErr != nil || len(out.errs) > 0 {
+		level = 0
+	}
+	c.logger.V(level).Info("Synced",
+		"daemonset", key,
+		"hash", plan.Hash,
+		"satisfied", satisfied,
+		"creates", out.created, "deletes", out.deleted,
+		"deferredCreates", plan.DeferredCreates, "deferredDeletes", plan.DeferredDeletes,
+		"adopted", out.adopted, "released", out.released,
+		"revisionWrites", out.revisionWrites,
+		"statusWritten", out.statusWritten,
+		"events", len(plan.Events),
+		"requeueAfter", plan.RequeueAfter,
+		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
+		"errors", len(out.errs),
+		"duration", c.cfg.Clock.Since(start),
+	)
+
+	switch {
+	case invalid:
+		c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "reason", HumanError(key, computeErr))
+		if len(out.errs) > 0 {
+			return fmt.Errorf("daemonset %q: %w", key, errors.Join(out.errs...))
+		}
+		return nil
+	case computeErr != nil || len(out.errs) > 0:
+		result = resultError
+		all := out.errs
+		if computeErr != nil {
+			all = append([]error{errors.New(HumanError(key, computeErr))}, all...)
+		}
+		return fmt.Errorf("daemonset %q: %w", key, errors.Join(all...))
+	}
+	return nil
+}
+
+// isInvalidSpec reports whether err from daemon.Compute says the DaemonSet
+// itself is wrong (retrying cannot help until it changes): input Compute
+// cannot use, an invalid selector, an invalid maxSurge or maxUnavailable.
+func isInvalidSpec(err error) bool {
+	var selErr *selector.Error
+	var fieldErr *field.Error
+	return errors.Is(err, daemon.ErrInvalidInput) || errors.As(err, &selErr) || errors.As(err, &fieldErr)
+}
+
+// HumanError returns err's text for people who already know which
+// DaemonSet it is about (an event on the object, a log line with the key):
+// every `daemonset "<key>": ` prefix the nested errors carry is removed, so
+// the text names the field and the problem only.
+func HumanError(key string, err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.ReplaceAll(err.Error(), fmt.Sprintf("daemonset %q: ", key), "")
+}
+
+// dsRef names ds in errors and events.
+func dsRef(ds *appsv1.DaemonSet) string { return ds.Namespace + "/" + ds.Name }
