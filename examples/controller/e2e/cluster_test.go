@@ -254,7 +254,9 @@ func (c *cluster) startAPIServer() {
 		"--service-account-signing-key-file="+saKey,
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--endpoint-reconciler-type=none",
-		"--disable-admission-plugins=ServiceAccount",
+		// TaintNodesByCondition would give every new node the not-ready
+		// taint, which only the node lifecycle controller (not run) lifts.
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		"--enable-priority-and-fairness=false",
 		"--max-requests-inflight=0",
 		"--max-mutating-requests-inflight=0",
