@@ -16,6 +16,9 @@ type auditEvent struct {
 	User  struct {
 		Username string `json:"username"`
 	} `json:"user"`
+	ResponseStatus struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
 	ObjectRef struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
@@ -23,7 +26,8 @@ type auditEvent struct {
 }
 
 // writes counts the API writes the DaemonSet controller made, by
-// "verb resource[/subresource]", from the API server's audit log.
+// "verb resource[/subresource]" with the response code appended when the
+// write was rejected, from the API server's audit log.
 func (c *cluster) writes() map[string]int {
 	c.t.Helper()
 	f, err := os.Open(c.auditLog)
@@ -46,7 +50,12 @@ func (c *cluster) writes() map[string]int {
 		if ev.ObjectRef.Subresource != "" {
 			res += "/" + ev.ObjectRef.Subresource
 		}
-		out[ev.Verb+" "+res]++
+		key := ev.Verb + " " + res
+		if c := ev.ResponseStatus.Code; c >= 300 {
+			// Rejected writes (conflicts, not found) are counted apart.
+			key += " (" + strconv.Itoa(c) + ")"
+		}
+		out[key]++
 	}
 	if err := sc.Err(); err != nil {
 		c.t.Fatalf("audit log: %v", err)

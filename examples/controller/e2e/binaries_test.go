@@ -47,6 +47,11 @@ var (
 // skips the test when that is impossible, unless E2E=1 asks for a failure.
 func requireBinaries(t *testing.T) *binaries {
 	t.Helper()
+	if os.Getenv("E2E") != "1" && !cached() {
+		if d, ok := t.Deadline(); ok && time.Until(d) < minColdBuildBudget {
+			t.Skipf("e2e: the control plane is not built yet and a cold build (up to an hour on two busy cores) does not fit in this test run's -timeout; run with -timeout 90m or E2E=1")
+		}
+	}
 	b, err := loadBinaries()
 	if err != nil {
 		if os.Getenv("E2E") == "1" {
@@ -64,6 +69,25 @@ func loadBinaries() (*binaries, error) {
 		binDuration = time.Since(start)
 	})
 	return binResult, binErr
+}
+
+// minColdBuildBudget is the least time left before the test binary's
+// deadline for which a test starts a cold build of the control plane rather
+// than skipping (unless E2E=1).
+const minColdBuildBudget = 45 * time.Minute
+
+// cached reports whether the control plane for the current tools modules is
+// already built.
+func cached() bool {
+	hash, err := toolsHash()
+	if err != nil {
+		return false
+	}
+	root, err := cacheRoot()
+	if err != nil {
+		return false
+	}
+	return binariesIn(filepath.Join(root, hash, "bin")).missing() == nil
 }
 
 // toolsHash is a digest of every tools module's go.mod and go.sum.

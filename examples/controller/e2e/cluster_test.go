@@ -49,6 +49,8 @@ type cluster struct {
 	admin       kubernetes.Interface
 	auditLog    string
 	procs       map[string]*process
+	// logs are the log files of in-process components, by name.
+	logs map[string]string
 }
 
 // process is a program the test started; it is stopped by its PID.
@@ -68,7 +70,7 @@ func newCluster(t *testing.T) *cluster {
 	if err != nil {
 		t.Fatalf("temp dir: %v", err)
 	}
-	c := &cluster{t: t, bins: bins, dir: dir, kubeconfigs: map[string]string{}, procs: map[string]*process{}}
+	c := &cluster{t: t, bins: bins, dir: dir, kubeconfigs: map[string]string{}, procs: map[string]*process{}, logs: map[string]string{}}
 	t.Cleanup(func() {
 		if t.Failed() {
 			c.dumpLogs()
@@ -164,13 +166,20 @@ func (p *process) exited() bool {
 }
 
 func (c *cluster) dumpLogs() {
-	names := make([]string, 0, len(c.procs))
-	for name := range c.procs {
+	logs := map[string]string{}
+	for name, p := range c.procs {
+		logs[name] = p.log
+	}
+	for name, l := range c.logs {
+		logs[name] = l
+	}
+	names := make([]string, 0, len(logs))
+	for name := range logs {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		data, _ := os.ReadFile(c.procs[name].log)
+		data, _ := os.ReadFile(logs[name])
 		c.t.Logf("---- %s (last lines) ----\n%s", name, tail(string(data), 25))
 	}
 }
@@ -245,8 +254,12 @@ func (c *cluster) startAPIServer() {
 		"--service-account-signing-key-file="+saKey,
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--endpoint-reconciler-type=none",
-		"--disable-admission-plugins=ServiceAccount",
+		// TaintNodesByCondition would give every new node the not-ready
+		// taint, which only the node lifecycle controller (not run) lifts.
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		"--enable-priority-and-fairness=false",
+		"--max-requests-inflight=0",
+		"--max-mutating-requests-inflight=0",
 		"--audit-policy-file="+policy,
 		"--audit-log-path="+c.auditLog,
 		"--audit-log-mode=blocking",
