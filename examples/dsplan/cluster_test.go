@@ -114,23 +114,56 @@ func exampleCluster() *snapshot.Snapshot {
 	return s
 }
 
+// fleetCluster is testdata/fleet-100.yaml: a hundred workers, two of them
+// NotReady, running node-exporter v1.8.2 everywhere with maxUnavailable
+// 10%: what the README's simulate example rolls out to a new image.
+func fleetCluster() *snapshot.Snapshot {
+	now := dt.Epoch
+	s := &snapshot.Snapshot{}
+	ds := dt.DaemonSet("node-exporter", func(ds *appsv1.DaemonSet) { ds.Namespace = "monitoring" }, dt.WithMaxUnavailable("10%"),
+		dt.WithImage("quay.io/prometheus/node-exporter:v1.8.2"))
+	for i := range 100 {
+		var opts []dt.NodeOption
+		if i == 37 || i == 81 {
+			opts = append(opts, dt.NotReady())
+		}
+		n := dt.Node(fmt.Sprintf("worker-%03d", i), opts...)
+		for j := range n.Status.Conditions {
+			n.Status.Conditions[j].LastHeartbeatTime.Time = now
+		}
+		s.Nodes = append(s.Nodes, n)
+		p := dt.Pod(ds, fmt.Sprintf("node-exporter-%05x", 0x9a3c1*(i+1)%0xfffff), n.Name)
+		p.APIVersion, p.Kind = "v1", "Pod"
+		s.Pods = append(s.Pods, p)
+	}
+	s.Revisions = append(s.Revisions, dt.Revision(ds, 1))
+	plan, err := daemon.Compute(ds, s.Nodes, s.Pods, daemon.Options{Now: now, Revisions: s.Revisions})
+	if err == nil {
+		ds.Status = plan.Status
+	}
+	s.DaemonSets = []*appsv1.DaemonSet{ds}
+	return s
+}
+
 // TestEmbeddedCluster keeps testdata/cluster.yaml what exampleCluster
 // builds (-update rewrites it).
 func TestEmbeddedCluster(t *testing.T) {
-	data, err := exampleCluster().Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile(embeddedName, data, 0o644); err != nil {
+	for file, s := range map[string]*snapshot.Snapshot{embeddedName: exampleCluster(), "testdata/fleet-100.yaml": fleetCluster()} {
+		data, err := s.Encode()
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	got, err := os.ReadFile(embeddedName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(data) {
-		t.Errorf("%s is stale: run go test ./examples/dsplan -run TestEmbeddedCluster -update", embeddedName)
+		if *update {
+			if err := os.WriteFile(file, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(data) {
+			t.Errorf("%s is stale: run go test ./examples/dsplan -run TestEmbeddedCluster -update", file)
+		}
 	}
 }

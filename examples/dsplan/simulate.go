@@ -157,6 +157,8 @@ func simulateOne(w io.Writer, l *loaded, name string, burst int, sf simFlags) (*
 // printWaves prints the steps that acted, as a table.
 func printWaves(w io.Writer, res daemontest.SimResult) {
 	fmt.Fprintf(w, "%5s %8s %7s %7s %8s %10s %8s  %s\n", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
+	// UPDATED is the status of the sync (before its plan); DOWN and SURGE
+	// are measured after it, against the step's budgets.
 	for _, s := range res.Steps {
 		if s.Creates == 0 && s.Deletes == 0 && len(s.Events) == 0 && s.Err == "" {
 			continue
@@ -165,8 +167,9 @@ func printWaves(w io.Writer, res daemontest.SimResult) {
 		if s.Err != "" {
 			extra = strings.TrimSpace(extra + " error: " + s.Err)
 		}
-		fmt.Fprintf(w, "%5d %8s %7d %7d %4d/%-3d %6d/%-3d %4d/%-3d  %s\n", s.Step, fmtDur(s.At), s.Creates, s.Deletes,
+		row := fmt.Sprintf("%5d %8s %7d %7d %4d/%-3d %6d/%-3d %4d/%-3d  %s", s.Step, fmtDur(s.At), s.Creates, s.Deletes,
 			s.Updated, s.Desired, s.Down, s.Budgets.MaxUnavailable, s.Surge, s.Budgets.MaxSurge, extra)
+		fmt.Fprintln(w, strings.TrimRight(row, " "))
 	}
 }
 

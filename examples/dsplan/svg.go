@@ -69,7 +69,7 @@ func drawChart(b *strings.Builder, cd chartData, y int) int {
 	}
 	rowH := float64(svgGridMaxH) / float64(len(cd.nodes))
 	rowH = min(rowH, 14)
-	colW := float64(svgPlotW) / float64(steps)
+	xs := columns(cd.at)
 	gridTop := y
 	// Each row: runs of one state as one rectangle.
 	labelEvery := 1
@@ -87,57 +87,109 @@ func drawChart(b *strings.Builder, cd chartData, y int) int {
 			if i < steps && cd.states[i][j] == cd.states[start][j] {
 				continue
 			}
-			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n",
-				svgLeft+float64(start)*colW, ry, float64(i-start)*colW, max(rowH-0.5, 0.5), stateStyle[cd.states[start][j]].color)
+			if w := xs[i] - xs[start]; w > 0 {
+				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n",
+					xs[start], ry, w, max(rowH-0.5, 0.5), stateStyle[cd.states[start][j]].color)
+			}
 			start = i
 		}
 	}
 	gridBottom := gridTop + int(rowH*float64(len(cd.nodes))+0.5)
-	y = stepAxis(b, cd, gridBottom, colW)
-	// Line chart.
-	y += 16
+	y = timeAxis(b, cd, gridBottom)
+	// Line chart, its legend above it.
+	y += 8
+	legend := []struct{ color, dash, label string }{
+		{"#2e7d32", "", "nodes with an available pod"},
+		{"#1565c0", "", "... with an available updated pod"},
+		{"#d32f2f", "", "down (should run, none available)"},
+		{"#ef6c00", `stroke-dasharray="6,4"`, "maxUnavailable"},
+	}
+	lx := svgLeft
+	for _, l := range legend {
+		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2" %s/><text x="%d" y="%d">%s</text>`+"\n",
+			lx, lx+24, y+6, y+6, l.color, l.dash, lx+28, y+10, html.EscapeString(l.label))
+		lx += 40 + 6*len(l.label)
+	}
+	y += 24
 	top := y
 	yMax := max(cd.desired, 1)
-	for _, v := range cd.budget {
-		yMax = max(yMax, v)
+	for _, series := range [][]int{cd.budget, cd.available, cd.updated, cd.down} {
+		for _, v := range series {
+			yMax = max(yMax, v)
+		}
 	}
 	py := func(v int) float64 { return float64(top) + float64(svgLineH)*(1-float64(v)/float64(yMax)) }
-	px := func(i int) float64 { return svgLeft + (float64(i)+0.5)*colW }
 	// Horizontal grid and y labels.
 	for _, v := range ticks(yMax) {
 		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%d</text>`+"\n",
 			svgLeft, svgLeft+svgPlotW, py(v), py(v), svgLeft-4, py(v)+4, v)
 	}
-	line := func(vals []int, color, dash string, label string, ly int) {
+	line := func(vals []int, color, dash string, width float64) {
 		var pts strings.Builder
 		for i, v := range vals {
-			// Steps: hold each value across its column.
-			fmt.Fprintf(&pts, "%.1f,%.1f %.1f,%.1f ", px(i)-colW/2, py(v), px(i)+colW/2, py(v))
+			// A step function: each value holds until the next sync.
+			fmt.Fprintf(&pts, "%.1f,%.1f %.1f,%.1f ", xs[i], py(v), xs[i+1], py(v))
 		}
-		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" %s points="%s"/>`+"\n", color, dash, strings.TrimSpace(pts.String()))
-		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2" %s/><text x="%d" y="%d">%s</text>`+"\n",
-			svgLeft+svgPlotW-150, svgLeft+svgPlotW-126, ly, ly, color, dash, svgLeft+svgPlotW-120, ly+4, label)
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="%.1f" %s points="%s"/>`+"\n", color, width, dash, strings.TrimSpace(pts.String()))
 	}
-	line(cd.available, "#2e7d32", "", "available", top+10)
-	line(cd.updated, "#1565c0", "", "updated", top+26)
-	line(cd.down, "#d32f2f", "", "down", top+42)
-	line(cd.budget, "#ef6c00", `stroke-dasharray="6,4"`, "maxUnavailable", top+58)
+	line(cd.budget, "#ef6c00", `stroke-dasharray="6,4"`, 2)
+	line(cd.available, "#2e7d32", "", 2)
+	line(cd.updated, "#1565c0", "", 2)
+	line(cd.down, "#d32f2f", "", 2.5)
 	fmt.Fprintf(b, `<text x="12" y="%d" transform="rotate(-90 12 %d)" text-anchor="middle">nodes</text>`+"\n", top+svgLineH/2, top+svgLineH/2)
-	return stepAxis(b, cd, top+svgLineH, colW) + 10
+	return timeAxis(b, cd, top+svgLineH) + 10
 }
 
-// stepAxis draws the time axis under a chart at y and returns the y below.
-func stepAxis(b *strings.Builder, cd chartData, y int, colW float64) int {
-	steps := len(cd.at)
-	fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>`+"\n", svgLeft, svgLeft+svgPlotW, y, y)
-	every := max(1, steps/10)
-	for i := 0; i < steps; i += every {
-		x := svgLeft + (float64(i)+0.5)*colW
-		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#333"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n",
-			x, x, y, y+4, x, y+16, fmtDur(cd.at[i]))
+// columns returns the x of each step's start and, last, the end of the
+// plot: time runs left to right, each state holding until the next sync;
+// the last state is drawn for a twentieth of the run (at least a second).
+func columns(at []time.Duration) []float64 {
+	span := spanOf(at)
+	xs := make([]float64, len(at)+1)
+	for i, t := range at {
+		xs[i] = svgLeft + float64(svgPlotW)*float64(t)/float64(span)
 	}
-	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end" fill="#555">sync (labelled with time since start)</text>`+"\n", svgLeft+svgPlotW, y+30)
+	xs[len(at)] = svgLeft + svgPlotW
+	return xs
+}
+
+// spanOf is the time the x axis covers.
+func spanOf(at []time.Duration) time.Duration {
+	end := last(at)
+	return end + max(end/20, time.Second)
+}
+
+// timeAxis draws the time axis under a chart at y and returns the y below.
+func timeAxis(b *strings.Builder, cd chartData, y int) int {
+	span := spanOf(cd.at)
+	fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>`+"\n", svgLeft, svgLeft+svgPlotW, y, y)
+	tick := time.Second
+	for _, d := range []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute,
+		2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 6 * time.Hour} {
+		tick = d
+		if span/d <= 10 {
+			break
+		}
+	}
+	for t := time.Duration(0); t <= span; t += tick {
+		x := svgLeft + float64(svgPlotW)*float64(t)/float64(span)
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#333"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n",
+			x, x, y, y+4, x, y+16, shortDur(t))
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end" fill="#555">time since the start of the rollout</text>`+"\n", svgLeft+svgPlotW, y+30)
 	return y + 36
+}
+
+// shortDur writes 2m30s, 2m, 45s.
+func shortDur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // ticks returns about five round values from 0 to max.
