@@ -57,7 +57,9 @@ func Decode(file string, data []byte) (*Snapshot, error) {
 // values, or lists (kind List, as kubectl prints them, or a typed list such
 // as PodList, whose items may omit their kind). DaemonSets (apps/v1),
 // Nodes, Pods (v1) and ControllerRevisions (apps/v1) are kept; other kinds
-// are counted in Skipped; empty documents are ignored. A namespaced object
+// are counted in Skipped; empty documents are ignored. A revision's data
+// is compacted: kubectl -o json indents it, and the controller compares it
+// byte for byte with its own compact encoding of the template. A namespaced object
 // without a namespace is put in "default", as kubectl would create it.
 //
 // An error is a *DecodeError naming file and the line of the document at
@@ -274,6 +276,12 @@ func decodeKind(js []byte, apiVersion, kind string) (object, error) {
 		err = json.Unmarshal(js, o.rev)
 		o.rev.APIVersion, o.rev.Kind = apiVersion, kind
 		meta = &metaRef{&o.rev.Name, &o.rev.Namespace}
+		if err == nil && len(o.rev.Data.Raw) > 0 {
+			var b bytes.Buffer
+			if err = json.Compact(&b, o.rev.Data.Raw); err == nil {
+				o.rev.Data.Raw = b.Bytes()
+			}
+		}
 	default:
 		return object{skipped: apiVersion + " " + kind}, nil
 	}

@@ -207,6 +207,27 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+func TestRevisionDataCompacted(t *testing.T) {
+	data := `{
+  "apiVersion": "v1", "kind": "List",
+  "items": [{
+    "apiVersion": "apps/v1", "kind": "ControllerRevision",
+    "metadata": {"name": "r", "namespace": "x"},
+    "data": {
+      "spec": {"template": {"$patch": "replace"}}
+    },
+    "revision": 1
+  }]
+}`
+	s, err := snapshot.Decode("in.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(s.Revisions[0].Data.Raw), `{"spec":{"template":{"$patch":"replace"}}}`; got != want {
+		t.Errorf("revision data = %s, want %s", got, want)
+	}
+}
+
 func TestAddLeavesSnapshotOnError(t *testing.T) {
 	s, err := snapshot.Decode("a.yaml", []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"))
 	if err != nil {
