@@ -281,3 +281,51 @@ func bare(names []string) []string {
 	}
 	return out
 }
+
+// TestJudgeCatches makes sure the judge above is not vacuous: it must
+// reject a plan that misses a recorded delete, adds a create, has another
+// hash or writes another status.
+func TestJudgeCatches(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(conformanceDir, "rev-0000-dup-nolabel-none-owned.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s recorded
+	var raw struct {
+		Expected map[string]json.RawMessage `json:"expected"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	good := planJSON{
+		Hash:    s.Expected.Hash,
+		Deletes: []deleteJSON{{Pod: "kube-system/agent-qqqqq"}},
+		History: historyJSON{Relabel: []string{"kube-system/agent-qqqqq", "kube-system/agent-rrrrr"}, Delete: []string{"agent-67b88bfcd6"}},
+	}
+	if lines := judge(s, raw.Expected, good, 0); len(lines) > 0 {
+		t.Fatalf("judge rejects the recorded outcome: %v", lines)
+	}
+	tests := []struct {
+		name   string
+		change func(*planJSON)
+	}{
+		{"no delete", func(p *planJSON) { p.Deletes = nil }},
+		{"two deletes", func(p *planJSON) { p.Deletes = append(p.Deletes, deleteJSON{Pod: "kube-system/agent-rrrrr"}) }},
+		{"extra create", func(p *planJSON) { p.Creates = []createJSON{{Node: "node-a"}} }},
+		{"other hash", func(p *planJSON) { p.Hash = "x" }},
+		{"status write", func(p *planJSON) { p.StatusChanged = true; p.Status = &appsv1.DaemonSetStatus{} }},
+		{"error", func(p *planJSON) { p.Error = "boom" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := good
+			tt.change(&p)
+			if lines := judge(s, raw.Expected, p, 0); len(lines) == 0 {
+				t.Errorf("judge accepts a plan with %s", tt.name)
+			}
+		})
+	}
+}
