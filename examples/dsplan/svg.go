@@ -118,6 +118,10 @@ func drawChart(b *strings.Builder, cd chartData, y int) int {
 			yMax = max(yMax, v)
 		}
 	}
+	if tk := ticks(yMax); len(tk) > 1 && tk[len(tk)-1] < yMax {
+		// Round the top up to the next tick, so that it is labelled.
+		yMax = tk[len(tk)-1] + tk[1]
+	}
 	py := func(v int) float64 { return float64(top) + float64(svgLineH)*(1-float64(v)/float64(yMax)) }
 	// Horizontal grid and y labels.
 	for _, v := range ticks(yMax) {
