@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -108,6 +109,20 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 		here = append(here, fmt.Sprintf("%s (hash %s, %s%s)", p.Name, orDash(p.Labels["controller-revision-hash"]), p.Status.Phase, readiness(p)))
 	}
 	fmt.Fprintf(w, "  its pods here: %s\n", orNone(here))
+	if in, err := l.snap.For(r.ds.Namespace, r.ds.Name); err == nil {
+		if u, err := daemon.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now, Revisions: in.Revisions}); err == nil {
+			for _, un := range u.Nodes {
+				if un.NodeName != node.Name {
+					continue
+				}
+				msg := string(un.Cause)
+				if !un.AvailableAt.IsZero() {
+					msg += ", available at " + un.AvailableAt.UTC().Format(time.RFC3339) + " if it stays ready"
+				}
+				fmt.Fprintf(w, "  counted unavailable: %s\n", msg)
+			}
+		}
+	}
 	if r.err != nil {
 		fmt.Fprintf(w, "  plan: error: %v\n", r.err)
 		return

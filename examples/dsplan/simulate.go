@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,7 +164,11 @@ func printWaves(w io.Writer, res daemontest.SimResult) {
 		if s.Creates == 0 && s.Deletes == 0 && len(s.Events) == 0 && s.Err == "" {
 			continue
 		}
-		extra := strings.Join(s.Events, ", ")
+		notes := slices.Clone(s.Events)
+		for _, n := range s.FailedDeletes {
+			notes = append(notes, "failed pod on "+n)
+		}
+		extra := strings.Join(notes, ", ")
 		if s.Err != "" {
 			extra = strings.TrimSpace(extra + " error: " + s.Err)
 		}
