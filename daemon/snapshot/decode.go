@@ -183,11 +183,15 @@ type object struct {
 	skipped string
 }
 
-// decodeDoc decodes one YAML or JSON document into its objects.
+// decodeDoc decodes one YAML or JSON document into its objects. A JSON
+// object is read as it is (YAML would read it too, far slower).
 func decodeDoc(data []byte) ([]object, error) {
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
+	js := bytes.TrimSpace(data)
+	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
+		var err error
+		if js, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, fmt.Errorf("invalid YAML: %w", err)
+		}
 	}
 	js = bytes.TrimSpace(js)
 	if len(js) == 0 || string(js) == "null" {
