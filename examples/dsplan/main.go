@@ -17,6 +17,9 @@
 // With no -f, dsplan reads an embedded cluster of eleven nodes and three
 // DaemonSets (testdata/cluster.yaml), one of them mid-rollout.
 //
+// For a live cluster, examples/dsplan/live (a nested module: it needs
+// client-go) lists the objects once, read-only, and prints them for -f -.
+//
 // --now is the controller clock; by default the newest timestamp in the
 // input, which dsplan prints. --daemonset picks one DaemonSet; by default
 // every DaemonSet in the input is planned, in namespace/name order.
