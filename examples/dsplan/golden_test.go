@@ -49,6 +49,8 @@ func TestGolden(t *testing.T) {
 		{name: "bad-daemonset", args: []string{"plan", "--daemonset", "kube-system/node-exporter"}},
 		{name: "bad-node", args: []string{"explain", "worker-10"}},
 		{name: "bad-no-daemonset", args: []string{"plan", "-f", "-"}, stdin: "nodes-only.yaml"},
+		{name: "bad-compute", args: []string{"plan", "-f", in + "bad-budget.yaml"}},
+		{name: "bad-compute-json", args: []string{"plan", "-o", "json", "-f", in + "bad-budget.yaml"}},
 		// Usage: exit 2.
 		{name: "usage-command", args: []string{"apply"}},
 		{name: "usage-flag", args: []string{"plan", "--kubeconfig", "x"}},

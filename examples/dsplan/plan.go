@@ -114,12 +114,15 @@ func failures(results []result) error {
 
 // printPlan writes one plan for people.
 func printPlan(w io.Writer, l *loaded, r result) error {
-	if r.err != nil {
-		fmt.Fprintf(w, "DaemonSet %s: error: %v\n", r.name, r.err)
-		return nil
-	}
 	for _, n := range r.notes {
 		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.err != nil {
+		fmt.Fprintf(w, "DaemonSet %s: error: %v\n", r.name, r.err)
+		if r.ds == nil || r.plan.Hash == "" && !r.plan.StatusChanged {
+			return nil
+		}
+		fmt.Fprintln(w, "what the controller still does in this sync:")
 	}
 	if err := r.plan.Format(w, daemon.FormatOptions{DaemonSet: r.ds, Nodes: l.snap.Nodes, Now: l.now}); err != nil {
 		return err
