@@ -47,3 +47,66 @@ items:
 	// now: 2026-01-02T03:04:05Z
 	// create on node-a because NodeNeedsPod
 }
+
+func ExampleDecode() {
+	// Two documents, one of a kind a snapshot does not keep.
+	data := []byte(`apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: kube-system}
+`)
+	s, err := snapshot.Decode("cluster.yaml", data)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(s.Nodes), "node,", s.Skipped)
+
+	// A file that is not Kubernetes YAML names its line.
+	_, err = snapshot.Decode("values.yaml", []byte("apiVersion: v1\nkind: Node\nmetadata: {name: b}\n---\nreplicas: 3\n"))
+	fmt.Println(err)
+	// Output:
+	// 1 node, map[v1 ConfigMap:1]
+	// values.yaml:5: not a Kubernetes object: apiVersion and kind are required
+}
+
+func ExampleSnapshot_Encode() {
+	s, err := snapshot.Decode("in.json", []byte(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"node-a"}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := s.Encode()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(string(out))
+	// Output:
+	// apiVersion: v1
+	// items:
+	// - apiVersion: v1
+	//   kind: Node
+	//   metadata:
+	//     name: node-a
+	//   spec: {}
+	//   status:
+	//     daemonEndpoints:
+	//       kubeletEndpoint:
+	//         Port: 0
+	//     nodeInfo:
+	//       architecture: ""
+	//       bootID: ""
+	//       containerRuntimeVersion: ""
+	//       kernelVersion: ""
+	//       kubeProxyVersion: ""
+	//       kubeletVersion: ""
+	//       machineID: ""
+	//       operatingSystem: ""
+	//       osImage: ""
+	//       systemUUID: ""
+	// kind: List
+}
