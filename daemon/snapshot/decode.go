@@ -1,0 +1,341 @@
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// DecodeError is an error in one document of one file: File and Line
+// (1-based, the document's first line) say where, Path which object of a
+// List ("items[3]") when the document is one.
+type DecodeError struct {
+	File string
+	Line int
+	Path string
+	Err  error
+}
+
+// Error reads "file:line: items[3]: cause".
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d: ", e.File, e.Line)
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// ErrNotKubernetes is wrapped by the errors of documents that are not
+// Kubernetes objects: not a mapping, or without apiVersion and kind.
+var ErrNotKubernetes = errors.New("not a Kubernetes object")
+
+// Decode returns the snapshot of one file's contents; see Snapshot.Add.
+func Decode(file string, data []byte) (*Snapshot, error) {
+	s := &Snapshot{}
+	if err := s.Add(file, data); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Add reads the objects of one file into s. data is YAML or JSON: one
+// object, several YAML documents separated by "---" lines, a stream of JSON
+// values, or lists (kind List, as kubectl prints them, or a typed list such
+// as PodList, whose items may omit their kind). DaemonSets (apps/v1),
+// Nodes, Pods (v1) and ControllerRevisions (apps/v1) are kept; other kinds
+// are counted in Skipped; empty documents are ignored. A revision's data
+// is compacted: kubectl -o json indents it, and the controller compares it
+// byte for byte with its own compact encoding of the template. A namespaced object
+// without a namespace is put in "default", as kubectl would create it.
+//
+// An error is a *DecodeError naming file and the line of the document at
+// fault; s is then unchanged. Add keeps no reference to data.
+func (s *Snapshot) Add(file string, data []byte) error {
+	docs, err := split(data)
+	if err != nil {
+		return &DecodeError{File: file, Line: 1, Err: err}
+	}
+	var objs []object
+	for _, d := range docs {
+		got, err := decodeDoc(d.data)
+		if err != nil {
+			var pe *pathError
+			if errors.As(err, &pe) {
+				return &DecodeError{File: file, Line: d.line, Path: pe.path, Err: pe.err}
+			}
+			return &DecodeError{File: file, Line: d.line, Err: err}
+		}
+		objs = append(objs, got...)
+	}
+	for _, o := range objs {
+		s.put(o)
+	}
+	return nil
+}
+
+// doc is one document of a file and the line it starts on.
+type doc struct {
+	data []byte
+	line int
+}
+
+// split cuts data into documents: a JSON stream when it starts with '{' or
+// '[', else YAML documents separated by lines that start with "---".
+func split(data []byte) ([]doc, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		return splitJSON(data)
+	}
+	var docs []doc
+	var cur bytes.Buffer
+	start, line := 1, 0
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if bytes.HasPrefix(text, []byte("---")) && strings.TrimSpace(string(text[3:])) == "" {
+			docs = append(docs, doc{data: bytes.Clone(cur.Bytes()), line: start})
+			cur.Reset()
+			start = line + 1
+			continue
+		}
+		cur.Write(text)
+		cur.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	docs = append(docs, doc{data: bytes.Clone(cur.Bytes()), line: start})
+	return docs, nil
+}
+
+// splitJSON cuts a stream of JSON values; a top-level array is a list of
+// documents.
+func splitJSON(data []byte) ([]doc, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var docs []doc
+	for {
+		off := dec.InputOffset()
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return docs, nil
+		}
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		// The value starts after the whitespace the decoder skipped.
+		if i := bytes.IndexAny(data[off:], "{[\"tfn0123456789-"); i > 0 {
+			line += bytes.Count(data[off:off+int64(i)], []byte("\n"))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: invalid JSON: %w", line, err)
+		}
+		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+			var items []json.RawMessage
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return nil, fmt.Errorf("line %d: invalid JSON: %w", line, err)
+			}
+			for _, it := range items {
+				docs = append(docs, doc{data: it, line: line})
+			}
+			continue
+		}
+		docs = append(docs, doc{data: raw, line: line})
+	}
+}
+
+// pathError is an error in one item of a list.
+type pathError struct {
+	path string
+	err  error
+}
+
+func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
+
+// typeMeta is the part of a document that says what it is.
+type typeMeta struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Items      []json.RawMessage `json:"items"`
+}
+
+// object is one decoded object of a kept kind.
+type object struct {
+	ds   *appsv1.DaemonSet
+	node *corev1.Node
+	pod  *corev1.Pod
+	rev  *appsv1.ControllerRevision
+	// skipped is "apiVersion kind" of an object of another kind.
+	skipped string
+}
+
+// decodeDoc decodes one YAML or JSON document into its objects. A JSON
+// object is read as it is (YAML would read it too, far slower).
+func decodeDoc(data []byte) ([]object, error) {
+	js := bytes.TrimSpace(data)
+	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
+		var err error
+		if js, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, fmt.Errorf("invalid YAML: %w", err)
+		}
+	}
+	js = bytes.TrimSpace(js)
+	if len(js) == 0 || string(js) == "null" {
+		return nil, nil
+	}
+	return decodeObject(js, "", "")
+}
+
+// decodeObject decodes one object; defVersion and defKind are the list's,
+// for typed-list items that omit them.
+func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
+	if len(js) == 0 || js[0] != '{' {
+		return nil, fmt.Errorf("%w: the document is not a mapping", ErrNotKubernetes)
+	}
+	var tm typeMeta
+	if err := json.Unmarshal(js, &tm); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotKubernetes, err)
+	}
+	if tm.APIVersion == "" {
+		tm.APIVersion = defVersion
+	}
+	if tm.Kind == "" {
+		tm.Kind = defKind
+	}
+	if tm.Kind == "" || tm.APIVersion == "" {
+		return nil, fmt.Errorf("%w: apiVersion and kind are required", ErrNotKubernetes)
+	}
+	if tm.APIVersion == "v1" && strings.HasSuffix(tm.Kind, "List") || tm.Items != nil && strings.HasSuffix(tm.Kind, "List") {
+		itemKind := strings.TrimSuffix(tm.Kind, "List")
+		if tm.Kind == "List" {
+			itemKind = ""
+		}
+		var out []object
+		for i, it := range tm.Items {
+			it = bytes.TrimSpace(it)
+			if string(it) == "null" {
+				return nil, &pathError{path: fmt.Sprintf("items[%d]", i), err: fmt.Errorf("%w: null item", ErrNotKubernetes)}
+			}
+			version := ""
+			if itemKind != "" {
+				version = tm.APIVersion
+			}
+			got, err := decodeObject(it, version, itemKind)
+			if err != nil {
+				var pe *pathError
+				if errors.As(err, &pe) {
+					pe.path = fmt.Sprintf("items[%d].%s", i, pe.path)
+					return nil, pe
+				}
+				return nil, &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+			}
+			out = append(out, got...)
+		}
+		return out, nil
+	}
+	o, err := decodeKind(js, tm.APIVersion, tm.Kind)
+	if err != nil {
+		return nil, err
+	}
+	return []object{o}, nil
+}
+
+// decodeKind decodes one object of a kept kind, or notes a skipped one.
+func decodeKind(js []byte, apiVersion, kind string) (object, error) {
+	var o object
+	var meta *metaRef
+	var err error
+	switch {
+	case apiVersion == "apps/v1" && kind == "DaemonSet":
+		o.ds = &appsv1.DaemonSet{}
+		err = json.Unmarshal(js, o.ds)
+		o.ds.APIVersion, o.ds.Kind = apiVersion, kind
+		meta = &metaRef{&o.ds.Name, &o.ds.Namespace}
+	case apiVersion == "v1" && kind == "Node":
+		o.node = &corev1.Node{}
+		err = json.Unmarshal(js, o.node)
+		o.node.APIVersion, o.node.Kind = apiVersion, kind
+		meta = &metaRef{name: &o.node.Name}
+	case apiVersion == "v1" && kind == "Pod":
+		o.pod = &corev1.Pod{}
+		err = json.Unmarshal(js, o.pod)
+		o.pod.APIVersion, o.pod.Kind = apiVersion, kind
+		meta = &metaRef{&o.pod.Name, &o.pod.Namespace}
+	case apiVersion == "apps/v1" && kind == "ControllerRevision":
+		o.rev = &appsv1.ControllerRevision{}
+		err = json.Unmarshal(js, o.rev)
+		o.rev.APIVersion, o.rev.Kind = apiVersion, kind
+		meta = &metaRef{&o.rev.Name, &o.rev.Namespace}
+		if err == nil && len(o.rev.Data.Raw) > 0 {
+			var b bytes.Buffer
+			if err = json.Compact(&b, o.rev.Data.Raw); err == nil {
+				o.rev.Data.Raw = b.Bytes()
+			}
+		}
+	default:
+		return object{skipped: apiVersion + " " + kind}, nil
+	}
+	if err != nil {
+		return object{}, fmt.Errorf("%s %s: %w", apiVersion, kind, err)
+	}
+	if *meta.name == "" {
+		return object{}, fmt.Errorf("%s %s: metadata.name is required", apiVersion, kind)
+	}
+	if meta.namespace != nil && *meta.namespace == "" {
+		*meta.namespace = "default"
+	}
+	if meta.namespace == nil && o.node.Namespace != "" {
+		return object{}, fmt.Errorf("Node %q: metadata.namespace must be empty, not %q", o.node.Name, o.node.Namespace)
+	}
+	return o, nil
+}
+
+// metaRef points at an object's name and namespace (nil namespace: cluster
+// scoped).
+type metaRef struct {
+	name, namespace *string
+}
+
+// put adds o to s, replacing an object of the same kind, namespace and
+// name, keeping each kind sorted.
+func (s *Snapshot) put(o object) {
+	switch {
+	case o.ds != nil:
+		s.DaemonSets = insert(s, s.DaemonSets, o.ds, func(d *appsv1.DaemonSet) key { return key{d.Namespace, d.Name} })
+	case o.node != nil:
+		s.Nodes = insert(s, s.Nodes, o.node, func(n *corev1.Node) key { return key{"", n.Name} })
+	case o.pod != nil:
+		s.Pods = insert(s, s.Pods, o.pod, func(p *corev1.Pod) key { return key{p.Namespace, p.Name} })
+	case o.rev != nil:
+		s.Revisions = insert(s, s.Revisions, o.rev, func(r *appsv1.ControllerRevision) key { return key{r.Namespace, r.Name} })
+	default:
+		if s.Skipped == nil {
+			s.Skipped = map[string]int{}
+		}
+		s.Skipped[o.skipped]++
+	}
+}
+
+func insert[T any](s *Snapshot, list []T, v T, k func(T) key) []T {
+	i, found := slices.BinarySearchFunc(list, k(v), func(e T, want key) int { return compareKey(k(e), want) })
+	if found {
+		list[i] = v
+		s.Replaced++
+		return list
+	}
+	return slices.Insert(list, i, v)
+}

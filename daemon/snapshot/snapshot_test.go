@@ -1,0 +1,314 @@
+package snapshot_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/daemonplan/daemonplan/daemon/snapshot"
+)
+
+// summary is what the tests compare of a snapshot: kinds and names.
+type summary struct {
+	DaemonSets, Nodes, Pods, Revisions []string
+	Skipped                            map[string]int
+	Replaced                           int
+}
+
+func summarize(s *snapshot.Snapshot) summary {
+	var out summary
+	for _, d := range s.DaemonSets {
+		out.DaemonSets = append(out.DaemonSets, d.Namespace+"/"+d.Name)
+	}
+	for _, n := range s.Nodes {
+		out.Nodes = append(out.Nodes, n.Name)
+	}
+	for _, p := range s.Pods {
+		out.Pods = append(out.Pods, p.Namespace+"/"+p.Name)
+	}
+	for _, r := range s.Revisions {
+		out.Revisions = append(out.Revisions, r.Namespace+"/"+r.Name)
+	}
+	out.Skipped = s.Skipped
+	out.Replaced = s.Replaced
+	return out
+}
+
+const kubectlList = `apiVersion: v1
+items:
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata:
+    name: agent
+    namespace: kube-system
+    managedFields:
+    - manager: kubectl
+      operation: Update
+      time: "2026-01-02T03:04:05Z"
+  spec:
+    selector:
+      matchLabels: {app: agent}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-b}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-a}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: svc, namespace: kube-system}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: agent-x, namespace: kube-system, creationTimestamp: "2026-01-02T03:00:00Z"}
+- apiVersion: apps/v1
+  kind: ControllerRevision
+  metadata: {name: agent-123, namespace: kube-system}
+  revision: 1
+kind: List
+metadata:
+  resourceVersion: ""
+`
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want summary
+	}{
+		{
+			name: "kubectl List",
+			data: kubectlList,
+			want: summary{
+				DaemonSets: []string{"kube-system/agent"},
+				Nodes:      []string{"node-a", "node-b"},
+				Pods:       []string{"kube-system/agent-x"},
+				Revisions:  []string{"kube-system/agent-123"},
+				Skipped:    map[string]int{"v1 Service": 1},
+			},
+		},
+		{
+			name: "multi-document YAML with empty documents and no namespace",
+			data: "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\n# nothing\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
+			want: summary{Nodes: []string{"n1"}, Pods: []string{"default/p"}},
+		},
+		{
+			name: "typed PodList in JSON, items without kind",
+			data: `{"apiVersion":"v1","kind":"PodList","items":[{"metadata":{"name":"b","namespace":"x"}},{"metadata":{"name":"a","namespace":"x"}}]}`,
+			want: summary{Pods: []string{"x/a", "x/b"}},
+		},
+		{
+			name: "JSON stream and array",
+			data: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}
+[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n2"}}]`,
+			want: summary{Nodes: []string{"n1", "n2"}},
+		},
+		{
+			name: "later object replaces an earlier one",
+			data: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
+			want: summary{Nodes: []string{"n1"}, Replaced: 1},
+		},
+		{
+			name: "old API versions are skipped",
+			data: "apiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata: {name: d}\n",
+			want: summary{Skipped: map[string]int{"extensions/v1beta1 DaemonSet": 1}},
+		},
+		{
+			name: "empty file",
+			data: "",
+			want: summary{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := snapshot.Decode("in.yaml", []byte(tt.data))
+			if err != nil {
+				t.Fatalf("Decode() error: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, summarize(s)); diff != "" {
+				t.Errorf("Decode() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    string
+		want    string
+		notKube bool
+	}{
+		{
+			name:    "plain text",
+			data:    "hello world\n",
+			want:    "f.yaml:1: not a Kubernetes object: the document is not a mapping",
+			notKube: true,
+		},
+		{
+			name:    "no kind, second document",
+			data:    "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nfoo: bar\n",
+			want:    "f.yaml:5: not a Kubernetes object: apiVersion and kind are required",
+			notKube: true,
+		},
+		{
+			name: "bad YAML",
+			data: "apiVersion: v1\nkind: [\n",
+			want: "f.yaml:1: invalid YAML: ",
+		},
+		{
+			name: "bad JSON",
+			data: "{\"apiVersion\": \"v1\",\n \"kind\": }",
+			want: "f.yaml:1: line 1: invalid JSON: ",
+		},
+		{
+			name: "missing name in a List item",
+			data: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {namespace: x}\n",
+			want: "f.yaml:1: items[0]: v1 Pod: metadata.name is required",
+		},
+		{
+			name: "wrong field type",
+			data: "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n- {apiVersion: v1, kind: Node, metadata: {name: 3}}\n",
+			want: "f.yaml:1: items[1]: v1 Node: json: cannot unmarshal",
+		},
+		{
+			// YAML 1.1, as kubectl reads it: an unquoted n, y, no, off
+			// is a boolean.
+			name: "name n is a boolean",
+			data: "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n",
+			want: "f.yaml:1: v1 Node: json: cannot unmarshal bool",
+		},
+		{
+			name:    "null item",
+			data:    `{"apiVersion":"v1","kind":"List","items":[null]}`,
+			want:    "f.yaml:1: items[0]: not a Kubernetes object: null item",
+			notKube: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := snapshot.Decode("f.yaml", []byte(tt.data))
+			if err == nil {
+				t.Fatalf("Decode() = nil error, want %q", tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("Decode() error = %q, want prefix %q", err, tt.want)
+			}
+			var de *snapshot.DecodeError
+			if !errors.As(err, &de) || de.File != "f.yaml" {
+				t.Errorf("Decode() error %T is not a *DecodeError naming f.yaml", err)
+			}
+			if got := errors.Is(err, snapshot.ErrNotKubernetes); got != tt.notKube {
+				t.Errorf("errors.Is(err, ErrNotKubernetes) = %v, want %v", got, tt.notKube)
+			}
+		})
+	}
+}
+
+func TestRevisionDataCompacted(t *testing.T) {
+	data := `{
+  "apiVersion": "v1", "kind": "List",
+  "items": [{
+    "apiVersion": "apps/v1", "kind": "ControllerRevision",
+    "metadata": {"name": "r", "namespace": "x"},
+    "data": {
+      "spec": {"template": {"$patch": "replace"}}
+    },
+    "revision": 1
+  }]
+}`
+	s, err := snapshot.Decode("in.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(s.Revisions[0].Data.Raw), `{"spec":{"template":{"$patch":"replace"}}}`; got != want {
+		t.Errorf("revision data = %s, want %s", got, want)
+	}
+}
+
+func TestAddLeavesSnapshotOnError(t *testing.T) {
+	s, err := snapshot.Decode("a.yaml", []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := summarize(s)
+	if err := s.Add("b.yaml", []byte("apiVersion: v1\nkind: Node\nmetadata: {name: m1}\n---\nx: 1\n")); err == nil {
+		t.Fatal("Add() = nil error, want one")
+	}
+	if diff := cmp.Diff(before, summarize(s)); diff != "" {
+		t.Errorf("Add() changed the snapshot on error (-before +after):\n%s", diff)
+	}
+}
+
+func TestFor(t *testing.T) {
+	data := kubectlList + `---
+apiVersion: v1
+kind: Pod
+metadata: {name: other, namespace: default}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: lonely, namespace: default}
+`
+	s, err := snapshot.Decode("in.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		ns, name string
+		want     summary
+		wantErr  string
+	}{
+		{ns: "kube-system", name: "agent", want: summary{
+			DaemonSets: []string{"kube-system/agent"},
+			Nodes:      []string{"node-a", "node-b"},
+			Pods:       []string{"kube-system/agent-x"},
+			Revisions:  []string{"kube-system/agent-123"},
+		}},
+		{ns: "default", name: "lonely", want: summary{
+			DaemonSets: []string{"default/lonely"},
+			Nodes:      []string{"node-a", "node-b"},
+			Pods:       []string{"default/other"},
+		}},
+		{ns: "default", name: "agent", wantErr: `daemonset "default/agent" not found; the input holds default/lonely, kube-system/agent`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ns+"/"+tt.name, func(t *testing.T) {
+			in, err := s.For(tt.ns, tt.name)
+			if tt.wantErr != "" {
+				var nf *snapshot.NotFoundError
+				if err == nil || err.Error() != tt.wantErr || !errors.As(err, &nf) {
+					t.Fatalf("For() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := summarize(&snapshot.Snapshot{DaemonSets: nil, Nodes: in.Nodes, Pods: in.Pods, Revisions: in.Revisions})
+			got.DaemonSets = []string{in.DaemonSet.Namespace + "/" + in.DaemonSet.Name}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("For() (-want +got):\n%s", diff)
+			}
+			if tt.want.Revisions == nil && in.Revisions != nil {
+				t.Errorf("For() Revisions = %v, want nil (a first sync)", in.Revisions)
+			}
+		})
+	}
+}
+
+func TestNewest(t *testing.T) {
+	s, err := snapshot.Decode("in.yaml", []byte(kubectlList))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if got := s.Newest(); !got.Equal(want) {
+		t.Errorf("Newest() = %v, want %v (the managedFields time)", got, want)
+	}
+	if got := (&snapshot.Snapshot{}).Newest(); !got.IsZero() {
+		t.Errorf("Newest() of an empty snapshot = %v, want zero", got)
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/snapshot"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files and testdata/cluster.yaml")
+
+// exampleCluster is the embedded cluster: eleven nodes (a control-plane
+// node, nine workers, one of them NotReady, a GPU node), and three
+// DaemonSets: node-exporter halfway through a rollout from v1 to v2
+// (maxUnavailable 2, minReadySeconds 30), fluent-bit settled, and a GPU
+// device plugin just created, with no pod yet.
+func exampleCluster() *snapshot.Snapshot {
+	now := dt.Epoch
+	s := &snapshot.Snapshot{}
+	gpuTaint := dt.WithTaint("nvidia.com/gpu", "present", corev1.TaintEffectNoSchedule)
+	s.Nodes = append(s.Nodes, dt.Node("cp-1", dt.WithLabel("node-role.kubernetes.io/control-plane", ""),
+		dt.WithTaint("node-role.kubernetes.io/control-plane", "", corev1.TaintEffectNoSchedule)))
+	s.Nodes = append(s.Nodes, dt.Node("gpu-1", dt.WithLabel("accelerator", "nvidia"), gpuTaint))
+	for i := 1; i <= 9; i++ {
+		opts := []dt.NodeOption{dt.WithLabel("kubernetes.io/os", "linux")}
+		if i == 9 {
+			opts = append(opts, dt.NotReady())
+		}
+		s.Nodes = append(s.Nodes, dt.Node(fmt.Sprintf("worker-%02d", i), opts...))
+	}
+	for i, n := range s.Nodes {
+		// The kubelets' last heartbeats, the newest at the capture.
+		for j := range n.Status.Conditions {
+			n.Status.Conditions[j].LastHeartbeatTime.Time = now.Add(-time.Duration(i) * time.Second)
+		}
+	}
+	s.Nodes[0].Labels["kubernetes.io/os"] = "linux"
+	s.Nodes[1].Labels["kubernetes.io/os"] = "linux"
+
+	// node-exporter: everywhere, mid-rollout.
+	tolerateAll := func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Tolerations = append(ds.Spec.Template.Spec.Tolerations, corev1.Toleration{Operator: corev1.TolerationOpExists})
+	}
+	inNS := func(ns string) dt.DaemonSetOption { return func(ds *appsv1.DaemonSet) { ds.Namespace = ns } }
+	neOld := dt.DaemonSet("node-exporter", inNS("monitoring"), tolerateAll, dt.WithMaxUnavailable("2"), dt.WithMinReadySeconds(30),
+		dt.WithImage("quay.io/prometheus/node-exporter:v1.8.2"))
+	ne := dt.DaemonSet("node-exporter", inNS("monitoring"), tolerateAll, dt.WithMaxUnavailable("2"), dt.WithMinReadySeconds(30),
+		dt.WithImage("quay.io/prometheus/node-exporter:v1.9.1"))
+	ne.Generation = 2
+	oldHash := dt.Hash(neOld)
+	suffix := []string{"4kq7x", "8dn2w", "b5mzr", "c9tlp", "f2hvq", "h7xkd", "k3pwn", "m6rzt", "q8vbj", "t2nfs", "w5gcl"}
+	for i, n := range s.Nodes {
+		var opts []dt.PodOption
+		switch {
+		case n.Name == "worker-01" || n.Name == "worker-02":
+		case n.Name == "worker-03":
+			opts = append(opts, dt.CreatedAt(now.Add(-20*time.Second)), dt.ReadySince(now.Add(-10*time.Second)))
+		default:
+			opts = append(opts, dt.WithHash(oldHash))
+		}
+		s.Pods = append(s.Pods, dt.Pod(ne, "node-exporter-"+suffix[i], n.Name, opts...))
+	}
+	s.Pods[len(s.Pods)-1].Status.Conditions[0].Status = corev1.ConditionFalse // the NotReady worker's pod
+	s.Revisions = append(s.Revisions, dt.Revision(neOld, 1), dt.Revision(ne, 2))
+
+	// fluent-bit: settled, on every linux node but the GPU node.
+	fb := dt.DaemonSet("fluent-bit", inNS("kube-system"), dt.WithNodeSelector("kubernetes.io/os", "linux"),
+		dt.WithToleration("node-role.kubernetes.io/control-plane", corev1.TaintEffectNoSchedule),
+		dt.WithImage("cr.fluentbit.io/fluent/fluent-bit:3.2.4"), dt.WithMaxUnavailable("10%"))
+	for i, n := range s.Nodes {
+		if n.Name == "gpu-1" {
+			continue
+		}
+		s.Pods = append(s.Pods, dt.Pod(fb, "fluent-bit-"+suffix[len(suffix)-1-i], n.Name))
+	}
+	s.Revisions = append(s.Revisions, dt.Revision(fb, 1))
+
+	// nvidia-device-plugin: new, no pod yet.
+	gp := dt.DaemonSet("nvidia-device-plugin", inNS("kube-system"), dt.WithNodeSelector("accelerator", "nvidia"),
+		dt.WithToleration("nvidia.com/gpu", corev1.TaintEffectNoSchedule), dt.WithImage("nvcr.io/nvidia/k8s-device-plugin:v0.17.0"))
+	gp.CreationTimestamp.Time = now.Add(-5 * time.Second)
+
+	for _, p := range s.Pods {
+		p.APIVersion, p.Kind = "v1", "Pod"
+	}
+	// Stored statuses: what the last sync wrote.
+	for _, ds := range []*appsv1.DaemonSet{ne, fb} {
+		var pods []*corev1.Pod
+		for _, p := range s.Pods {
+			if p.Namespace == ds.Namespace {
+				pods = append(pods, p)
+			}
+		}
+		var revs []*appsv1.ControllerRevision
+		for _, r := range s.Revisions {
+			if r.Namespace == ds.Namespace {
+				revs = append(revs, r)
+			}
+		}
+		plan, err := daemon.Compute(ds, s.Nodes, pods, daemon.Options{Now: now.Add(-time.Minute), Revisions: revs})
+		if err == nil {
+			ds.Status = plan.Status
+		}
+	}
+	s.DaemonSets = []*appsv1.DaemonSet{fb, gp, ne}
+	return s
+}
+
+// fleetCluster is testdata/fleet-100.yaml: a hundred workers, two of them
+// NotReady, running node-exporter v1.8.2 everywhere with maxUnavailable
+// 10%: what the README's simulate example rolls out to a new image.
+func fleetCluster() *snapshot.Snapshot {
+	now := dt.Epoch
+	s := &snapshot.Snapshot{}
+	ds := dt.DaemonSet("node-exporter", func(ds *appsv1.DaemonSet) { ds.Namespace = "monitoring" }, dt.WithMaxUnavailable("10%"),
+		dt.WithImage("quay.io/prometheus/node-exporter:v1.8.2"))
+	for i := range 100 {
+		var opts []dt.NodeOption
+		if i == 37 || i == 81 {
+			opts = append(opts, dt.NotReady())
+		}
+		n := dt.Node(fmt.Sprintf("worker-%03d", i), opts...)
+		for j := range n.Status.Conditions {
+			n.Status.Conditions[j].LastHeartbeatTime.Time = now
+		}
+		s.Nodes = append(s.Nodes, n)
+		p := dt.Pod(ds, fmt.Sprintf("node-exporter-%05x", 0x9a3c1*(i+1)%0xfffff), n.Name)
+		p.APIVersion, p.Kind = "v1", "Pod"
+		s.Pods = append(s.Pods, p)
+	}
+	s.Revisions = append(s.Revisions, dt.Revision(ds, 1))
+	plan, err := daemon.Compute(ds, s.Nodes, s.Pods, daemon.Options{Now: now, Revisions: s.Revisions})
+	if err == nil {
+		ds.Status = plan.Status
+	}
+	s.DaemonSets = []*appsv1.DaemonSet{ds}
+	return s
+}
+
+// TestEmbeddedCluster keeps testdata/cluster.yaml what exampleCluster
+// builds (-update rewrites it).
+func TestEmbeddedCluster(t *testing.T) {
+	for file, s := range map[string]*snapshot.Snapshot{embeddedName: exampleCluster(), "testdata/fleet-100.yaml": fleetCluster()} {
+		data, err := s.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *update {
+			if err := os.WriteFile(file, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(data) {
+			t.Errorf("%s is stale: run go test ./examples/dsplan -run TestEmbeddedCluster -update", file)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestGolden runs each command line in process and compares its exit code,
+// stdout and stderr with testdata/golden/NAME.txt (-update rewrites them).
+// Files an invocation writes (--svg) are compared with
+// testdata/golden/NAME.svg.
+func TestGolden(t *testing.T) {
+	const in = "testdata/inputs/"
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		svg   bool
+	}{
+		// The embedded cluster: three DaemonSets in two namespaces.
+		{name: "plan", args: []string{"plan"}},
+		{name: "no-args", args: nil},
+		{name: "plan-json", args: []string{"plan", "-o", "json"}},
+		{name: "plan-yaml", args: []string{"plan", "-o", "yaml"}},
+		{name: "plan-one-burst", args: []string{"plan", "--daemonset", "kube-system/nvidia-device-plugin", "--burst", "1", "--now", "2025-06-01T12:30:00Z"}},
+		{name: "explain-notready", args: []string{"explain", "worker-09"}},
+		{name: "explain-gpu", args: []string{"explain", "--daemonset", "kube-system/fluent-bit", "gpu-1"}},
+		{name: "simulate", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--svg", "OUT.svg"}, svg: true},
+		{name: "simulate-stalled", args: []string{"simulate", "--daemonset", "monitoring/node-exporter"}},
+		{name: "simulate-fleet", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--fail-rate", "0.05", "--seed", "7"}},
+		// kubectl captures, with managedFields, as YAML and as JSON
+		// (whose revision data kubectl indents).
+		{name: "capture-yaml", args: []string{"plan", "-f", in + "kubectl-capture.yaml"}},
+		{name: "capture-json", args: []string{"plan", "-o", "json", "-f", in + "kubectl-capture.json"}},
+		{name: "capture-stdin", args: []string{"explain", "w-1", "-f", "-"}, stdin: "kubectl-capture.yaml"},
+		{name: "two-namespaces", args: []string{"plan", "-f", in + "two-namespaces.yaml"}},
+		{name: "two-namespaces-explain", args: []string{"explain", "hdd-1", "-f", in + "two-namespaces.yaml"}},
+		// Bad input: exit 1.
+		{name: "bad-not-kubernetes", args: []string{"plan", "-f", in + "not-kubernetes.txt"}},
+		{name: "bad-no-kind", args: []string{"plan", "-f", in + "no-kind.yaml"}},
+		{name: "bad-yaml", args: []string{"plan", "-f", in + "bad-yaml.yaml"}},
+		{name: "bad-missing-file", args: []string{"plan", "-f", in + "nope.yaml"}},
+		{name: "bad-daemonset", args: []string{"plan", "--daemonset", "kube-system/node-exporter"}},
+		{name: "bad-node", args: []string{"explain", "worker-10"}},
+		{name: "bad-no-daemonset", args: []string{"plan", "-f", "-"}, stdin: "nodes-only.yaml"},
+		{name: "bad-compute", args: []string{"plan", "-f", in + "bad-budget.yaml"}},
+		{name: "bad-compute-json", args: []string{"plan", "-o", "json", "-f", in + "bad-budget.yaml"}},
+		// Usage: exit 2.
+		{name: "usage-command", args: []string{"apply"}},
+		{name: "usage-flag", args: []string{"plan", "--kubeconfig", "x"}},
+		{name: "usage-now", args: []string{"plan", "--now", "yesterday"}},
+		{name: "usage-output", args: []string{"plan", "-o", "table"}},
+		{name: "usage-explain", args: []string{"explain"}},
+		{name: "usage-daemonset", args: []string{"plan", "--daemonset", "fluent-bit"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string(nil), tt.args...)
+			svgPath := filepath.Join(t.TempDir(), "out.svg")
+			for i, a := range args {
+				if a == "OUT.svg" {
+					args[i] = svgPath
+				}
+			}
+			var stdin bytes.Reader
+			if tt.stdin != "" {
+				data, err := os.ReadFile(in + tt.stdin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stdin.Reset(data)
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(args, &stdin, &stdout, &stderr)
+			got := fmt.Sprintf("$ dsplan %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(tt.args, " "), code, stdout.String(), stderr.String())
+			got = strings.ReplaceAll(got, svgPath, "OUT.svg")
+			golden(t, "testdata/golden/"+tt.name+".txt", got)
+			if tt.svg {
+				data, err := os.ReadFile(svgPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden(t, "testdata/golden/"+tt.name+".svg", string(data))
+			}
+		})
+	}
+}
+
+// golden compares got with the file, or rewrites it with -update.
+func golden(t *testing.T, file, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got; -update rewrites it):\n%s", file, diff)
+	}
+}
