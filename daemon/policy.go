@@ -131,14 +131,16 @@ func (p *RolloutPolicy) Validate() error {
 		}
 	}
 	if k := p.Order.Label; k != "" {
-		for _, msg := range validation.IsQualifiedName(k) {
-			errs = append(errs, field.Invalid(policyPath.Child("order", "label"), k, msg))
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(policyPath.Child("order", "label"), k, strings.Join(msgs, "; ")))
 		}
 	}
 	if d := p.DomainBudget; d != nil {
 		path := policyPath.Child("domainBudget")
-		for _, msg := range validation.IsQualifiedName(d.Label) {
-			errs = append(errs, field.Invalid(path.Child("label"), d.Label, msg))
+		if d.Label == "" {
+			errs = append(errs, field.Required(path.Child("label"), "a node label key names the domains"))
+		} else if msgs := validation.IsQualifiedName(d.Label); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(path.Child("label"), d.Label, strings.Join(msgs, "; ")))
 		}
 		for _, b := range []struct {
 			name string
