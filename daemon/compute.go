@@ -60,7 +60,7 @@ import (
 // and the status).
 //
 // An invalid Options.Rollout (see RolloutPolicy.Validate) returns its field
-// errors and a zero Plan.
+// errors, wrapping ErrInvalidInput too, and a zero Plan.
 //
 // Every error names the DaemonSet once, then the stage and the cause
 // (`daemonset "ns/name": rolling update: spec.updateStrategy...`), except a
@@ -76,7 +76,7 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	key := ds.Namespace + "/" + ds.Name
 	if !opts.Rollout.IsZero() {
 		if err := opts.Rollout.Validate(); err != nil {
-			return Plan{}, nameOnce(key, stagePolicy, err)
+			return Plan{}, nameOnce(key, stagePolicy, invalidPolicy{err})
 		}
 	}
 	plan := Plan{FailedPodBackoff: opts.FailedPodBackoff}

@@ -307,3 +307,10 @@ func (c *cluster) policyNodes() ([]rollout.Node, []*corev1.Node) {
 	}
 	return nodes, objs
 }
+
+// invalidPolicy is a RolloutPolicy.Validate error as Compute returns it:
+// its text is the field errors', and errors.Is finds ErrInvalidInput.
+type invalidPolicy struct{ err error }
+
+func (e invalidPolicy) Error() string   { return e.err.Error() }
+func (e invalidPolicy) Unwrap() []error { return []error{e.err, ErrInvalidInput} }

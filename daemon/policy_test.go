@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -193,6 +194,9 @@ func TestRolloutPolicyErrors(t *testing.T) {
 			const prefix = `daemonset "default/agent": rollout policy: `
 			if !strings.HasPrefix(err.Error(), prefix+tt.want) {
 				t.Errorf("error = %q, want prefix %q", err, prefix+tt.want)
+			}
+			if !errors.Is(err, daemon.ErrInvalidInput) {
+				t.Errorf("error %v does not wrap ErrInvalidInput", err)
 			}
 			if diff := cmp.Diff(daemon.Plan{}, plan); diff != "" {
 				t.Errorf("plan is not zero (-want +got):\n%s", diff)
