@@ -354,7 +354,12 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) error {
 		return err
 	}
 	direct := !s.p.Strict && s.p.Partition == 0
-	var urgent, candidates []candidate[StepDelete]
+	zero := s.p.IsZero()
+	var urgent []candidate[StepDelete]
+	// candidates and, under a policy, their node indices: the zero policy
+	// keeps upstream's allocations.
+	var candidates []StepDelete
+	var candIdx []int
 	for _, i := range order {
 		n := &nodes[i]
 		newPod, oldPod, ok := s.split(n)
@@ -393,7 +398,10 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) error {
 			}
 		case s.p.held(i):
 		default:
-			candidates = append(candidates, candidate[StepDelete]{StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplace}, i})
+			candidates = append(candidates, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplace})
+			if !zero {
+				candIdx = append(candIdx, i)
+			}
 		}
 	}
 	step.Candidates = len(candidates) + len(urgent)*boolInt(s.p.Strict)
@@ -406,16 +414,13 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) error {
 			}
 		}
 	}
-	if s.p.IsZero() {
-		room := min(max(c.room, 0), len(candidates))
-		for _, cd := range candidates[:room] {
-			step.Deletes = append(step.Deletes, cd.action)
-		}
+	if zero {
+		step.Deletes = append(step.Deletes, candidates[:min(max(c.room, 0), len(candidates))]...)
 		return nil
 	}
-	for _, cd := range candidates {
-		if c.take(cd.i, true) {
-			step.Deletes = append(step.Deletes, cd.action)
+	for k, cd := range candidates {
+		if c.take(candIdx[k], true) {
+			step.Deletes = append(step.Deletes, cd)
 		}
 	}
 	return nil
@@ -430,7 +435,10 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 		return stepError(s.ds, err)
 	}
 	direct := !s.p.Strict && s.p.Partition == 0
-	var urgent, candidates []candidate[StepCreate]
+	zero := s.p.IsZero()
+	var urgent []candidate[StepCreate]
+	var candidates []StepCreate
+	var candIdx []int
 	var ineligible []StepDelete
 	for _, i := range order {
 		n := &nodes[i]
@@ -470,7 +478,10 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 			case !oldPod.Available:
 				urgent = append(urgent, candidate[StepCreate]{StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable}, i})
 			default:
-				candidates = append(candidates, candidate[StepCreate]{StepCreate{NodeName: n.Name, Action: ActionReplace}, i})
+				candidates = append(candidates, StepCreate{NodeName: n.Name, Action: ActionReplace})
+				if !zero {
+					candIdx = append(candIdx, i)
+				}
 			}
 		case !newPod.Available:
 			// Surged here already; waiting for the new pod.
@@ -492,16 +503,13 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 			step.Creates = append(step.Creates, u.action)
 		}
 	}
-	if s.p.IsZero() {
-		room := min(max(c.room, 0), len(candidates))
-		for _, cd := range candidates[:room] {
-			step.Creates = append(step.Creates, cd.action)
-		}
+	if zero {
+		step.Creates = append(step.Creates, candidates[:min(max(c.room, 0), len(candidates))]...)
 		return nil
 	}
-	for _, cd := range candidates {
-		if c.take(cd.i, true) {
-			step.Creates = append(step.Creates, cd.action)
+	for k, cd := range candidates {
+		if c.take(candIdx[k], true) {
+			step.Creates = append(step.Creates, cd)
 		}
 	}
 	return nil
