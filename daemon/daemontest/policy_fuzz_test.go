@@ -76,4 +76,3 @@ func FuzzComputePolicy(f *testing.F) {
 		}
 	})
 }
-
