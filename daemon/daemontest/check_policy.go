@@ -28,6 +28,9 @@ const (
 	// step replaces comes, in RolloutPolicy.CompareNodes order, before every
 	// in-scope waiting one it leaves.
 	InvariantOrder Invariant = "UpdateOrderRespected"
+	// InvariantStrictBudget: with Strict, the step's replacements, of
+	// unavailable old pods too, fit in the budget the nodes in flight leave.
+	InvariantStrictBudget Invariant = "StrictBudget"
 	// InvariantDomainBudget: no failure domain has more unavailable (maxSurge
 	// 0) or surging nodes after the plan than its budget, unless it already
 	// had.
@@ -48,7 +51,14 @@ const (
 //     old pod the step replaced precedes, by CompareNodes, every in-scope
 //     desired node with exactly one live pod, old and available, that it
 //     did not replace.
-//  5. DomainBudget: per domain, U1 <= max(limit, U0) (maxSurge 0) or
+//  5. StrictBudget (Strict): the step's Replace and ReplaceUnavailable
+//     actions number at most max(budget - F, 0), budget maxUnavailable
+//     (maxSurge 0) or maxSurge, and F the nodes in flight before it: with
+//     maxSurge 0, desired nodes with no live pod, and nodes with several
+//     live pods or one new unavailable one; with surge, nodes with several
+//     live old or several live new pods, or an old pod beside an
+//     unavailable new one.
+//  6. DomainBudget: per domain, U1 <= max(limit, U0) (maxSurge 0) or
 //     S1 <= max(limit, S0) (surge), limit the domain's budget scaled
 //     against its desired nodes, rounded up, at least 1.
 func (c *checker) checkPolicy() {
@@ -127,6 +137,9 @@ func (c *checker) checkPolicy() {
 			}
 		}
 	}
+	if pol.Strict {
+		c.checkStrict(st, len(replaced))
+	}
 	if pol.DomainBudget == nil {
 		for name, act := range replaced {
 			if act != rollout.ActionReplace {
@@ -141,6 +154,38 @@ func (c *checker) checkPolicy() {
 		}
 	} else {
 		c.checkDomains(pol.DomainBudget)
+	}
+}
+
+// checkStrict is StrictBudget (see checkPolicy); n is the number of nodes
+// the step replaces on.
+func (c *checker) checkStrict(st *rollout.Step, n int) {
+	budget, surge := st.MaxUnavailable, st.MaxSurge > 0
+	if surge {
+		budget = st.MaxSurge
+	}
+	flight := 0
+	for _, name := range c.names {
+		nv := c.nodes[name]
+		var olds, news int
+		newUnavailable := false
+		for _, p := range live(nv.pods) {
+			if c.updated(p) {
+				news++
+				newUnavailable = newUnavailable || !c.available(p)
+			} else {
+				olds++
+			}
+		}
+		switch {
+		case surge && (olds > 1 || news > 1 || (olds == 1 && news == 1 && newUnavailable)):
+			flight++
+		case !surge && (olds+news > 1 || (news == 1 && newUnavailable) || (olds+news == 0 && nv.node != nil && nv.shouldRun)):
+			flight++
+		}
+	}
+	if limit := max(budget-flight, 0); n > limit {
+		c.add(InvariantStrictBudget, "the strict step replaces on %d nodes; budget %d less %d in flight leaves %d", n, budget, flight, limit)
 	}
 }
 
