@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -10,16 +11,16 @@ import (
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 )
 
-// settle replaces, in pods, the pod of every node in done by a pod of
-// ds's current template: what the controller's plans and the kubelet
+// settle replaces, in pods, the pod of every node in done by a copy of
+// current, a pod of the current template: what the plans and the kubelet
 // would have done by the next look.
-func settle(ds2 *corev1.Pod, pods []*corev1.Pod, done ...string) []*corev1.Pod {
+func settle(current *corev1.Pod, pods []*corev1.Pod, done ...string) []*corev1.Pod {
 	out := make([]*corev1.Pod, 0, len(pods))
 	for _, p := range pods {
 		updated := false
 		for _, n := range done {
 			if p.Spec.NodeName == n {
-				q := ds2.DeepCopy()
+				q := current.DeepCopy()
 				q.Name, q.Spec.NodeName = p.Name+"-v2", n
 				out, updated = append(out, q), true
 			}
@@ -112,4 +113,48 @@ func ExampleRolloutPolicy_pausedThenResumed() {
 	// rolling step: desired 4, maxUnavailable 1, maxSurge 0, unavailable 0, candidates 3
 	// status: desired 4, current 4, ready 4, available 4, updated 1, misscheduled 0, unavailable 0 (write: true)
 	// look again: on the next change
+}
+
+// Validate reports every problem of a policy as field errors under
+// "rollout"; Compute returns them, wrapping ErrInvalidInput.
+func ExampleRolloutPolicy_Validate() {
+	p := daemon.RolloutPolicy{Partition: pios("150%"), Order: daemon.UpdateOrder{Label: "zone!"}}
+	fmt.Println(p.Validate())
+	// Output:
+	// [rollout.partition: Invalid value: "150%": must be an integer or a percentage between 0% and 100%, rollout.order.label: Invalid value: "zone!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]
+}
+
+// CompareNodes is the update order: listed label values first, in order,
+// then other values, then nodes without the label; the name breaks ties.
+func ExampleRolloutPolicy_CompareNodes() {
+	p := daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "topology.kubernetes.io/zone", Values: []string{"b"}}}
+	nodes := []*corev1.Node{
+		dt.Node("n1"),
+		dt.Node("n2", dt.WithLabel("topology.kubernetes.io/zone", "a")),
+		dt.Node("n3", dt.WithLabel("topology.kubernetes.io/zone", "b")),
+	}
+	slices.SortFunc(nodes, p.CompareNodes)
+	for _, n := range nodes {
+		fmt.Print(n.Name, " ")
+	}
+	fmt.Println()
+	// Output:
+	// n3 n2 n1
+}
+
+// RolloutComplete under a partition: complete once only the partition's
+// nodes run the old revision, and every node's pod is available.
+func ExampleRolloutComplete() {
+	ds := dt.DaemonSet("agent", dt.WithImage("registry.example/agent:v2"), dt.WithMaxUnavailable("100%"))
+	nodes, pods := oldCluster(ds, 3)
+	opts := daemon.Options{Now: dt.Epoch, Rollout: daemon.RolloutPolicy{Partition: pios("2")}}
+
+	done, reason, _ := daemon.RolloutComplete(ds, nodes, pods, opts)
+	fmt.Println(done, reason)
+	pods = settle(dt.Pod(ds, "v2", ""), pods, "n1")
+	done, reason, _ = daemon.RolloutComplete(ds, nodes, pods, opts)
+	fmt.Printf("%v %q\n", done, reason)
+	// Output:
+	// false the plan still creates 0 and deletes 1 pods
+	// true ""
 }
