@@ -78,8 +78,17 @@ func TestSimulatePolicies(t *testing.T) {
 				}
 				zoned(c)
 				c.Rollout = p.pol
-				res := dt.Simulate(c, dt.SimConfig{Seed: seed, Check: true, ReadyDelay: 5 * time.Second, GracePeriod: 3 * time.Second,
-					CheckOptions: dt.CheckOptions{Permutations: 1}})
+				cfg := dt.SimConfig{Seed: seed, Check: true, ReadyDelay: 5 * time.Second, GracePeriod: 3 * time.Second,
+					CheckOptions: dt.CheckOptions{Permutations: 1}}
+				if seed%2 == 1 {
+					// Some new pods fail, and a node goes NotReady for a while:
+					// its old pod turns unavailable mid-rollout.
+					cfg.FailFraction = 0.2
+					cfg.Events = []dt.ClusterEvent{
+						{At: 3 * time.Second, Kind: dt.NodeNotReady, NodeName: c.Nodes[0].Name},
+						{At: time.Minute, Kind: dt.NodeReady, NodeName: c.Nodes[0].Name}}
+				}
+				res := dt.Simulate(c, cfg)
 				if err := res.Err(); err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
