@@ -33,8 +33,9 @@ import (
 //     the failed-pod backoff), succeeded pods, excess pods, pods on nodes
 //     that may not keep them, and never-scheduled pods targeting missing
 //     nodes;
-//  5. only when that pass asks for nothing and the strategy is
-//     RollingUpdate, runs one rolling-update step (see rollout.RollingUpdate);
+//  5. only when that pass asks for nothing, the strategy is RollingUpdate
+//     and Options.Rollout is not Paused, runs one rolling-update step (see
+//     rollout.RollingUpdate, and RolloutPolicy for what the policy changes);
 //  6. deletes old revisions beyond revisionHistoryLimit (10 when nil, where
 //     upstream panics);
 //  7. computes the status from the state before the plan's actions.
@@ -58,6 +59,9 @@ import (
 // (the plan carries adoptions, the history changes made before the step
 // and the status).
 //
+// An invalid Options.Rollout (see RolloutPolicy.Validate) returns its field
+// errors, wrapping ErrInvalidInput too, and a zero Plan.
+//
 // Every error names the DaemonSet once, then the stage and the cause
 // (`daemonset "ns/name": rolling update: spec.updateStrategy...`), except a
 // nil DaemonSet's; errors.Is and errors.As reach the cause.
@@ -76,6 +80,11 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		return Plan{}, err
 	}
 	key := ds.Namespace + "/" + ds.Name
+	if !opts.Rollout.IsZero() {
+		if err := opts.Rollout.Validate(); err != nil {
+			return Plan{}, nameOnce(key, stagePolicy, invalidPolicy{err})
+		}
+	}
 	plan := Plan{FailedPodBackoff: opts.FailedPodBackoff}
 
 	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) {
@@ -156,10 +165,10 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.FailedPodBackoff = backoff.backoff()
 
 	var stepErr error
-	if len(m.creates) == 0 && len(m.deletes) == 0 &&
+	if len(m.creates) == 0 && len(m.deletes) == 0 && !opts.Rollout.Paused &&
 		ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		var step rollout.Step
-		step, stepErr = rollout.RollingUpdate(ds, c.rolloutNodes(s), hist.Hash, opts.Now)
+		step, stepErr = c.rollingStep(ds, hist.Hash, &opts, s)
 		if stepErr == nil {
 			plan.Rolling = &step
 			addStep(m, step)

@@ -36,6 +36,14 @@
 // tells DaemonSet pods from workload, and Unavailable breaks a status's
 // unavailable count down by cause.
 //
+// # Rollout controls
+//
+// Options.Rollout, a RolloutPolicy, adds what upstream lacks: a Partition
+// (a canary), a Scope of nodes, Paused, an update Order (by a label's value
+// or a caller's comparator), per-domain budgets and Strict budgets. Its
+// zero value is upstream's behaviour; RolloutComplete judges a rollout under
+// the policy (complete at the partition).
+//
 // # Faithfulness
 //
 // A plan is what kube-controller-manager v1.36 (pkg/controller/daemon)

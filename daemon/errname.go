@@ -7,6 +7,7 @@ const (
 	stageInput   = "invalid input"
 	stageHistory = "revision history"
 	stageRolling = "rolling update"
+	stagePolicy  = "rollout policy"
 )
 
 // dsError is an error Compute returns: it names the DaemonSet once, then the

@@ -206,6 +206,9 @@ func (f *formatter) summary(p Plan) {
 		} else {
 			f.printf("surging %d, available %d, candidates %d\n", r.NumSurge, r.NumAvailable, r.Candidates)
 		}
+		if rp := r.Policy; rp != nil {
+			f.printf("rollout policy: %d in-scope nodes still old, partition keeps %d, %d held out of scope\n", rp.Remaining, rp.Partition, rp.Held)
+		}
 	}
 	st := p.Status
 	f.printf("status: desired %d, current %d, ready %d, available %d, updated %d, misscheduled %d, unavailable %d (write: %v)\n",

@@ -30,6 +30,10 @@ type Options struct {
 	// toleration operators (the TaintTolerationComparisonOperators feature
 	// gate, off by default in Kubernetes 1.36).
 	EnableTaintTolerationComparisonOperators bool
+	// Rollout shapes the rolling-update step beyond upstream (partition,
+	// scope, pause, order, per-domain and strict budgets); the zero value
+	// is upstream's behaviour. See RolloutPolicy.
+	Rollout RolloutPolicy
 }
 
 func (o Options) burst() int {

@@ -119,6 +119,9 @@ type Step struct {
 	Candidates int
 	Creates    []StepCreate
 	Deletes    []StepDelete
+	// Policy is what the step counted for a non-zero Policy (see
+	// RollingUpdatePolicy); nil under the zero policy.
+	Policy *StepPolicy
 }
 
 // RollingUpdate computes one rolling-update step of ds, as upstream's
@@ -150,6 +153,16 @@ type Step struct {
 // errors of UnavailableCount and SurgeCount, which are returned as they are.
 // It modifies nothing; nodes need not be sorted.
 func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Time) (Step, error) {
+	return RollingUpdatePolicy(ds, nodes, hash, now, Policy{})
+}
+
+// RollingUpdatePolicy is RollingUpdate under p (see Policy); the zero
+// Policy gives exactly RollingUpdate's step. Under a non-zero p, Step.Policy
+// holds the partition and the counts the policy needs. It also fails, with
+// a *field.Error under "policy", when a slice of p has the wrong length,
+// p.Partition is negative or a per-domain budget does not scale. p is not
+// modified.
+func RollingUpdatePolicy(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Time, p Policy) (Step, error) {
 	if ds == nil {
 		return Step{}, fmt.Errorf("rolling update: %w", ErrNilDaemonSet)
 	}
@@ -160,6 +173,9 @@ func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 	}
 	order := sortedNodeOrder(nodes)
 	if err := checkNodeNames(nodes, order); err != nil {
+		return Step{}, stepError(ds, err)
+	}
+	if err := checkPolicy(&p, len(nodes)); err != nil {
 		return Step{}, stepError(ds, err)
 	}
 	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
@@ -189,9 +205,15 @@ func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 	if genErr != nil {
 		gen = nil
 	}
-	s := stepper{ds: ds, hash: hash, gen: gen, now: now}
+	s := stepper{ds: ds, hash: hash, gen: gen, now: now, p: &p}
+	if !p.IsZero() {
+		orderByRank(order, &p)
+		step.Policy = &StepPolicy{Partition: p.Partition}
+	}
 	if maxSurge == 0 {
-		s.withoutSurge(&step, nodes, order)
+		if err := s.withoutSurge(&step, nodes, order); err != nil {
+			return Step{}, stepError(ds, err)
+		}
 	} else if err := s.withSurge(&step, nodes, order); err != nil {
 		return Step{}, err
 	}
@@ -220,6 +242,7 @@ type stepper struct {
 	hash string
 	gen  *int64
 	now  time.Time
+	p    *Policy
 }
 
 // judged is a pod with its state.
@@ -257,52 +280,175 @@ func (s stepper) split(n *Node) (newPod, oldPod judged, ok bool) {
 	return newPod, oldPod, true
 }
 
+// candidate is a replacement waiting for the budget: a delete (maxSurge 0)
+// or a create (surge), with its node's index.
+type candidate[T any] struct {
+	action T
+	i      int
+}
+
+// chooser picks replacements within the budgets: room is what the global
+// budget leaves, partition what the partition leaves (-1: no limit), dom
+// the per-domain budget.
+type chooser struct {
+	p         *Policy
+	room      int
+	partition int
+	dom       *domains
+}
+
+// take reports whether node i may be replaced now and, if so, charges the
+// budgets; global says whether the global and domain budgets apply.
+func (c *chooser) take(i int, global bool) bool {
+	if c.partition == 0 {
+		return false
+	}
+	if global {
+		if c.room <= 0 || !c.dom.admits(c.p, i) {
+			return false
+		}
+		c.room--
+		c.dom.charge(c.p, i)
+	}
+	if c.partition > 0 {
+		c.partition--
+	}
+	return true
+}
+
+// remaining counts node n towards the partition: a desired node, not held,
+// with an old pod and no new one.
+func (s stepper) remaining(step *Step, n *Node, i int, newPod, oldPod judged) {
+	if step.Policy == nil || n.Missing || !n.ShouldRun {
+		return
+	}
+	if s.p.held(i) {
+		step.Policy.Held++
+		return
+	}
+	if oldPod.pod != nil && newPod.pod == nil {
+		step.Policy.Remaining++
+	}
+}
+
+// newChooser sets the partition's room once the walk counted Remaining.
+func (s stepper) newChooser(step *Step, room int, dom *domains) chooser {
+	c := chooser{p: s.p, room: room, partition: -1, dom: dom}
+	if step.Policy != nil && s.p.Partition > 0 {
+		c.partition = max(step.Policy.Remaining-s.p.Partition, 0)
+	}
+	return c
+}
+
 // withoutSurge deletes old pods within maxUnavailable. Upstream walks the
 // nodes in map order and stops collecting candidates once its running count
 // reaches the budget; since the count only grows, the number of candidates
 // it uses is the budget left after the whole walk, whatever the order, and
 // only which ones depends on the order. Here every candidate is collected
-// and the first ones by node name are used.
-func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) {
+// and the first ones in the policy's order (node name by default) are used.
+// Old unavailable pods are deleted at once (Policy.Strict: first, within
+// the budget), as far as the partition allows.
+func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) error {
+	dom, err := newDomains(s.p, s.p.DomainMaxUnavailable, nodes)
+	if err != nil {
+		return err
+	}
+	direct := !s.p.Strict && s.p.Partition == 0
+	zero := s.p.IsZero()
+	var urgent []candidate[StepDelete]
+	// candidates and, under a policy, their node indices: the zero policy
+	// keeps upstream's allocations.
 	var candidates []StepDelete
+	var candIdx []int
 	for _, i := range order {
 		n := &nodes[i]
 		newPod, oldPod, ok := s.split(n)
+		if ok {
+			s.remaining(step, n, i, newPod, oldPod)
+		}
 		switch {
 		case !ok:
 			// Several pods of a kind: the create/delete pass cleans up.
 			step.NumUnavailable++
+			dom.charge(s.p, i)
 		case oldPod.pod == nil && newPod.pod == nil, oldPod.pod != nil && newPod.pod != nil:
 			step.NumUnavailable++
+			dom.charge(s.p, i)
 		case newPod.pod != nil:
 			if !newPod.Available {
 				step.NumUnavailable++
+				dom.charge(s.p, i)
 			}
 		case !oldPod.Available:
-			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplaceUnavailable})
-			step.NumUnavailable++
+			d := StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplaceUnavailable}
+			switch {
+			case s.p.held(i):
+				step.NumUnavailable++
+				dom.charge(s.p, i)
+			case direct:
+				step.Deletes = append(step.Deletes, d)
+				step.NumUnavailable++
+				dom.charge(s.p, i)
+			case s.p.Strict:
+				urgent = append(urgent, candidate[StepDelete]{d, i})
+			default:
+				step.NumUnavailable++
+				dom.charge(s.p, i)
+				urgent = append(urgent, candidate[StepDelete]{d, i})
+			}
+		case s.p.held(i):
 		default:
 			candidates = append(candidates, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplace})
+			if !zero {
+				candIdx = append(candIdx, i)
+			}
 		}
 	}
-	step.Candidates = len(candidates)
-	room := min(max(step.MaxUnavailable-step.NumUnavailable, 0), len(candidates))
-	step.Deletes = append(step.Deletes, candidates[:room]...)
+	step.Candidates = len(candidates) + len(urgent)*boolInt(s.p.Strict)
+	c := s.newChooser(step, step.MaxUnavailable-step.NumUnavailable, dom)
+	for _, u := range urgent {
+		if c.take(u.i, s.p.Strict) {
+			step.Deletes = append(step.Deletes, u.action)
+			if s.p.Strict {
+				step.NumUnavailable++
+			}
+		}
+	}
+	if zero {
+		step.Deletes = append(step.Deletes, candidates[:min(max(c.room, 0), len(candidates))]...)
+		return nil
+	}
+	for k, cd := range candidates {
+		if c.take(candIdx[k], true) {
+			step.Deletes = append(step.Deletes, cd)
+		}
+	}
+	return nil
 }
 
 // withSurge creates new pods beside old ones within maxSurge and deletes old
 // pods whose new pod is available. Candidates are collected and chosen as in
 // withoutSurge.
 func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
+	dom, err := newDomains(s.p, s.p.DomainMaxSurge, nodes)
+	if err != nil {
+		return stepError(s.ds, err)
+	}
+	direct := !s.p.Strict && s.p.Partition == 0
+	zero := s.p.IsZero()
+	var urgent []candidate[StepCreate]
 	var candidates []StepCreate
+	var candIdx []int
 	var ineligible []StepDelete
 	for _, i := range order {
 		n := &nodes[i]
 		newPod, oldPod, ok := s.split(n)
 		if !ok {
 			step.NumSurge++
+			dom.charge(s.p, i)
 			continue
 		}
+		s.remaining(step, n, i, newPod, oldPod)
 		// Availability counts every node, those being drained included.
 		switch {
 		case oldPod.pod != nil:
@@ -324,16 +470,23 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 			switch {
 			case !oldPod.Available && !n.ShouldRun:
 				step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionRemoveIneligible})
-			case !oldPod.Available:
-				step.Creates = append(step.Creates, StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable})
 			case !n.ShouldRun:
 				ineligible = append(ineligible, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionRemoveIneligible})
+			case s.p.held(i):
+			case !oldPod.Available && direct:
+				step.Creates = append(step.Creates, StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable})
+			case !oldPod.Available:
+				urgent = append(urgent, candidate[StepCreate]{StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable}, i})
 			default:
 				candidates = append(candidates, StepCreate{NodeName: n.Name, Action: ActionReplace})
+				if !zero {
+					candIdx = append(candIdx, i)
+				}
 			}
 		case !newPod.Available:
 			// Surged here already; waiting for the new pod.
 			step.NumSurge++
+			dom.charge(s.p, i)
 		default:
 			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionRemoveReplaced})
 		}
@@ -343,10 +496,30 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 	if surplus := step.NumAvailable - step.Desired; surplus > 0 {
 		step.Deletes = append(step.Deletes, ineligible[:min(surplus, len(ineligible))]...)
 	}
-	step.Candidates = len(candidates)
-	room := min(max(step.MaxSurge-step.NumSurge, 0), len(candidates))
-	step.Creates = append(step.Creates, candidates[:room]...)
+	step.Candidates = len(candidates) + len(urgent)*boolInt(s.p.Strict)
+	c := s.newChooser(step, step.MaxSurge-step.NumSurge, dom)
+	for _, u := range urgent {
+		if c.take(u.i, s.p.Strict) {
+			step.Creates = append(step.Creates, u.action)
+		}
+	}
+	if zero {
+		step.Creates = append(step.Creates, candidates[:min(max(c.room, 0), len(candidates))]...)
+		return nil
+	}
+	for k, cd := range candidates {
+		if c.take(candIdx[k], true) {
+			step.Creates = append(step.Creates, cd)
+		}
+	}
 	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // idle reports whether n has nothing to roll: it may not run the pod (or is

@@ -90,7 +90,7 @@ func (c *checker) checkRolling() {
 	ds, p := c.ds, c.plan
 	rolling := ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType
 	if p.Rolling == nil {
-		if rolling && len(p.Creates)+len(p.Deletes)+p.DeferredCreates+p.DeferredDeletes == 0 {
+		if rolling && !c.in.Options.Rollout.Paused && len(p.Creates)+len(p.Deletes)+p.DeferredCreates+p.DeferredDeletes == 0 {
 			c.add(InvariantRollingStep, "the strategy is RollingUpdate and the create/delete pass asked for nothing, yet no rolling step ran")
 		}
 		return
@@ -107,6 +107,7 @@ func (c *checker) checkRolling() {
 			st.Desired, st.MaxUnavailable, st.MaxSurge, desired, b.MaxUnavailable, b.MaxSurge)
 	}
 	c.checkStepActions()
+	c.checkPolicy()
 
 	deleted := make(map[*corev1.Pod]bool, len(p.Deletes))
 	for _, d := range p.Deletes {

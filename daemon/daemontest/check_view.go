@@ -70,6 +70,9 @@ func CheckGivenPlan(in Input, plan daemon.Plan, err error) []Violation {
 	}
 	if err == nil {
 		c.checkRolling()
+		if c.plan.Rolling == nil {
+			c.checkPolicy() // PausedNoStep
+		}
 	}
 	return c.out
 }

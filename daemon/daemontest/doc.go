@@ -31,7 +31,10 @@
 // budgets (maxUnavailable, maxSurge, availability under surge), a status
 // consistent with the input, a sound revision history and failed-pod
 // backoff, requeues no later than upstream's, sorted slices, unchanged
-// inputs, the same plan twice and under permutations of the input. CheckGivenPlan judges a
+// inputs, the same plan twice and under permutations of the input; under
+// a daemon.RolloutPolicy (Cluster.Rollout, Options.Rollout) also no step
+// while paused, no update outside the scope, never below the partition,
+// the update order, and per-domain budgets. CheckGivenPlan judges a
 // plan computed elsewhere. Other projects can call both from their own
 // tests and fuzz targets.
 //
@@ -41,7 +44,8 @@
 // created pods land, are bound and become ready (or fail) after
 // configurable delays, deletions take a grace period, nodes join, leave or
 // turn NotReady and the template changes at given times. It records a
-// StepTrace per sync and stops at convergence (see Converged), at a
+// StepTrace per sync and stops at convergence (see Converged, or
+// daemon.RolloutComplete under a rollout policy), at a
 // deadlock, or at a step limit. SimResult.Peak sums a run up: the worst
 // unavailability and surge, and the steps over budget.
 package daemontest

@@ -27,6 +27,9 @@ type Cluster struct {
 	FailedPodBackoff                         daemon.Backoff
 	BurstReplicas                            int
 	EnableTaintTolerationComparisonOperators bool
+	// Rollout becomes Options.Rollout; Simulate judges convergence with
+	// daemon.RolloutComplete when it is not zero.
+	Rollout daemon.RolloutPolicy
 }
 
 // Input returns the arguments of the Compute call for c. The slices are
@@ -42,6 +45,7 @@ func (c *Cluster) Input() Input {
 			FailedPodBackoff:                         c.FailedPodBackoff,
 			BurstReplicas:                            c.BurstReplicas,
 			EnableTaintTolerationComparisonOperators: c.EnableTaintTolerationComparisonOperators,
+			Rollout:                                  c.Rollout,
 		},
 	}
 }

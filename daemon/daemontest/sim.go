@@ -250,7 +250,7 @@ func Simulate(c *Cluster, cfg SimConfig) SimResult {
 		if step == maxSteps {
 			res.Outcome = OutcomeStepLimit
 			res.Reason = "the step limit was reached"
-			if err := Converged(s.c, res.Hash); err != nil {
+			if err := s.converged(res.Hash); err != nil {
 				res.Reason += "; " + err.Error()
 			}
 			break
@@ -271,7 +271,7 @@ func Simulate(c *Cluster, cfg SimConfig) SimResult {
 			next, ok = s.c.Now.Add(plan.RequeueAfter), true
 		}
 		if !ok {
-			if err := Converged(s.c, plan.Hash); err != nil {
+			if err := s.converged(plan.Hash); err != nil {
 				res.Outcome, res.Reason = OutcomeStalled, err.Error()
 			} else {
 				res.Outcome = OutcomeConverged
@@ -361,4 +361,27 @@ func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan, bool) {
 	changed := s.apply(plan)
 	tr.Down, tr.Surge, tr.Budgets = s.measure()
 	return tr, plan, changed
+}
+
+// converged is Converged, or, under a non-zero Cluster.Rollout, the
+// cluster's consistency and daemon.RolloutComplete: a rollout held at its
+// partition or scope has converged.
+func (s *sim) converged(hash string) error {
+	if s.c.Rollout.IsZero() {
+		return Converged(s.c, hash)
+	}
+	if err := clusterError(s.c); err != nil {
+		return err
+	}
+	in := s.c.Input()
+	ok, reason, err := daemon.RolloutComplete(in.DaemonSet, in.Nodes, in.Pods, in.Options)
+	switch {
+	case err != nil:
+		return err
+	case !ok && s.c.Rollout.Paused:
+		return fmt.Errorf("the rollout is paused: %s", reason)
+	case !ok:
+		return errors.New(reason)
+	}
+	return nil
 }

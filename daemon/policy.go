@@ -1,0 +1,316 @@
+package daemon
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonplan/daemonplan/rollout"
+)
+
+// RolloutPolicy shapes the rolling-update step beyond upstream's
+// controller. The zero value is upstream's behaviour exactly, and costs
+// nothing. The policy only narrows the rolling step: the create/delete pass
+// (missing pods created, failed, excess and misplaced pods deleted) runs as
+// upstream, whatever the policy.
+//
+// Revisions of new pods. Every pod a plan creates runs the current
+// revision, under any policy: a node that joins outside the Scope, a
+// failed pod replaced on a node kept by the Partition, a missing pod
+// created while Paused. The reasons: a DaemonSet has one template, an old
+// revision's template lives in ControllerRevision data a pure planner would
+// have to decode and trust, and a node without a pod has nothing to "keep";
+// upstream and OpenKruise's Advanced DaemonSet also create new pods from
+// the current template. A node so given the current revision counts as
+// updated: the partition then keeps fewer old nodes than asked, never
+// more replacements than asked.
+type RolloutPolicy struct {
+	// Partition is the number of desired nodes in Scope that keep their old
+	// pods: the step stops replacing once only that many in-scope nodes run
+	// only old pods. An integer, or a percentage of the desired nodes in
+	// Scope rounded up (keeping more old nodes, not fewer): "10%" of 25
+	// nodes keeps 3. A partition at or above the desired count updates
+	// nothing (not an error); a negative integer, or a percentage that is
+	// not between 0% and 100%, is an error at rollout.partition. Which
+	// nodes are kept follows Order: the last ones are. Unavailable old
+	// pods are replaced first, but within the partition too. Lower it to
+	// release the rollout; nil (or 0) keeps none.
+	Partition *intstr.IntOrString
+	// Scope selects the nodes the step may update; nodes it does not match
+	// keep their pods (old or new, available or not) and are left out of
+	// the Partition's count. Pods created on them get the current revision
+	// (see RolloutPolicy). nil updates every node; an empty selector
+	// matches every node; a malformed one is an error at rollout.scope.
+	// Missing nodes (pods targeting nodes not in the list) have no labels.
+	Scope *metav1.LabelSelector
+	// Paused stops the rolling step: the plan has no Rolling step, and
+	// replaces no old pod. The create/delete pass still runs: missing pods
+	// are created, at the current revision, failed pods replaced.
+	Paused bool
+	// Order is the order in which the step picks nodes for update within
+	// the budgets; the zero value is by node name, as this library does
+	// upstream's map order.
+	Order UpdateOrder
+	// DomainBudget, when set, adds budgets per failure domain to the global
+	// ones.
+	DomainBudget *DomainBudget
+	// Strict counts old pods that are already unavailable against the
+	// budget: they are replaced first, but only within maxUnavailable (or
+	// maxSurge), one budget slot each, instead of all at once as upstream
+	// does (upstream replaces every unavailable old pod at once, so a
+	// revision that never becomes ready is replaced everywhere it broke;
+	// OpenKruise's Advanced DaemonSet does the same for its Standard
+	// type).
+	Strict bool
+}
+
+// UpdateOrder orders nodes for update. Keys apply in turn: Label's value
+// rank, then Compare, then the node name. Unavailable old pods are
+// replaced before available ones, each kind in this order. The order must
+// be deterministic; Compare is called only with non-nil nodes.
+type UpdateOrder struct {
+	// Label, when set, orders nodes by their value of this label key (for
+	// example topology.kubernetes.io/zone), so that one value's nodes go
+	// before the next value's, budget permitting. Values listed in Values
+	// go first, in that order; other values follow in string order; nodes
+	// without the label, and missing nodes, go last. A key that no node
+	// carries is not an error: every node then ties and the next key
+	// decides. A malformed key is an error at rollout.order.label.
+	Label  string
+	Values []string
+	// Compare, when set, is a caller's priority: negative when a goes
+	// first. It must be a strict weak order and deterministic; missing
+	// nodes go after every node.
+	Compare func(a, b *corev1.Node) int
+}
+
+// DomainBudget applies maxUnavailable and maxSurge per value of a node
+// label, each scaled against the desired nodes of that value (a percentage
+// rounded up, at least 1), on top of the DaemonSet's global budgets: no
+// domain gets more unavailable (maxSurge 0) or surging nodes at once.
+// Nodes without the label, and missing nodes, share one domain, the empty
+// value (a documented outcome, not an error). Old pods that are already
+// unavailable and replaced for free (not Strict) count in their domain but
+// are not held back by it, as they are not by the global budget.
+type DomainBudget struct {
+	Label          string
+	MaxUnavailable *intstr.IntOrString
+	MaxSurge       *intstr.IntOrString
+}
+
+// IsZero reports whether p is the zero policy, upstream's behaviour.
+func (p *RolloutPolicy) IsZero() bool {
+	return p.Partition == nil && p.Scope == nil && !p.Paused && p.Order.Label == "" &&
+		p.Order.Values == nil && p.Order.Compare == nil && p.DomainBudget == nil && !p.Strict
+}
+
+var policyPath = field.NewPath("rollout")
+
+// Validate checks p on its own: the partition, the scope selector, the
+// order and domain label keys and budgets. Errors are field errors under
+// "rollout", aggregated.
+func (p *RolloutPolicy) Validate() error {
+	var errs field.ErrorList
+	if v := p.Partition; v != nil {
+		if _, err := scalePartition(v, 100); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.Scope != nil {
+		if _, err := metav1.LabelSelectorAsSelector(p.Scope); err != nil {
+			errs = append(errs, field.Invalid(policyPath.Child("scope"), p.Scope.String(), err.Error()))
+		}
+	}
+	if k := p.Order.Label; k != "" {
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(policyPath.Child("order", "label"), k, strings.Join(msgs, "; ")))
+		}
+	}
+	if d := p.DomainBudget; d != nil {
+		path := policyPath.Child("domainBudget")
+		if d.Label == "" {
+			errs = append(errs, field.Required(path.Child("label"), "a node label key names the domains"))
+		} else if msgs := validation.IsQualifiedName(d.Label); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(path.Child("label"), d.Label, strings.Join(msgs, "; ")))
+		}
+		for _, b := range []struct {
+			name string
+			v    *intstr.IntOrString
+		}{{"maxUnavailable", d.MaxUnavailable}, {"maxSurge", d.MaxSurge}} {
+			if b.v == nil {
+				continue
+			}
+			if n, err := intstr.GetScaledValueFromIntOrPercent(b.v, 100, true); err != nil || n < 0 {
+				errs = append(errs, field.Invalid(path.Child(b.name), b.v.String(), "must be a non-negative integer or percentage"))
+			}
+		}
+		if d.MaxUnavailable == nil && d.MaxSurge == nil {
+			errs = append(errs, field.Required(path.Child("maxUnavailable"), "maxUnavailable or maxSurge is required"))
+		}
+	}
+	return errs.ToAggregate()
+}
+
+// scalePartition scales v against desired nodes, rounding a percentage up.
+func scalePartition(v *intstr.IntOrString, desired int) (int, *field.Error) {
+	path := policyPath.Child("partition")
+	if v.Type == intstr.String {
+		s := strings.TrimSuffix(v.StrVal, "%")
+		var pct int
+		if _, err := fmt.Sscanf(s, "%d", &pct); err != nil || s+"%" != v.StrVal || pct < 0 || pct > 100 || fmt.Sprint(pct) != s {
+			return 0, field.Invalid(path, v.StrVal, "must be an integer or a percentage between 0% and 100%")
+		}
+	}
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, desired, true)
+	if err != nil || n < 0 {
+		return 0, field.Invalid(path, v.String(), "must be a non-negative integer or percentage")
+	}
+	return n, nil
+}
+
+// CompareNodes orders two nodes as the policy's Order does (see
+// UpdateOrder): negative when a is updated first. A nil node (a missing
+// node) goes after every node; two nil nodes tie.
+func (p *RolloutPolicy) CompareNodes(a, b *corev1.Node) int {
+	switch {
+	case a == nil || b == nil:
+		return cmp.Compare(boolRank(a == nil), boolRank(b == nil))
+	}
+	if k := p.Order.Label; k != "" {
+		if c := cmp.Compare(p.labelRank(a), p.labelRank(b)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Labels[k], b.Labels[k]); c != 0 {
+			return c
+		}
+	}
+	if p.Order.Compare != nil {
+		if c := p.Order.Compare(a, b); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a.Name, b.Name)
+}
+
+// labelRank is the rank of n's order-label value: its index in Values,
+// len(Values) for another value, len(Values)+1 without the label.
+func (p *RolloutPolicy) labelRank(n *corev1.Node) int {
+	v, ok := n.Labels[p.Order.Label]
+	if !ok {
+		return len(p.Order.Values) + 1
+	}
+	if i := slices.Index(p.Order.Values, v); i >= 0 {
+		return i
+	}
+	return len(p.Order.Values)
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// compilePolicy turns p into the step's policy over nodes (the step's
+// nodes) and objs (their node objects, nil for missing nodes).
+func (p *RolloutPolicy) compile(nodes []rollout.Node, objs []*corev1.Node) (rollout.Policy, error) {
+	var rp rollout.Policy
+	rp.Strict = p.Strict
+	if p.Scope != nil {
+		sel, err := metav1.LabelSelectorAsSelector(p.Scope)
+		if err != nil {
+			return rp, field.Invalid(policyPath.Child("scope"), p.Scope.String(), err.Error())
+		}
+		rp.Hold = make([]bool, len(nodes))
+		for i, n := range objs {
+			rp.Hold[i] = n == nil || !sel.Matches(labels.Set(n.Labels))
+		}
+	}
+	if p.Partition != nil {
+		desired := 0
+		for i := range nodes {
+			if !nodes[i].Missing && nodes[i].ShouldRun && (rp.Hold == nil || !rp.Hold[i]) {
+				desired++
+			}
+		}
+		n, err := scalePartition(p.Partition, desired)
+		if err != nil {
+			return rp, err
+		}
+		rp.Partition = n
+		if n >= desired && desired > 0 {
+			// Everything is kept; a partition of 0 would mean no limit.
+			rp.Partition = desired
+		}
+	}
+	if p.Order.Label != "" || p.Order.Compare != nil {
+		idx := make([]int, len(nodes))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return cmp.Or(p.CompareNodes(objs[a], objs[b]), cmp.Compare(nodes[a].Name, nodes[b].Name))
+		})
+		rp.Rank = make([]int, len(nodes))
+		for r, i := range idx {
+			rp.Rank[i] = r
+		}
+	}
+	if d := p.DomainBudget; d != nil {
+		rp.Domain = make([]string, len(nodes))
+		for i, n := range objs {
+			if n != nil {
+				rp.Domain[i] = n.Labels[d.Label]
+			}
+		}
+		rp.DomainMaxUnavailable, rp.DomainMaxSurge = d.MaxUnavailable, d.MaxSurge
+	}
+	return rp, nil
+}
+
+// rollingStep runs the rolling-update step of one plan under policy:
+// upstream's step when policy is zero.
+func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options, s *scratch) (rollout.Step, error) {
+	if opts.Rollout.IsZero() {
+		return rollout.RollingUpdate(ds, c.rolloutNodes(s), hash, opts.Now)
+	}
+	nodes, objs := c.policyNodes(s)
+	rp, err := opts.Rollout.compile(nodes, objs)
+	if err != nil {
+		return rollout.Step{}, err
+	}
+	return rollout.RollingUpdatePolicy(ds, nodes, hash, opts.Now, rp)
+}
+
+// policyNodes is rolloutNodes with each node's object beside it (nil for
+// missing nodes).
+func (c *cluster) policyNodes(s *scratch) ([]rollout.Node, []*corev1.Node) {
+	nodes := c.rolloutNodes(s)
+	objs := make([]*corev1.Node, len(nodes))
+	k := 0
+	for i := range c.nodes {
+		n := &c.nodes[i]
+		if n.shouldRun || len(n.pods) > 0 {
+			objs[k] = n.node
+			k++
+		}
+	}
+	return nodes, objs
+}
+
+// invalidPolicy is a RolloutPolicy.Validate error as Compute returns it:
+// its text is the field errors', and errors.Is finds ErrInvalidInput.
+type invalidPolicy struct{ err error }
+
+func (e invalidPolicy) Error() string   { return e.err.Error() }
+func (e invalidPolicy) Unwrap() []error { return []error{e.err, ErrInvalidInput} }
