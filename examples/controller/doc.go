@@ -1,4 +1,13 @@
 // Command controller is a reference DaemonSet controller built on
 // daemon.Compute: it watches DaemonSets, nodes, pods and ControllerRevisions,
 // computes a plan per DaemonSet and carries it out against the API server.
+//
+// Usage:
+//
+//	go run . --kubeconfig ~/.kube/config [--workers 2] [--burst-replicas 250]
+//	         [--leader-elect] [--metrics-addr :8080] [-v 2]
+//
+// It serves /healthz and /metrics on --metrics-addr, logs one structured line
+// per sync, and stops cleanly on SIGTERM. The controller itself is package
+// internal/controller; README.md describes its design.
 package main

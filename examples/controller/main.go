@@ -110,7 +110,7 @@ func run(ctx context.Context, o options) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var srv *http.Server
 	if o.metricsAddr != "" {
-		srv, err = serve(ctx, o.metricsAddr, reg)
+		srv, _, err = serve(ctx, o.metricsAddr, reg)
 		if err != nil {
 			return err
 		}
@@ -140,8 +140,9 @@ func run(ctx context.Context, o options) error {
 	return leaderElect(ctx, o, cfg, logger, start)
 }
 
-// serve serves /healthz and /metrics on addr until ctx is done.
-func serve(ctx context.Context, addr string, reg *prometheus.Registry) (*http.Server, error) {
+// serve serves /healthz and /metrics on addr until the server is shut down;
+// it returns the address it listens on.
+func serve(ctx context.Context, addr string, reg *prometheus.Registry) (*http.Server, net.Addr, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -150,7 +151,7 @@ func serve(ctx context.Context, addr string, reg *prometheus.Registry) (*http.Se
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on --metrics-addr %s: %w", addr, err)
+		return nil, nil, fmt.Errorf("listen on --metrics-addr %s: %w", addr, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
@@ -158,7 +159,7 @@ func serve(ctx context.Context, addr string, reg *prometheus.Registry) (*http.Se
 			klog.ErrorS(err, "Metrics server stopped")
 		}
 	}()
-	return srv, nil
+	return srv, ln.Addr(), nil
 }
 
 // leaderElect runs start while this process holds the Lease; it returns when

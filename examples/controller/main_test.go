@@ -1,7 +1,13 @@
 package main
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -39,5 +45,31 @@ func TestParseFlags(t *testing.T) {
 				t.Errorf("(-want,+got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestServeHealthzAndMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "daemonplan_controller_test_total", Help: "test"})
+	reg.MustRegister(c)
+	c.Inc()
+	srv, addr, err := serve(context.Background(), "127.0.0.1:0", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, tt := range []struct{ path, want string }{
+		{"/healthz", "ok"},
+		{"/metrics", "daemonplan_controller_test_total 1"},
+	} {
+		resp, err := http.Get("http://" + addr.String() + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), tt.want) {
+			t.Errorf("GET %s = %d %q, want 200 containing %q", tt.path, resp.StatusCode, body, tt.want)
+		}
 	}
 }

@@ -42,9 +42,11 @@ func (l *errorList) add(err error) {
 // adoption and release of pods, creates then deletes, status. An API error
 // on one action does not stop the others (the next sync redoes what is
 // missing), except that no pod is created or deleted when the current
-// revision could not be created. Pods are created and deleted only when
-// podsAllowed (the expectations are satisfied); the events of the plan are
-// recorded with them.
+// revision could not be created or the DaemonSet failed its recheck before
+// adopting, and an orphan whose adoption failed is not deleted. Pods are
+// created and deleted only when podsAllowed (the expectations are
+// satisfied); the events of the plan are recorded with them. The caller
+// keeps the plan's failed-pod backoff.
 func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, podsAllowed bool) outcome {
 	var out outcome
 	var errs errorList
@@ -69,15 +71,21 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 
 	historyOK := c.applyHistory(ctx, ds, plan, adoptOK, &out, &errs)
 
-	if adoptOK {
-		for _, pod := range plan.Adopt {
-			if err := c.patchOwner(ctx, "pod", pod.Namespace, pod.Name, pod.UID, ds, true); err != nil {
-				errs.add(err)
-				continue
-			}
-			out.adopted++
-			c.metrics.actions.WithLabelValues("adopt", "Orphan").Inc()
+	// notOwned are the pods the plan meant to adopt but could not: the
+	// plan's deletes of them are dropped, as the pods are not ours.
+	notOwned := map[types.UID]bool{}
+	for _, pod := range plan.Adopt {
+		if !adoptOK {
+			notOwned[pod.UID] = true
+			continue
 		}
+		if err := c.patchOwner(ctx, "pod", pod.Namespace, pod.Name, pod.UID, ds, true); err != nil {
+			notOwned[pod.UID] = true
+			errs.add(err)
+			continue
+		}
+		out.adopted++
+		c.metrics.actions.WithLabelValues("adopt", "Orphan").Inc()
 	}
 	for _, pod := range plan.Release {
 		if err := c.patchOwner(ctx, "pod", pod.Namespace, pod.Name, pod.UID, ds, false); err != nil {
@@ -88,12 +96,14 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 		c.metrics.actions.WithLabelValues("release", "LabelsMismatch").Inc()
 	}
 
-	if podsAllowed && historyOK {
+	// No pod is created or deleted when the current revision could not be
+	// created, or when the recheck before adopting failed (the cached
+	// DaemonSet may be gone: its pods would be orphans at birth).
+	if podsAllowed && historyOK && adoptOK {
 		for _, ev := range plan.Events {
 			c.recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
 		}
-		c.applyPods(ctx, key, ds, plan, &out, &errs)
-		c.state.setBackoff(key, plan.FailedPodBackoff)
+		c.applyPods(ctx, key, ds, plan, notOwned, &out, &errs)
 	}
 
 	if plan.StatusChanged {
@@ -196,13 +206,20 @@ func (c *Controller) applyHistory(ctx context.Context, ds *appsv1.DaemonSet, pla
 }
 
 // applyPods creates the plan's pods in slow-start batches, then deletes its
-// pods, after raising the expectations of key by what it is about to do.
-func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, out *outcome, errs *errorList) {
-	if len(plan.Creates) == 0 && len(plan.Deletes) == 0 {
+// pods but those in notOwned (orphans whose adoption failed), after raising
+// the expectations of key by what it is about to do.
+func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, notOwned map[types.UID]bool, out *outcome, errs *errorList) {
+	deletes := make([]daemon.Delete, 0, len(plan.Deletes))
+	for _, d := range plan.Deletes {
+		if !notOwned[d.Pod.UID] {
+			deletes = append(deletes, d)
+		}
+	}
+	if len(plan.Creates) == 0 && len(deletes) == 0 {
 		return
 	}
-	uids := make([]types.UID, len(plan.Deletes))
-	for i, d := range plan.Deletes {
+	uids := make([]types.UID, len(deletes))
+	for i, d := range deletes {
 		uids[i] = d.Pod.UID
 	}
 	c.expectations.Expect(key, len(plan.Creates), uids)
@@ -242,8 +259,8 @@ func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.Daemo
 		c.expectations.CreationObserved(key)
 	}
 
-	parallel(len(plan.Deletes), c.cfg.BurstReplicas, func(i int) error {
-		d := plan.Deletes[i]
+	parallel(len(deletes), c.cfg.BurstReplicas, func(i int) error {
+		d := deletes[i]
 		err := pods.Delete(ctx, d.Pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &d.Pod.UID}})
 		switch {
 		case err == nil:

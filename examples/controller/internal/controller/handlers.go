@@ -41,8 +41,13 @@ func (c *Controller) updateDaemonSet(_, cur any) {
 func (c *Controller) deleteDaemonSet(obj any) {
 	if ds, ok := unwrap[*appsv1.DaemonSet](obj); ok {
 		key := keyOf(ds.Namespace, ds.Name)
-		c.placement.forget(key)
-		c.enqueue(key) // the sync finds it gone and forgets its state
+		// Forget now, not in the sync: a DaemonSet re-created under the
+		// same name before the sync must not inherit the old one's
+		// expectations or backoff.
+		c.placement.forget(ds.UID)
+		c.expectations.Forget(key)
+		c.state.forget(key)
+		c.enqueue(key)
 	}
 }
 
@@ -81,9 +86,8 @@ func (c *Controller) addNode(obj any) {
 		return
 	}
 	for _, ds := range c.daemonSets("") {
-		key := keyOf(ds.Namespace, ds.Name)
-		if run, keep := c.placement.get(key, ds).elig.ShouldRun(node); run || keep {
-			c.enqueue(key)
+		if run, keep := c.placement.get(ds).elig.ShouldRun(node); run || keep {
+			c.enqueue(keyOf(ds.Namespace, ds.Name))
 		}
 	}
 }
@@ -104,12 +108,11 @@ func (c *Controller) updateNode(old, cur any) {
 func (c *Controller) affectedByNodeChange(old, cur *corev1.Node) []string {
 	var keys []string
 	for _, ds := range c.daemonSets("") {
-		key := keyOf(ds.Namespace, ds.Name)
-		elig := c.placement.get(key, ds).elig
+		elig := c.placement.get(ds).elig
 		run0, keep0 := elig.ShouldRun(old)
 		run1, keep1 := elig.ShouldRun(cur)
 		if run0 != run1 || keep0 != keep1 {
-			keys = append(keys, key)
+			keys = append(keys, keyOf(ds.Namespace, ds.Name))
 		}
 	}
 	return keys
@@ -121,9 +124,8 @@ func (c *Controller) deleteNode(obj any) {
 		return
 	}
 	for _, ds := range c.daemonSets("") {
-		key := keyOf(ds.Namespace, ds.Name)
-		if run, keep := c.placement.get(key, ds).elig.ShouldRun(node); run || keep {
-			c.enqueue(key)
+		if run, keep := c.placement.get(ds).elig.ShouldRun(node); run || keep {
+			c.enqueue(keyOf(ds.Namespace, ds.Name))
 		}
 	}
 }
@@ -147,9 +149,8 @@ func (c *Controller) owner(ns string, ref *metav1.OwnerReference) string {
 func (c *Controller) matching(ns string, set map[string]string) []string {
 	var keys []string
 	for _, ds := range c.daemonSets(ns) {
-		key := keyOf(ds.Namespace, ds.Name)
-		if sel := c.placement.get(key, ds).sel; sel != nil && sel.Matches(labels.Set(set)) {
-			keys = append(keys, key)
+		if sel := c.placement.get(ds).sel; sel != nil && sel.Matches(labels.Set(set)) {
+			keys = append(keys, keyOf(ds.Namespace, ds.Name))
 		}
 	}
 	return keys

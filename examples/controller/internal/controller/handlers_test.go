@@ -190,3 +190,16 @@ func TestPodEventsFeedExpectations(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestDeletedDaemonSetLeavesNoStateToItsSuccessor(t *testing.T) {
+	a := testDS("ns", "a")
+	h := newHarness(t, Config{}, a)
+	h.c.expectations.Expect("ns/a", 3, nil)
+	h.c.deleteDaemonSet(cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a})
+	if !h.c.expectations.Satisfied("ns/a") {
+		t.Error("the deleted DaemonSet's expectations would hold back its successor")
+	}
+	if diff := cmp.Diff([]string{"ns/a"}, queued(h.c)); diff != "" {
+		t.Errorf("enqueued (-want,+got):\n%s", diff)
+	}
+}

@@ -25,7 +25,7 @@ import (
 // started) and whose client is client-go's fake clientset: enough to test
 // the plumbing of one sync without a cluster.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	c        *Controller
 	client   *fake.Clientset
 	factory  informers.SharedInformerFactory
@@ -35,7 +35,7 @@ type harness struct {
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func newHarness(t *testing.T, cfg Config, objs ...runtime.Object) *harness {
+func newHarness(t testing.TB, cfg Config, objs ...runtime.Object) *harness {
 	t.Helper()
 	client := fake.NewClientset(objs...)
 	var n atomic.Int64

@@ -11,15 +11,15 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 )
 
-// placementCache keeps, per DaemonSet key, the compiled placement check and
+// placementCache keeps, per DaemonSet UID, the compiled placement check and
 // the parsed selector of its current spec, so that event handlers judge a
-// node or a pod without parsing anything. Entries are rebuilt when the
-// DaemonSet's UID or generation changes.
+// node or a pod without parsing or allocating anything. Entries are rebuilt
+// when the DaemonSet's generation changes.
 type placementCache struct {
 	comparisonOperators bool
 
 	mu      sync.Mutex
-	entries map[string]*dsInfo
+	entries map[types.UID]*dsInfo
 }
 
 // dsInfo is what the handlers need of one DaemonSet spec.
@@ -34,18 +34,18 @@ type dsInfo struct {
 }
 
 func newPlacementCache(comparisonOperators bool) *placementCache {
-	return &placementCache{comparisonOperators: comparisonOperators, entries: map[string]*dsInfo{}}
+	return &placementCache{comparisonOperators: comparisonOperators, entries: map[types.UID]*dsInfo{}}
 }
 
-// get returns the entry of ds under key, compiling it when missing or stale.
-func (p *placementCache) get(key string, ds *appsv1.DaemonSet) *dsInfo {
+// get returns the entry of ds, compiling it when missing or stale.
+func (p *placementCache) get(ds *appsv1.DaemonSet) *dsInfo {
 	version := ""
 	if ds.Generation == 0 {
 		version = ds.ResourceVersion
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if e, ok := p.entries[key]; ok && e.uid == ds.UID && e.generation == ds.Generation && e.version == version {
+	if e, ok := p.entries[ds.UID]; ok && e.generation == ds.Generation && e.version == version {
 		return e
 	}
 	e := &dsInfo{uid: ds.UID, generation: ds.Generation, version: version, elig: daemon.NewEligibility(ds, p.comparisonOperators)}
@@ -54,12 +54,12 @@ func (p *placementCache) get(key string, ds *appsv1.DaemonSet) *dsInfo {
 			e.sel = sel
 		}
 	}
-	p.entries[key] = e
+	p.entries[ds.UID] = e
 	return e
 }
 
-func (p *placementCache) forget(key string) {
+func (p *placementCache) forget(uid types.UID) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.entries, key)
+	delete(p.entries, uid)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
@@ -48,7 +47,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		result = resultGone
 		c.expectations.Forget(key)
 		c.state.forget(key)
-		c.placement.forget(key)
 		c.logger.V(2).Info("DaemonSet is gone, state forgotten", "daemonset", key)
 		return nil
 	}
@@ -85,12 +83,18 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		result = resultInvalid
 		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
 			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", HumanError(key, computeErr))
+			c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", HumanError(key, computeErr))
 		}
 	} else if computeErr == nil && plan.Skip == daemon.SkipNone {
 		c.state.clearInvalid(key)
 	}
 
 	out := c.execute(ctx, key, ds, plan, satisfied)
+	if satisfied && computeErr == nil && plan.Skip == daemon.SkipNone {
+		// A plan that failed or skipped carries no backoff decisions;
+		// some failed plans carry none at all, and must not wipe it.
+		c.state.setBackoff(key, plan.FailedPodBackoff)
+	}
 	if !satisfied {
 		result = resultWaiting
 		// A lost watch event must not stall the DaemonSet: look again when
@@ -123,7 +127,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 
 	switch {
 	case invalid:
-		c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "reason", HumanError(key, computeErr))
 		if len(out.errs) > 0 {
 			return fmt.Errorf("daemonset %q: %w", key, errors.Join(out.errs...))
 		}
@@ -132,7 +135,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		result = resultError
 		all := out.errs
 		if computeErr != nil {
-			all = append([]error{errors.New(HumanError(key, computeErr))}, all...)
+			all = append([]error{humanError{msg: HumanError(key, computeErr), err: computeErr}}, all...)
 		}
 		return fmt.Errorf("daemonset %q: %w", key, errors.Join(all...))
 	}
@@ -159,5 +162,12 @@ func HumanError(key string, err error) string {
 	return strings.ReplaceAll(err.Error(), fmt.Sprintf("daemonset %q: ", key), "")
 }
 
-// dsRef names ds in errors and events.
-func dsRef(ds *appsv1.DaemonSet) string { return ds.Namespace + "/" + ds.Name }
+// humanError is err with the text of HumanError; errors.As and errors.Is
+// still see err.
+type humanError struct {
+	msg string
+	err error
+}
+
+func (e humanError) Error() string { return e.msg }
+func (e humanError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 func TestSyncCreatesOnceUntilObserved(t *testing.T) {
@@ -324,5 +327,103 @@ func TestSyncSelectingAllWarnsOnce(t *testing.T) {
 	}
 	if w := h.writes(); len(w) != 0 {
 		t.Errorf("writes = %q, want none", w)
+	}
+}
+
+func TestSyncInvalidPlanKeepsTheBackoff(t *testing.T) {
+	ds := testDS("ns", "ds")
+	failed := ownedPod(ds, "pod-n1", "n1")
+	failed.Status.Phase = corev1.PodFailed
+	h := newHarness(t, Config{}, ds, testNode("n1", nil), failed)
+	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+		t.Fatal(err)
+	}
+	bad := ds.DeepCopy()
+	bad.Generation = 2
+	bad.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Bogus"}}
+	h.cache(bad)
+	h.c.expectations.Forget("ns/ds")
+	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.c.state.getBackoff("ns/ds").Len(); got != 1 {
+		t.Errorf("backoff entries after an invalid plan = %d, want 1 (kept)", got)
+	}
+}
+
+func TestSyncAdoptsNothingForAReplacedDaemonSet(t *testing.T) {
+	cached := testDS("ns", "ds")
+	live := cached.DeepCopy()
+	live.UID = "uid-recreated"
+	orphan := ownedPod(cached, "orphan", "n1")
+	orphan.OwnerReferences = nil
+	h := newHarness(t, Config{}, live, testNode("n1", nil), orphan)
+	h.cache(cached) // the cache still has the old DaemonSet
+	err := h.c.sync(context.Background(), "ns/ds")
+	if err == nil || !strings.Contains(err.Error(), "replaced") {
+		t.Fatalf("sync error = %v, want the recheck's", err)
+	}
+	got, _ := h.client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
+	if len(got.OwnerReferences) != 0 {
+		t.Errorf("orphan adopted by a DaemonSet that no longer exists: %v", got.OwnerReferences)
+	}
+}
+
+func TestSyncDeletesNoOrphanItFailedToAdopt(t *testing.T) {
+	// The orphan runs on a node the DaemonSet may not use: the plan adopts
+	// it and deletes it. When the adoption fails, the delete must not run.
+	for _, adoptFails := range []bool{false, true} {
+		t.Run(fmt.Sprintf("adoption fails %v", adoptFails), func(t *testing.T) {
+			ds := testDS("ns", "ds", func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "a"}
+			})
+			orphan := ownedPod(ds, "orphan", "n1")
+			orphan.OwnerReferences = nil
+			h := newHarness(t, Config{}, ds, testNode("n1", map[string]string{"pool": "b"}), orphan)
+			if adoptFails {
+				h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "orphan", errors.New("uid changed"))
+				})
+			}
+			err := h.c.sync(context.Background(), "ns/ds")
+			if (err != nil) != adoptFails {
+				t.Fatalf("sync error = %v", err)
+			}
+			_, getErr := h.client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
+			if exists := getErr == nil; exists != adoptFails {
+				t.Errorf("orphan exists = %v, want %v", exists, adoptFails)
+			}
+		})
+	}
+}
+
+func TestSyncWritesTheBumpedCollisionCount(t *testing.T) {
+	ds := testDS("ns", "ds")
+	taken := &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "ns", Name: ds.Name + "-" + rollout.ComputeHash(&ds.Spec.Template, nil), UID: "uid-taken",
+			Labels:          map[string]string{"app": "ds"},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))},
+		},
+		Data:     runtime.RawExtension{Raw: []byte(`{"spec":{"template":{"metadata":{"labels":{"app":"something-else"}}}}}`)},
+		Revision: 1,
+	}
+	h := newHarness(t, Config{}, ds, testNode("n1", nil), taken)
+	err := h.c.sync(context.Background(), "ns/ds")
+	var collision *rollout.CollisionError
+	if !errors.As(err, &collision) {
+		t.Fatalf("sync error = %v, want a *rollout.CollisionError (requeued)", err)
+	}
+	if strings.Count(err.Error(), `daemonset "ns/ds"`) != 1 {
+		t.Errorf("error %q names the DaemonSet more than once", err)
+	}
+	got, _ := h.client.AppsV1().DaemonSets("ns").Get(context.Background(), "ds", metav1.GetOptions{})
+	if got.Status.CollisionCount == nil || *got.Status.CollisionCount != 1 {
+		t.Errorf("status.collisionCount = %v, want 1", got.Status.CollisionCount)
+	}
+	for _, w := range h.writes() {
+		if strings.Contains(w, "pods") {
+			t.Errorf("a colliding sync touched pods: %s", w)
+		}
 	}
 }
