@@ -13,7 +13,7 @@
 //
 // The package has no non-test code; run it with
 //
-//	cd examples/controller && go test -timeout 60m ./e2e
+//	cd examples/controller && go test -timeout 90m ./e2e
 //
 // (the first, cold run compiles the control plane, which takes several
 // minutes on two cores).
