@@ -285,11 +285,32 @@ func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.Daemo
 	})
 }
 
-// writeStatus writes status to ds's status subresource.
+// writeStatus writes status to ds's status subresource. When the write
+// meets a conflict (the cached DaemonSet is older than the stored one, often
+// after this controller's own previous status write), it reads the stored
+// DaemonSet and, if it is still the same object, writes the same status
+// onto it once more, as kube-controller-manager does. Any other failure, a
+// second one, or a conflict with a new object of the same name is returned,
+// and the next sync computes afresh.
 func (c *Controller) writeStatus(ctx context.Context, ds *appsv1.DaemonSet, status appsv1.DaemonSetStatus) error {
 	toUpdate := ds.DeepCopy()
 	toUpdate.Status = status
-	if _, err := c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, toUpdate, metav1.UpdateOptions{}); err != nil {
+	_, err := c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, toUpdate, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) {
+		c.metrics.actionErrors.WithLabelValues("status").Inc()
+		fresh, getErr := c.client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
+		switch {
+		case getErr != nil:
+			err = fmt.Errorf("%w; reading it again: %w", err, getErr)
+		case fresh.UID != ds.UID:
+			// Deleted and created again under the same name: the plan
+			// was made for the old object, so the conflict stands.
+		default:
+			fresh.Status = status
+			_, err = c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+		}
+	}
+	if err != nil {
 		c.metrics.actionErrors.WithLabelValues("status").Inc()
 		return fmt.Errorf("update status: %w", err)
 	}
