@@ -360,6 +360,7 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) error {
 	// keeps upstream's allocations.
 	var candidates []StepDelete
 	var candIdx []int
+	nCand := 0 // candidates counted, not kept, under the zero policy
 	for _, i := range order {
 		n := &nodes[i]
 		newPod, oldPod, ok := s.split(n)
@@ -397,14 +398,14 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) error {
 				urgent = append(urgent, candidate[StepDelete]{d, i})
 			}
 		case s.p.held(i):
+		case zero:
+			nCand++
 		default:
 			candidates = append(candidates, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplace})
-			if !zero {
-				candIdx = append(candIdx, i)
-			}
+			candIdx = append(candIdx, i)
 		}
 	}
-	step.Candidates = len(candidates) + len(urgent)*boolInt(s.p.Strict)
+	step.Candidates = nCand + len(candidates) + len(urgent)*boolInt(s.p.Strict)
 	c := s.newChooser(step, step.MaxUnavailable-step.NumUnavailable, dom)
 	for _, u := range urgent {
 		if c.take(u.i, s.p.Strict) {
@@ -415,7 +416,16 @@ func (s stepper) withoutSurge(step *Step, nodes []Node, order []int) error {
 		}
 	}
 	if zero {
-		step.Deletes = append(step.Deletes, candidates[:min(max(c.room, 0), len(candidates))]...)
+		// The first candidates in order, found by a second walk rather
+		// than kept from the first: a steady or early rollout plan then
+		// allocates nothing per node.
+		s.eachCandidate(nodes, order, min(max(c.room, 0), nCand), func(n *Node, oldPod judged) bool {
+			if oldPod.pod == nil || !oldPod.Available {
+				return false
+			}
+			step.Deletes = append(step.Deletes, StepDelete{Pod: oldPod.pod, NodeName: n.Name, Action: ActionReplace})
+			return true
+		})
 		return nil
 	}
 	for k, cd := range candidates {
@@ -439,6 +449,7 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 	var urgent []candidate[StepCreate]
 	var candidates []StepCreate
 	var candIdx []int
+	nCand := 0 // candidates counted, not kept, under the zero policy
 	var ineligible []StepDelete
 	for _, i := range order {
 		n := &nodes[i]
@@ -477,11 +488,11 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 				step.Creates = append(step.Creates, StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable})
 			case !oldPod.Available:
 				urgent = append(urgent, candidate[StepCreate]{StepCreate{NodeName: n.Name, Action: ActionReplaceUnavailable}, i})
+			case zero:
+				nCand++
 			default:
 				candidates = append(candidates, StepCreate{NodeName: n.Name, Action: ActionReplace})
-				if !zero {
-					candIdx = append(candIdx, i)
-				}
+				candIdx = append(candIdx, i)
 			}
 		case !newPod.Available:
 			// Surged here already; waiting for the new pod.
@@ -496,7 +507,7 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 	if surplus := step.NumAvailable - step.Desired; surplus > 0 {
 		step.Deletes = append(step.Deletes, ineligible[:min(surplus, len(ineligible))]...)
 	}
-	step.Candidates = len(candidates) + len(urgent)*boolInt(s.p.Strict)
+	step.Candidates = nCand + len(candidates) + len(urgent)*boolInt(s.p.Strict)
 	c := s.newChooser(step, step.MaxSurge-step.NumSurge, dom)
 	for _, u := range urgent {
 		if c.take(u.i, s.p.Strict) {
@@ -504,7 +515,13 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 		}
 	}
 	if zero {
-		step.Creates = append(step.Creates, candidates[:min(max(c.room, 0), len(candidates))]...)
+		s.eachCandidate(nodes, order, min(max(c.room, 0), nCand), func(n *Node, oldPod judged) bool {
+			if !n.ShouldRun || oldPod.pod == nil || !oldPod.Available {
+				return false
+			}
+			step.Creates = append(step.Creates, StepCreate{NodeName: n.Name, Action: ActionReplace})
+			return true
+		})
 		return nil
 	}
 	for k, cd := range candidates {
@@ -513,6 +530,23 @@ func (s stepper) withSurge(step *Step, nodes []Node, order []int) error {
 		}
 	}
 	return nil
+}
+
+// eachCandidate walks the nodes in order again and calls take on each
+// node's one old pod, the node having exactly one old pod and no new one
+// (the replacement candidates of the first walk, under the zero policy),
+// until take has accepted k of them.
+func (s stepper) eachCandidate(nodes []Node, order []int, k int, take func(n *Node, oldPod judged) bool) {
+	for _, i := range order {
+		if k <= 0 {
+			return
+		}
+		n := &nodes[i]
+		newPod, oldPod, ok := s.split(n)
+		if ok && newPod.pod == nil && take(n, oldPod) {
+			k--
+		}
+	}
 }
 
 func boolInt(b bool) int {
