@@ -16,7 +16,8 @@ import (
 )
 
 // DecodeError is an error in one document of one file: File and Line
-// (1-based, the document's first line) say where, Path which object of a
+// (1-based: the line a YAML syntax error names, else the document's
+// first line) say where, Path which object of a
 // List ("items[3]") when the document is one.
 type DecodeError struct {
 	File string
@@ -77,7 +78,7 @@ func (s *Snapshot) Add(file string, data []byte) error {
 			if errors.As(err, &pe) {
 				return &DecodeError{File: file, Line: d.line, Path: pe.path, Err: pe.err}
 			}
-			return &DecodeError{File: file, Line: d.line, Err: err}
+			return &DecodeError{File: file, Line: d.line + yamlLine(err) - 1, Err: err}
 		}
 		objs = append(objs, got...)
 	}
@@ -85,6 +86,27 @@ func (s *Snapshot) Add(file string, data []byte) error {
 		s.put(o)
 	}
 	return nil
+}
+
+// yamlLine returns the line a YAML parse error names within its document
+// ("yaml: line 5: ..."), 1 when it names none.
+func yamlLine(err error) int {
+	msg := err.Error()
+	i := strings.Index(msg, "yaml: line ")
+	if i < 0 {
+		return 1
+	}
+	n := 0
+	for _, c := range msg[i+len("yaml: line "):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+		if n > 1<<30 {
+			return 1
+		}
+	}
+	return max(n, 1)
 }
 
 // doc is one document of a file and the line it starts on.

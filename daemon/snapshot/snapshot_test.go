@@ -156,7 +156,12 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "bad YAML",
 			data: "apiVersion: v1\nkind: [\n",
-			want: "f.yaml:1: invalid YAML: ",
+			want: "f.yaml:2: invalid YAML: yaml: line 2: ",
+		},
+		{
+			name: "bad YAML in a later document names the file's line",
+			data: "apiVersion: v1\nkind: Node\nmetadata: {name: a1}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b1\n\tlabels: {}\n",
+			want: "f.yaml:9: invalid YAML: yaml: line 5: found a tab",
 		},
 		{
 			name: "bad JSON",
