@@ -317,3 +317,33 @@ func TestNewest(t *testing.T) {
 		t.Errorf("Newest() of an empty snapshot = %v, want zero", got)
 	}
 }
+
+// TestDecodeOrder: the snapshot does not depend on the order of the
+// documents or of the files.
+func TestDecodeOrder(t *testing.T) {
+	docs := []string{
+		"apiVersion: v1\nkind: Node\nmetadata: {name: node-b}\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p2, namespace: b}\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: b}\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p3, namespace: a}\n",
+		"apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: b}\n",
+	}
+	forward, err := snapshot.Decode("f", []byte(strings.Join(docs, "---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backward := &snapshot.Snapshot{}
+	for i := len(docs) - 1; i >= 0; i-- {
+		if err := backward.Add("f", []byte(docs[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(summarize(forward), summarize(backward)); diff != "" {
+		t.Errorf("the order of the documents matters (-forward +backward):\n%s", diff)
+	}
+	want := []string{"a/p3", "b/p1", "b/p2"}
+	if diff := cmp.Diff(want, summarize(forward).Pods); diff != "" {
+		t.Errorf("pods not sorted by namespace and name (-want +got):\n%s", diff)
+	}
+}
