@@ -55,7 +55,7 @@ func Decode(file string, data []byte) (*Snapshot, error) {
 
 // Add reads the objects of one file into s. data is YAML or JSON: one
 // object, several YAML documents separated by "---" lines, a stream of JSON
-// values, or lists (kind List, as kubectl prints them, or a typed list such
+// values, sequences of objects, or lists (kind List, as kubectl prints them, or a typed list such
 // as PodList, whose items may omit their kind). DaemonSets (apps/v1),
 // Nodes, Pods (v1) and ControllerRevisions (apps/v1) are kept; other kinds
 // are counted in Skipped; empty documents are ignored. A revision's data
@@ -218,6 +218,10 @@ func decodeDoc(data []byte) ([]object, error) {
 	js = bytes.TrimSpace(js)
 	if len(js) == 0 || string(js) == "null" {
 		return nil, nil
+	}
+	if js[0] == '[' {
+		// A YAML sequence of objects: read as the items of a List.
+		return decodeObject([]byte(`{"apiVersion":"v1","kind":"List","items":`+string(js)+`}`), "", "")
 	}
 	return decodeObject(js, "", "")
 }

@@ -106,6 +106,11 @@ func TestDecode(t *testing.T) {
 			want: summary{Nodes: []string{"n1", "n2"}},
 		},
 		{
+			name: "YAML sequence of objects",
+			data: "- apiVersion: v1\n  kind: Node\n  metadata: {name: n2}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n",
+			want: summary{Nodes: []string{"n1", "n2"}},
+		},
+		{
 			name: "later object replaces an earlier one",
 			data: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
 			want: summary{Nodes: []string{"n1"}, Replaced: 1},
