@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
@@ -350,5 +352,23 @@ func TestDecodeOrder(t *testing.T) {
 	want := []string{"a/p3", "b/p1", "b/p2"}
 	if diff := cmp.Diff(want, summarize(forward).Pods); diff != "" {
 		t.Errorf("pods not sorted by namespace and name (-want +got):\n%s", diff)
+	}
+}
+
+// TestHandBuiltNil: a Snapshot built by hand with nil entries makes no
+// method panic.
+func TestHandBuiltNil(t *testing.T) {
+	s := &snapshot.Snapshot{DaemonSets: []*appsv1.DaemonSet{nil}, Nodes: []*corev1.Node{nil}, Pods: []*corev1.Pod{nil}, Revisions: []*appsv1.ControllerRevision{nil}}
+	if got := s.Names(); len(got) != 0 {
+		t.Errorf("Names() = %v, want none", got)
+	}
+	if _, err := s.For("a", "b"); err == nil {
+		t.Error("For() = nil error, want not found")
+	}
+	if got := s.Newest(); !got.IsZero() {
+		t.Errorf("Newest() = %v, want zero", got)
+	}
+	if _, err := s.Encode(); err != nil {
+		t.Errorf("Encode() error: %v", err)
 	}
 }
