@@ -16,7 +16,8 @@ import (
 )
 
 // DecodeError is an error in one document of one file: File and Line
-// (1-based, the document's first line) say where, Path which object of a
+// (1-based: the line a YAML syntax error names, else the document's
+// first line) say where, Path which object of a
 // List ("items[3]") when the document is one.
 type DecodeError struct {
 	File string
@@ -54,7 +55,7 @@ func Decode(file string, data []byte) (*Snapshot, error) {
 
 // Add reads the objects of one file into s. data is YAML or JSON: one
 // object, several YAML documents separated by "---" lines, a stream of JSON
-// values, or lists (kind List, as kubectl prints them, or a typed list such
+// values, sequences of objects, or lists (kind List, as kubectl prints them, or a typed list such
 // as PodList, whose items may omit their kind). DaemonSets (apps/v1),
 // Nodes, Pods (v1) and ControllerRevisions (apps/v1) are kept; other kinds
 // are counted in Skipped; empty documents are ignored. A revision's data
@@ -77,7 +78,7 @@ func (s *Snapshot) Add(file string, data []byte) error {
 			if errors.As(err, &pe) {
 				return &DecodeError{File: file, Line: d.line, Path: pe.path, Err: pe.err}
 			}
-			return &DecodeError{File: file, Line: d.line, Err: err}
+			return &DecodeError{File: file, Line: d.line + yamlLine(err) - 1, Err: err}
 		}
 		objs = append(objs, got...)
 	}
@@ -85,6 +86,27 @@ func (s *Snapshot) Add(file string, data []byte) error {
 		s.put(o)
 	}
 	return nil
+}
+
+// yamlLine returns the line a YAML parse error names within its document
+// ("yaml: line 5: ..."), 1 when it names none.
+func yamlLine(err error) int {
+	msg := err.Error()
+	i := strings.Index(msg, "yaml: line ")
+	if i < 0 {
+		return 1
+	}
+	n := 0
+	for _, c := range msg[i+len("yaml: line "):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+		if n > 1<<30 {
+			return 1
+		}
+	}
+	return max(n, 1)
 }
 
 // doc is one document of a file and the line it starts on.
@@ -196,6 +218,10 @@ func decodeDoc(data []byte) ([]object, error) {
 	js = bytes.TrimSpace(js)
 	if len(js) == 0 || string(js) == "null" {
 		return nil, nil
+	}
+	if js[0] == '[' {
+		// A YAML sequence of objects: read as the items of a List.
+		return decodeObject([]byte(`{"apiVersion":"v1","kind":"List","items":`+string(js)+`}`), "", "")
 	}
 	return decodeObject(js, "", "")
 }

@@ -13,7 +13,9 @@ import (
 )
 
 // Snapshot is a set of cluster objects, each kind sorted by namespace then
-// name, with at most one object per kind, namespace and name.
+// name, with at most one object per kind, namespace and name: Add keeps it
+// so (Add into a Snapshot built by hand assumes the same order). The zero
+// value is empty and ready to use.
 type Snapshot struct {
 	DaemonSets []*appsv1.DaemonSet
 	Nodes      []*corev1.Node
@@ -60,6 +62,9 @@ func (e *NotFoundError) Error() string {
 func (s *Snapshot) Names() []string {
 	out := make([]string, 0, len(s.DaemonSets))
 	for _, ds := range s.DaemonSets {
+		if ds == nil {
+			continue
+		}
 		out = append(out, ds.Namespace+"/"+ds.Name)
 	}
 	return out
@@ -70,20 +75,19 @@ func (s *Snapshot) Names() []string {
 // all s's own pointers (Compute modifies none). It returns a
 // *NotFoundError when s has no such DaemonSet.
 func (s *Snapshot) For(ns, name string) (Input, error) {
-	i, ok := slices.BinarySearchFunc(s.DaemonSets, key{ns, name}, func(d *appsv1.DaemonSet, k key) int {
-		return compareKey(key{d.Namespace, d.Name}, k)
-	})
-	if !ok {
+	// A linear search: a Snapshot built by hand need not be sorted.
+	i := slices.IndexFunc(s.DaemonSets, func(d *appsv1.DaemonSet) bool { return d != nil && d.Namespace == ns && d.Name == name })
+	if i < 0 {
 		return Input{}, &NotFoundError{Namespace: ns, Name: name, Known: s.Names()}
 	}
 	in := Input{DaemonSet: s.DaemonSets[i], Nodes: s.Nodes}
 	for _, p := range s.Pods {
-		if p.Namespace == ns {
+		if p != nil && p.Namespace == ns {
 			in.Pods = append(in.Pods, p)
 		}
 	}
 	for _, r := range s.Revisions {
-		if r.Namespace == ns {
+		if r != nil && r.Namespace == ns {
 			in.Revisions = append(in.Revisions, r)
 		}
 	}
@@ -106,15 +110,24 @@ func compareKey(a, b key) int {
 func (s *Snapshot) Newest() time.Time {
 	var n newest
 	for _, d := range s.DaemonSets {
+		if d == nil {
+			continue
+		}
 		n.meta(d.ObjectMeta)
 		for _, c := range d.Status.Conditions {
 			n.add(c.LastTransitionTime.Time)
 		}
 	}
 	for _, r := range s.Revisions {
+		if r == nil {
+			continue
+		}
 		n.meta(r.ObjectMeta)
 	}
 	for _, node := range s.Nodes {
+		if node == nil {
+			continue
+		}
 		n.meta(node.ObjectMeta)
 		for _, c := range node.Status.Conditions {
 			n.add(c.LastHeartbeatTime.Time)
@@ -122,6 +135,9 @@ func (s *Snapshot) Newest() time.Time {
 		}
 	}
 	for _, p := range s.Pods {
+		if p == nil {
+			continue
+		}
 		n.meta(p.ObjectMeta)
 		if p.Status.StartTime != nil {
 			n.add(p.Status.StartTime.Time)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
@@ -106,6 +108,11 @@ func TestDecode(t *testing.T) {
 			want: summary{Nodes: []string{"n1", "n2"}},
 		},
 		{
+			name: "YAML sequence of objects",
+			data: "- apiVersion: v1\n  kind: Node\n  metadata: {name: n2}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n",
+			want: summary{Nodes: []string{"n1", "n2"}},
+		},
+		{
 			name: "later object replaces an earlier one",
 			data: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
 			want: summary{Nodes: []string{"n1"}, Replaced: 1},
@@ -156,7 +163,12 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "bad YAML",
 			data: "apiVersion: v1\nkind: [\n",
-			want: "f.yaml:1: invalid YAML: ",
+			want: "f.yaml:2: invalid YAML: yaml: line 2: ",
+		},
+		{
+			name: "bad YAML in a later document names the file's line",
+			data: "apiVersion: v1\nkind: Node\nmetadata: {name: a1}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b1\n\tlabels: {}\n",
+			want: "f.yaml:9: invalid YAML: yaml: line 5: found a tab",
 		},
 		{
 			name: "bad JSON",
@@ -310,5 +322,53 @@ func TestNewest(t *testing.T) {
 	}
 	if got := (&snapshot.Snapshot{}).Newest(); !got.IsZero() {
 		t.Errorf("Newest() of an empty snapshot = %v, want zero", got)
+	}
+}
+
+// TestDecodeOrder: the snapshot does not depend on the order of the
+// documents or of the files.
+func TestDecodeOrder(t *testing.T) {
+	docs := []string{
+		"apiVersion: v1\nkind: Node\nmetadata: {name: node-b}\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p2, namespace: b}\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: b}\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p3, namespace: a}\n",
+		"apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: b}\n",
+	}
+	forward, err := snapshot.Decode("f", []byte(strings.Join(docs, "---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backward := &snapshot.Snapshot{}
+	for i := len(docs) - 1; i >= 0; i-- {
+		if err := backward.Add("f", []byte(docs[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(summarize(forward), summarize(backward)); diff != "" {
+		t.Errorf("the order of the documents matters (-forward +backward):\n%s", diff)
+	}
+	want := []string{"a/p3", "b/p1", "b/p2"}
+	if diff := cmp.Diff(want, summarize(forward).Pods); diff != "" {
+		t.Errorf("pods not sorted by namespace and name (-want +got):\n%s", diff)
+	}
+}
+
+// TestHandBuiltNil: a Snapshot built by hand with nil entries makes no
+// method panic.
+func TestHandBuiltNil(t *testing.T) {
+	s := &snapshot.Snapshot{DaemonSets: []*appsv1.DaemonSet{nil}, Nodes: []*corev1.Node{nil}, Pods: []*corev1.Pod{nil}, Revisions: []*appsv1.ControllerRevision{nil}}
+	if got := s.Names(); len(got) != 0 {
+		t.Errorf("Names() = %v, want none", got)
+	}
+	if _, err := s.For("a", "b"); err == nil {
+		t.Error("For() = nil error, want not found")
+	}
+	if got := s.Newest(); !got.IsZero() {
+		t.Errorf("Newest() = %v, want zero", got)
+	}
+	if _, err := s.Encode(); err != nil {
+		t.Errorf("Encode() error: %v", err)
 	}
 }

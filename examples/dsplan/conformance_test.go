@@ -79,6 +79,9 @@ func TestConformanceThroughJSON(t *testing.T) {
 		if err := json.Unmarshal(data, &raw); err != nil {
 			t.Fatal(err)
 		}
+		if raceEnabled && n%8 != 0 {
+			continue
+		}
 		items := append([]json.RawMessage{s.DaemonSet}, s.Nodes...)
 		items = append(items, s.Pods...)
 		items = append(items, s.Revisions...)
@@ -125,7 +128,11 @@ func TestConformanceThroughJSON(t *testing.T) {
 			pass++
 		}
 	}
-	t.Logf("conformance through dsplan plan -o json: %d/%d scenarios pass, %d with null objects skipped", pass, len(files)-skipped, skipped)
+	judged := len(files) - skipped
+	if raceEnabled {
+		judged = (len(files)+7)/8 - skipped
+	}
+	t.Logf("conformance through dsplan plan -o json: %d/%d scenarios pass, %d with null objects skipped", pass, judged, skipped)
 }
 
 // judge compares one JSON plan with what upstream did, as

@@ -103,7 +103,11 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 	}
 	var here []string
 	for _, p := range l.snap.Pods {
-		if p.Namespace != r.ds.Namespace || p.Spec.NodeName != node.Name || !ownedBy(p, r.ds.UID) {
+		target := p.Spec.NodeName
+		if target == "" {
+			target = affinityNode(p) // not bound yet
+		}
+		if p.Namespace != r.ds.Namespace || target != node.Name || !ownedBy(p, r.ds.UID) {
 			continue
 		}
 		here = append(here, fmt.Sprintf("%s (hash %s, %s%s)", p.Name, orDash(p.Labels["controller-revision-hash"]), p.Status.Phase, readiness(p)))

@@ -36,9 +36,12 @@
 //	              "adopt": [...], "release": [...], "relabel": ["NS/NAME"],
 //	              "collisionCount": 1},
 //	  "rolling": {"desired": 3, "maxUnavailable": 1, "maxSurge": 0,
-//	              "unavailable": 1, "surge": 0, "candidates": 2},
+//	              "unavailable": 1, "surge": 0, "available": 0,
+//	              "candidates": 2},
 //	  "status": <apps/v1 DaemonSetStatus>, "statusChanged": true,
-//	  "requeueAfter": "20s", "notes": ["..."],
+//	  "requeueAfter": "20s",
+//	  "events": [{"type": "Normal", "reason": "...", "message": "..."}],
+//	  "notes": ["..."],
 //	  "error": "..." (only when Compute failed)}]
 //
 // Lists are never null; "skip", "rolling", "notes" and "error" are left

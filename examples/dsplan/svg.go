@@ -26,7 +26,7 @@ const (
 var stateStyle = []struct {
 	name, color string
 }{
-	stateNone:        {"no pod wanted", "#f4f4f4"},
+	stateNone:        {"no pod, none wanted", "#eeeeee"},
 	stateOld:         {"old, available", "#9e9e9e"},
 	stateNew:         {"updated, available", "#2e7d32"},
 	stateSurge:       {"surging (2 pods)", "#1565c0"},
@@ -57,10 +57,10 @@ func drawChart(b *strings.Builder, cd chartData, y int) int {
 	y += 12
 	// Legend.
 	x := svgLeft
-	for s := stateOld; s <= stateUnavailable; s++ {
-		fmt.Fprintf(b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n",
+	for s := stateNone; s <= stateUnavailable; s++ {
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="12" height="12" fill="%s" stroke="#999" stroke-width="0.5"/><text x="%d" y="%d">%s</text>`+"\n",
 			x, y, stateStyle[s].color, x+16, y+10, stateStyle[s].name)
-		x += 150
+		x += 40 + 6*len(stateStyle[s].name)
 	}
 	y += 22
 	if steps == 0 || len(cd.nodes) == 0 {
