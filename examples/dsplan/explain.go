@@ -46,7 +46,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	l.header(stdout)
 	fmt.Fprintln(stdout)
 	describeNode(stdout, node)
-	for _, r := range computeAll(l, c.burst) {
+	for _, r := range computeAll(l, c.burst, daemon.RolloutPolicy{}) {
 		fmt.Fprintln(stdout)
 		explainOne(stdout, l, r, node)
 	}

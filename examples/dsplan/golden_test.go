@@ -34,6 +34,11 @@ func TestGolden(t *testing.T) {
 		{name: "simulate", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--svg", "OUT.svg"}, svg: true},
 		{name: "simulate-stalled", args: []string{"simulate", "--daemonset", "monitoring/node-exporter"}},
 		{name: "simulate-fleet", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--fail-rate", "0.05", "--seed", "7"}},
+		// Rollout controls (daemon.RolloutPolicy): a canary kept at a
+		// partition, a scope with an order and a strict budget, a paused plan.
+		{name: "simulate-partition", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--partition", "90%"}},
+		{name: "simulate-scope-order", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--scope", "kubernetes.io/hostname notin (worker-000,worker-001)", "--order-label", "kubernetes.io/hostname", "--order-values", "worker-099,worker-098", "--strict"}},
+		{name: "plan-paused", args: []string{"plan", "--daemonset", "monitoring/node-exporter", "--paused"}},
 		// kubectl captures, with managedFields, as YAML and as JSON
 		// (whose revision data kubectl indents).
 		{name: "capture-yaml", args: []string{"plan", "-f", in + "kubectl-capture.yaml"}},
@@ -58,6 +63,8 @@ func TestGolden(t *testing.T) {
 		{name: "usage-output", args: []string{"plan", "-o", "table"}},
 		{name: "usage-explain", args: []string{"explain"}},
 		{name: "usage-daemonset", args: []string{"plan", "--daemonset", "fluent-bit"}},
+		{name: "usage-partition", args: []string{"simulate", "--partition", "150%"}},
+		{name: "usage-domain", args: []string{"plan", "--domain-max-unavailable", "1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,13 @@
 //	                [--image IMAGE] [--bind-delay D] [--ready-delay D] [--grace D]
 //	                [--fail-rate F] [--seed N] [--max-steps N] [--svg FILE]
 //
+// plan and simulate also take the rollout controls of daemon.RolloutPolicy,
+// all off by default (upstream's behaviour): --partition N|N%, --scope
+// SELECTOR, --paused, --order-label KEY [--order-values V1,V2,...],
+// --domain-label KEY with --domain-max-unavailable N|N% and
+// --domain-max-surge N|N%, and --strict. A simulation under them ends at
+// daemon.RolloutComplete, at the partition rather than at 100%.
+//
 // Input is what `kubectl get daemonsets,nodes,pods,controllerrevisions -A -o
 // yaml` (or -o json) prints, multi-document YAML or single objects, in one or
 // more files given with -f ("-" reads stdin); see package daemon/snapshot.

@@ -18,7 +18,13 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var c common
 	c.register(fs)
 	format := fs.String("o", "text", "output `FORMAT`: text, json or yaml")
+	var pf policyFlags
+	pf.register(fs)
 	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	pol, err := pf.policy()
 	if err != nil {
 		return err
 	}
@@ -32,7 +38,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	results := computeAll(l, c.burst)
+	results := computeAll(l, c.burst, pol)
 	switch *format {
 	case "json", "yaml":
 		out := make([]planJSON, len(results))
@@ -73,8 +79,9 @@ type result struct {
 	notes []string
 }
 
-// computeAll plans every DaemonSet of l.
-func computeAll(l *loaded, burst int) []result {
+// computeAll plans every DaemonSet of l, under the rollout policy pol
+// (zero: upstream).
+func computeAll(l *loaded, burst int, pol daemon.RolloutPolicy) []result {
 	out := make([]result, 0, len(l.names))
 	for _, name := range l.names {
 		ns, n, _ := strings.Cut(name, "/")
@@ -91,6 +98,7 @@ func computeAll(l *loaded, burst int) []result {
 			Now:           l.now,
 			Revisions:     in.Revisions,
 			BurstReplicas: burst,
+			Rollout:       pol,
 		})
 		out = append(out, r)
 	}

@@ -26,6 +26,7 @@ type simFlags struct {
 	seed                  uint64
 	maxSteps              int
 	svg                   string
+	policy                daemon.RolloutPolicy // from the rollout-control flags
 }
 
 func (s *simFlags) register(fs *flag.FlagSet) {
@@ -46,8 +47,13 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	c.register(fs)
 	var sf simFlags
 	sf.register(fs)
+	var pf policyFlags
+	pf.register(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
+		return err
+	}
+	if sf.policy, err = pf.policy(); err != nil {
 		return err
 	}
 	if len(pos) > 0 {
@@ -108,6 +114,7 @@ func simulateOne(w io.Writer, l *loaded, name string, burst int, sf simFlags) (*
 		Revisions:     in.Revisions,
 		Now:           l.now,
 		BurstReplicas: burst,
+		Rollout:       sf.policy,
 	}
 	if sf.image != "" {
 		if len(cl.DaemonSet.Spec.Template.Spec.Containers) == 0 {
