@@ -25,7 +25,10 @@
 // DaemonSets (testdata/cluster.yaml), one of them mid-rollout.
 //
 // For a live cluster, examples/dsplan/live (a nested module: it needs
-// client-go) lists the objects once, read-only, and prints them for -f -.
+// client-go) is the same command with --kubeconfig, --context and -n, as
+// kubectl: it lists the objects once, read-only, and computes on them.
+// The command's logic is package examples/dsplan/internal/cli, shared by
+// both.
 //
 // --now is the controller clock; by default the newest timestamp in the
 // input, which dsplan prints. --daemonset picks one DaemonSet; by default
@@ -62,8 +65,10 @@ package main
 
 import (
 	"os"
+
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{}))
 }
