@@ -93,6 +93,8 @@ func TestRun(t *testing.T) {
 		{name: "files refused", args: []string{"plan", "-f", "cluster.yaml"}, code: 2, want: "-f: the live mode lists the cluster"},
 		{name: "unknown flag", args: []string{"plan", "--kubecontext", "x"}, code: 2, want: "flag provided but not defined"},
 		{name: "missing daemonset", args: []string{"plan", "--daemonset", "kube-system/nope"}, code: 1, want: "nope", lists: true},
+		{name: "bad now", args: []string{"plan", "--now", "yesterday"}, code: 2, want: "--now \"yesterday\""},
+		{name: "bad daemonset", args: []string{"plan", "--daemonset", "agent"}, code: 2, want: "want NAMESPACE/NAME"},
 		{name: "dump", args: []string{"dump", "-n", "kube-system"}, want: "kind: DaemonSet", lists: true},
 		{name: "dump argument", args: []string{"dump", "unexpected"}, code: 2, want: `unexpected argument "unexpected"`},
 	}

@@ -189,6 +189,13 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 	}
 	l := &loaded{snap: &snapshot.Snapshot{}}
 	if c.opts.Source != nil {
+		// A Source may be slow (a cluster): judge the flags before it runs.
+		if _, err := c.finish(&loaded{snap: &snapshot.Snapshot{}}); err != nil {
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return nil, err
+			}
+		}
 		in, err := c.opts.Source(Flags{Files: append([]string(nil), c.files...), DaemonSet: c.daemonSet, Stdin: stdin})
 		var ue *usageError
 		switch {
