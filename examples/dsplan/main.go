@@ -22,7 +22,7 @@
 // yaml` (or -o json) prints, multi-document YAML or single objects, in one or
 // more files given with -f ("-" reads stdin); see package daemon/snapshot.
 // With no -f, dsplan reads an embedded cluster of eleven nodes and three
-// DaemonSets (testdata/cluster.yaml), one of them mid-rollout.
+// DaemonSets (internal/cli/testdata/cluster.yaml), one of them mid-rollout.
 //
 // For a live cluster, examples/dsplan/live (a nested module: it needs
 // client-go) is the same command with --kubeconfig, --context and -n, as

@@ -30,7 +30,7 @@ func (f *liveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` (default: $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&f.context, "context", "", "kubeconfig context `NAME` (default: the current context)")
 	fs.StringVar(&f.namespace, "n", "", "list DaemonSets, pods and revisions of `NAMESPACE` only (default: all)")
-	fs.StringVar(&f.namespace, "namespace", "", "the same as -n")
+	fs.StringVar(&f.namespace, "namespace", "", "`NAMESPACE`, the same as -n")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "time allowed for the listing")
 }
 
