@@ -22,10 +22,13 @@
 // yaml` (or -o json) prints, multi-document YAML or single objects, in one or
 // more files given with -f ("-" reads stdin); see package daemon/snapshot.
 // With no -f, dsplan reads an embedded cluster of eleven nodes and three
-// DaemonSets (testdata/cluster.yaml), one of them mid-rollout.
+// DaemonSets (internal/cli/testdata/cluster.yaml), one of them mid-rollout.
 //
 // For a live cluster, examples/dsplan/live (a nested module: it needs
-// client-go) lists the objects once, read-only, and prints them for -f -.
+// client-go) is the same command with --kubeconfig, --context and -n, as
+// kubectl: it lists the objects once, read-only, and computes on them.
+// The command's logic is package examples/dsplan/internal/cli, shared by
+// both.
 //
 // --now is the controller clock; by default the newest timestamp in the
 // input, which dsplan prints. --daemonset picks one DaemonSet; by default
@@ -62,8 +65,10 @@ package main
 
 import (
 	"os"
+
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{}))
 }

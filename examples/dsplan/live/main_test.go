@@ -3,26 +3,56 @@ package main
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
 
-// TestList lists a fake cluster and checks that the printed List decodes
-// back into the same objects, and that nothing was written.
-func TestList(t *testing.T) {
-	cs := fake.NewClientset(
-		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system"}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}},
+func fakeCluster() *fake.Clientset {
+	labels := map[string]string{"app": "agent"}
+	return fake.NewClientset(
+		&appsv1.DaemonSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "ds-uid"},
+			Spec: appsv1.DaemonSetSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:v1"}}},
+				},
+			},
+		},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "agent-x", Namespace: "kube-system"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}},
 		&appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "agent-1", Namespace: "kube-system"}},
 	)
+}
+
+// onlyLists fails the test for any action on cs other than a list.
+func onlyLists(t *testing.T, cs *fake.Clientset) {
+	t.Helper()
+	if len(cs.Actions()) == 0 {
+		t.Error("no action on the cluster; want four lists")
+	}
+	for _, a := range cs.Actions() {
+		if v := a.GetVerb(); v != "list" {
+			t.Errorf("action %s %s: want only list", v, a.GetResource().Resource)
+		}
+	}
+}
+
+// TestList lists a fake cluster and checks that the printed List decodes
+// back into the same objects, and that nothing was written.
+func TestList(t *testing.T) {
+	cs := fakeCluster()
 	s, err := list(context.Background(), cs, "kube-system")
 	if err != nil {
 		t.Fatal(err)
@@ -39,13 +69,58 @@ func TestList(t *testing.T) {
 		t.Errorf("decoded %d DaemonSets, %d nodes, %d pods, %d revisions; want 1 each (pods of kube-system only):\n%s",
 			len(got.DaemonSets), len(got.Nodes), len(got.Pods), len(got.Revisions), data)
 	}
-	for _, a := range cs.Actions() {
-		if v := a.GetVerb(); v != "list" {
-			t.Errorf("action %s %s: want only list", v, a.GetResource().Resource)
-		}
+	onlyLists(t, cs)
+}
+
+// TestRun runs dsplan's commands and dump on a fake cluster: exit codes,
+// what the output names, and only list calls.
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		// want is a substring of stdout+stderr.
+		want string
+		// lists is whether the cluster is listed.
+		lists bool
+	}{
+		{name: "plan", args: []string{"plan", "--context", "prod", "-n", "kube-system", "--now", "2026-01-01T00:00:00Z"},
+			want: "input: context prod, namespace kube-system: 1 DaemonSets, 1 nodes, 1 pods, 1 revisions", lists: true},
+		{name: "default command", args: nil, want: "input: context prod: 1 DaemonSets, 1 nodes, 2 pods, 1 revisions", lists: true},
+		{name: "explain", args: []string{"explain", "node-a", "--namespace", "kube-system"}, want: "node-a", lists: true},
+		{name: "simulate", args: []string{"simulate", "--daemonset", "kube-system/agent", "--image", "agent:v2"}, want: "kube-system/agent", lists: true},
+		{name: "json", args: []string{"plan", "-o", "json"}, want: `"daemonSet": "kube-system/agent"`, lists: true},
+		{name: "files refused", args: []string{"plan", "-f", "cluster.yaml"}, code: 2, want: "-f: the live mode lists the cluster"},
+		{name: "unknown flag", args: []string{"plan", "--kubecontext", "x"}, code: 2, want: "flag provided but not defined"},
+		{name: "missing daemonset", args: []string{"plan", "--daemonset", "kube-system/nope"}, code: 1, want: "nope", lists: true},
+		{name: "bad now", args: []string{"plan", "--now", "yesterday"}, code: 2, want: "--now \"yesterday\""},
+		{name: "bad daemonset", args: []string{"plan", "--daemonset", "agent"}, code: 2, want: "want NAMESPACE/NAME"},
+		{name: "dump", args: []string{"dump", "-n", "kube-system"}, want: "kind: DaemonSet", lists: true},
+		{name: "dump argument", args: []string{"dump", "unexpected"}, code: 2, want: `unexpected argument "unexpected"`},
 	}
-	var out bytes.Buffer
-	if code := run([]string{"unexpected"}, &out, &out); code != 2 {
-		t.Errorf("run(unexpected argument) = %d, want 2", code)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := fakeCluster()
+			conn := func(f *liveFlags) (kubernetes.Interface, string, error) {
+				name := f.context
+				if name == "" {
+					name = "prod"
+				}
+				return cs, name, nil
+			}
+			var out bytes.Buffer
+			code := run(tt.args, strings.NewReader(""), &out, &out, conn)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d:\n%s", code, tt.code, out.String())
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("output does not contain %q:\n%s", tt.want, out.String())
+			}
+			if tt.lists {
+				onlyLists(t, cs)
+			} else if n := len(cs.Actions()); n != 0 {
+				t.Errorf("%d actions on the cluster, want none", n)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -145,10 +145,11 @@ func fleetCluster() *snapshot.Snapshot {
 	return s
 }
 
-// TestEmbeddedCluster keeps testdata/cluster.yaml what exampleCluster
-// builds (-update rewrites it).
+// TestEmbeddedCluster keeps internal/cli/testdata/cluster.yaml (the embedded
+// cluster) and testdata/fleet-100.yaml what exampleCluster and fleetCluster
+// build (-update rewrites them).
 func TestEmbeddedCluster(t *testing.T) {
-	for file, s := range map[string]*snapshot.Snapshot{embeddedName: exampleCluster(), "testdata/fleet-100.yaml": fleetCluster()} {
+	for file, s := range map[string]*snapshot.Snapshot{"internal/cli/" + embeddedName: exampleCluster(), "testdata/fleet-100.yaml": fleetCluster()} {
 		data, err := s.Encode()
 		if err != nil {
 			t.Fatal(err)
@@ -163,7 +164,7 @@ func TestEmbeddedCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		if string(got) != string(data) {
-			t.Errorf("%s is stale: run go test ./examples/dsplan -run TestEmbeddedCluster -update", file)
+			t.Errorf("%s is stale: run go test ./examples/dsplan/internal/cli -run TestEmbeddedCluster -update", file)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	appsv1 "k8s.io/api/apps/v1"

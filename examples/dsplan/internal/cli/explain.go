@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -16,9 +16,9 @@ import (
 )
 
 // runExplain is "dsplan explain NODE".
-func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
 	fs := newFlagSet("explain", stderr)
-	var c common
+	c := common{opts: opts}
 	c.register(fs)
 	pos, err := parse(fs, args)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -113,9 +113,9 @@ func TestConformanceThroughJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stdout, stderr bytes.Buffer
-			code := run([]string{"plan", "-o", "json", "-f", in,
+			code := Run([]string{"plan", "-o", "json", "-f", in,
 				"--daemonset", meta.Metadata.Namespace + "/" + meta.Metadata.Name,
-				"--now", s.Now.Format(time.RFC3339Nano)}, nil, &stdout, &stderr)
+				"--now", s.Now.Format(time.RFC3339Nano)}, nil, &stdout, &stderr, Options{})
 			var plans []planJSON
 			if err := json.Unmarshal(stdout.Bytes(), &plans); err != nil || len(plans) != 1 {
 				t.Fatalf("dsplan plan exited %d; stdout is not one plan (%v):\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())

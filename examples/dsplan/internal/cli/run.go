@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"embed"
@@ -47,20 +47,57 @@ type inputError struct{ err error }
 func (e *inputError) Error() string { return e.err.Error() }
 func (e *inputError) Unwrap() error { return e.err }
 
-// run is the command: args without the program name. It returns the exit
-// code.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Flags are the parsed flags every command takes, as a Source sees them.
+type Flags struct {
+	// Files are the -f arguments, in order ("-" is stdin).
+	Files []string
+	// DaemonSet is --daemonset, NS/NAME or empty.
+	DaemonSet string
+	// Stdin is the command's standard input.
+	Stdin io.Reader
+}
+
+// Input is what a Source returns: the objects and how to name where they
+// came from in the output header.
+type Input struct {
+	// Snapshot holds the objects; nil is an error.
+	Snapshot *snapshot.Snapshot
+	// Sources names what was read, e.g. file names or a kubeconfig context.
+	Sources []string
+}
+
+// Options adapt the command to where its objects come from. The zero value
+// is the offline dsplan: -f files, or the embedded example cluster.
+type Options struct {
+	// Flags, when set, registers extra flags on every command's FlagSet
+	// before parsing (the live mode's --kubeconfig, --context, -n).
+	Flags func(fs *flag.FlagSet)
+	// Source, when set, replaces the reading of -f files: it is called once
+	// per command, after the flags are parsed, and returns the objects.
+	// An error it returns is bad input (exit 1) unless it is a UsageError
+	// (exit 2).
+	Source func(f Flags) (Input, error)
+}
+
+// UsageError returns an error that makes Run exit 2 with msg, for a Source
+// that rejects a flag combination.
+func UsageError(msg string) error { return &usageError{msg} }
+
+// Run is the dsplan command: args without the program name, the standard
+// streams and the Options. It returns the exit code: 0 done, 1 bad input,
+// 2 usage (see examples/dsplan).
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options) int {
 	if len(args) == 0 {
 		args = []string{"plan"}
 	}
 	var err error
 	switch args[0] {
 	case "plan":
-		err = runPlan(args[1:], stdin, stdout, stderr)
+		err = runPlan(args[1:], stdin, stdout, stderr, opts)
 	case "explain":
-		err = runExplain(args[1:], stdin, stdout, stderr)
+		err = runExplain(args[1:], stdin, stdout, stderr, opts)
 	case "simulate":
-		err = runSimulate(args[1:], stdin, stdout, stderr)
+		err = runSimulate(args[1:], stdin, stdout, stderr, opts)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -95,9 +132,13 @@ type common struct {
 	daemonSet string
 	now       string
 	burst     int
+	opts      Options
 }
 
 func (c *common) register(fs *flag.FlagSet) {
+	if c.opts.Flags != nil {
+		c.opts.Flags(fs)
+	}
 	fs.Var(&c.files, "f", "`FILE` of Kubernetes YAML or JSON (repeatable; - reads stdin; default: the embedded cluster)")
 	fs.StringVar(&c.daemonSet, "daemonset", "", "plan only the DaemonSet `NS/NAME` (default: every DaemonSet in the input)")
 	fs.StringVar(&c.now, "now", "", "controller clock, `RFC3339` (default: the newest timestamp in the input)")
@@ -147,13 +188,40 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 		return nil, &usageError{fmt.Sprintf("--burst %d: must be 0 or more", c.burst)}
 	}
 	l := &loaded{snap: &snapshot.Snapshot{}}
+	if c.opts.Source != nil {
+		// A Source may be slow (a cluster): judge the flags before it runs.
+		if _, err := c.finish(&loaded{snap: &snapshot.Snapshot{}}); err != nil {
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return nil, err
+			}
+		}
+		in, err := c.opts.Source(Flags{Files: append([]string(nil), c.files...), DaemonSet: c.daemonSet, Stdin: stdin})
+		var ue *usageError
+		switch {
+		case errors.As(err, &ue):
+			return nil, err
+		case err != nil:
+			return nil, &inputError{err}
+		case in.Snapshot == nil:
+			return nil, &inputError{errors.New("the source returned no snapshot")}
+		}
+		l.snap, l.sources = in.Snapshot, in.Sources
+	} else if err := c.readFiles(l, stdin); err != nil {
+		return nil, err
+	}
+	return c.finish(l)
+}
+
+// readFiles reads the -f files, or the embedded cluster without any.
+func (c *common) readFiles(l *loaded, stdin io.Reader) error {
 	if len(c.files) == 0 {
 		data, err := embedded.ReadFile(embeddedName)
 		if err != nil {
-			return nil, &inputError{err}
+			return &inputError{err}
 		}
 		if err := l.snap.Add("(embedded) "+embeddedName, data); err != nil {
-			return nil, &inputError{err}
+			return &inputError{err}
 		}
 		l.sources = []string{"the embedded example cluster"}
 	}
@@ -168,13 +236,18 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 			data, err = os.ReadFile(f)
 		}
 		if err != nil {
-			return nil, &inputError{err}
+			return &inputError{err}
 		}
 		if err := l.snap.Add(name, data); err != nil {
-			return nil, &inputError{err}
+			return &inputError{err}
 		}
 		l.sources = append(l.sources, name)
 	}
+	return nil
+}
+
+// finish sets the clock and the DaemonSets to plan.
+func (c *common) finish(l *loaded) (*loaded, error) {
 	if c.now != "" {
 		t, err := time.Parse(time.RFC3339, c.now)
 		if err != nil {

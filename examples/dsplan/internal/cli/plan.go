@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -13,9 +13,9 @@ import (
 )
 
 // runPlan is "dsplan plan".
-func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
 	fs := newFlagSet("plan", stderr)
-	var c common
+	c := common{opts: opts}
 	c.register(fs)
 	format := fs.String("o", "text", "output `FORMAT`: text, json or yaml")
 	var pf policyFlags

@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package cli
 
 // raceEnabled is true under the race detector, which slows decoding and
 // Compute down about eightfold: TestConformanceThroughJSON then judges a

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ func TestGolden(t *testing.T) {
 				stdin.Reset(data)
 			}
 			var stdout, stderr bytes.Buffer
-			code := run(args, &stdin, &stdout, &stderr)
+			code := Run(args, &stdin, &stdout, &stderr, Options{})
 			got := fmt.Sprintf("$ dsplan %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(tt.args, " "), code, stdout.String(), stderr.String())
 			got = strings.ReplaceAll(got, svgPath, "OUT.svg")
 			golden(t, "testdata/golden/"+tt.name+".txt", got)

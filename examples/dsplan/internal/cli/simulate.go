@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -41,9 +41,9 @@ func (s *simFlags) register(fs *flag.FlagSet) {
 }
 
 // runSimulate is "dsplan simulate".
-func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
 	fs := newFlagSet("simulate", stderr)
-	var c common
+	c := common{opts: opts}
 	c.register(fs)
 	var sf simFlags
 	sf.register(fs)

@@ -1,6 +1,6 @@
 //go:build !race
 
-package main
+package cli
 
 // raceEnabled is false without the race detector: see race_on_test.go.
 const raceEnabled = false

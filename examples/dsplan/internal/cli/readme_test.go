@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func TestREADME(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var out bytes.Buffer
-			if code := run(tt.args, nil, &out, &out); code != 0 {
+			if code := Run(tt.args, nil, &out, &out, Options{}); code != 0 {
 				t.Fatalf("exit %d:\n%s", code, out.String())
 			}
 			want := strings.ReplaceAll(out.String(), "testdata/", tt.path+"testdata/")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The charts are written by hand, not with a plotting library: the
 // offline command lives in the root module, which may import only the
