@@ -3,6 +3,10 @@ package snapshot
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
 
@@ -13,38 +17,10 @@ import (
 // server writes them.
 func (s *Snapshot) Encode() ([]byte, error) {
 	items := make([]any, 0, len(s.DaemonSets)+len(s.Nodes)+len(s.Pods)+len(s.Revisions))
-	for _, d := range s.DaemonSets {
-		if d == nil {
-			continue
-		}
-		c := d.DeepCopy()
-		c.APIVersion, c.Kind = "apps/v1", "DaemonSet"
-		items = append(items, c)
-	}
-	for _, n := range s.Nodes {
-		if n == nil {
-			continue
-		}
-		c := n.DeepCopy()
-		c.APIVersion, c.Kind = "v1", "Node"
-		items = append(items, c)
-	}
-	for _, p := range s.Pods {
-		if p == nil {
-			continue
-		}
-		c := p.DeepCopy()
-		c.APIVersion, c.Kind = "v1", "Pod"
-		items = append(items, c)
-	}
-	for _, r := range s.Revisions {
-		if r == nil {
-			continue
-		}
-		c := r.DeepCopy()
-		c.APIVersion, c.Kind = "apps/v1", "ControllerRevision"
-		items = append(items, c)
-	}
+	items = appendTyped(items, s.DaemonSets, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))
+	items = appendTyped(items, s.Nodes, corev1.SchemeGroupVersion.WithKind("Node"))
+	items = appendTyped(items, s.Pods, corev1.SchemeGroupVersion.WithKind("Pod"))
+	items = appendTyped(items, s.Revisions, appsv1.SchemeGroupVersion.WithKind("ControllerRevision"))
 	list := struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -55,4 +31,21 @@ func (s *Snapshot) Encode() ([]byte, error) {
 		return nil, fmt.Errorf("snapshot: encoding: %w", err)
 	}
 	return out, nil
+}
+
+// appendTyped appends to items a copy of each non-nil object of objs with
+// its apiVersion and kind set to gvk, leaving objs untouched.
+func appendTyped[E any, P interface {
+	*E
+	runtime.Object
+}](items []any, objs []P, gvk schema.GroupVersionKind) []any {
+	for _, o := range objs {
+		if o == nil {
+			continue
+		}
+		c := o.DeepCopyObject()
+		c.GetObjectKind().SetGroupVersionKind(gvk)
+		items = append(items, c)
+	}
+	return items
 }
