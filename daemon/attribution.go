@@ -99,7 +99,7 @@ func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod,
 			continue
 		}
 		if len(n.pods) == 0 {
-			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.node.Name, Cause: CauseNoPod})
+			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.name, Cause: CauseNoPod})
 			continue
 		}
 		o := oldest(n.pods)
@@ -107,7 +107,7 @@ func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod,
 			continue
 		}
 		pod := n.pods[o]
-		un := UnavailableNode{NodeName: n.node.Name, Pod: pod, Cause: causeOf(n.node, pod, n.states[o])}
+		un := UnavailableNode{NodeName: n.name, Pod: pod, Cause: causeOf(n.node, pod, n.states[o])}
 		if un.Cause == CauseMinReadySeconds {
 			un.AvailableAt, _ = rollout.AvailableAt(pod, ds.Spec.MinReadySeconds)
 		}

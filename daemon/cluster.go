@@ -17,7 +17,10 @@ import (
 // nodeState is what one plan knows of one existing node: its eligibility,
 // evaluated once, and the DaemonSet's pods that target it.
 type nodeState struct {
-	node           *corev1.Node
+	node *corev1.Node
+	// name is node.Name, kept here so that the passes after the first one
+	// need not reach into the node object again.
+	name           string
 	shouldRun      bool
 	shouldContinue bool
 	// pods target the node, terminal pods being deleted excluded; sorted by
@@ -26,6 +29,13 @@ type nodeState struct {
 	// states[i] is the judged state of pods[i]. A subslice of
 	// cluster.states.
 	states []rollout.PodState
+}
+
+// nodeKey is a node's name and its index in the caller's node list: what
+// sorting the nodes compares and moves, without reaching into the nodes.
+type nodeKey struct {
+	name string
+	i    int
 }
 
 // podGroup is the pods that target a node that is not in the node list.
@@ -101,7 +111,7 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	}
 	c := &s.cluster
 	*c = cluster{
-		claimed: reuse(&s.claimed, 0), adopt: reuse(&s.adopt, 0),
+		claimed: reuse(&s.claimed, len(pods)), adopt: reuse(&s.adopt, 0),
 		release: reuse(&s.release, 0), unplaced: reuse(&s.unplaced, 0),
 		missing: reuse(&s.missing, 0),
 	}
@@ -155,28 +165,28 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	}
 
 	order := reuse(&s.order, len(nodes))
-	for i := range nodes {
-		order = append(order, i)
+	for i, n := range nodes {
+		order = append(order, nodeKey{name: n.Name, i: i})
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(nodes[a].Name, nodes[b].Name), cmp.Compare(a, b))
+	slices.SortFunc(order, func(a, b nodeKey) int {
+		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.i, b.i))
 	})
 	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
 	g := 0 // cursor into grouped
-	for k, i := range order {
-		node := nodes[i]
-		if k > 0 && nodes[order[k-1]].Name == node.Name {
-			return nil, &DuplicateNodeError{Name: node.Name, First: order[k-1], Second: i}
+	for k, key := range order {
+		if k > 0 && order[k-1].name == key.name {
+			return nil, &DuplicateNodeError{Name: key.name, First: order[k-1].i, Second: key.i}
 		}
-		for g < len(nodeOf) && nodeOf[g] < node.Name {
+		for g < len(nodeOf) && nodeOf[g] < key.name {
 			g = c.addMissing(nodeOf, g)
 		}
 		start := g
-		for g < len(nodeOf) && nodeOf[g] == node.Name {
+		for g < len(nodeOf) && nodeOf[g] == key.name {
 			g++
 		}
+		node := nodes[key.i]
 		run, keep := elig.ShouldRun(node)
-		c.nodes[k] = nodeState{node: node, shouldRun: run, shouldContinue: keep,
+		c.nodes[k] = nodeState{node: node, name: key.name, shouldRun: run, shouldContinue: keep,
 			pods: c.grouped[start:g:g], states: c.states[start:g:g]}
 	}
 	for g < len(nodeOf) {

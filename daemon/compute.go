@@ -255,7 +255,7 @@ func (c *cluster) rolloutNodes(s *scratch) []rollout.Node {
 	for i := range c.nodes {
 		n := &c.nodes[i]
 		if n.shouldRun || len(n.pods) > 0 {
-			out = append(out, rollout.Node{Name: n.node.Name, ShouldRun: n.shouldRun, Pods: n.pods, States: n.states})
+			out = append(out, rollout.Node{Name: n.name, ShouldRun: n.shouldRun, Pods: n.pods, States: n.states})
 		}
 	}
 	for _, g := range c.missing {

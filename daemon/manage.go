@@ -61,7 +61,7 @@ func (m *manager) run(c *cluster) {
 }
 
 func (m *manager) node(n *nodeState) {
-	name := n.node.Name
+	name := n.name
 	switch {
 	case n.shouldRun && len(n.pods) == 0:
 		m.create(name, ReasonNodeNeedsPod)
@@ -79,7 +79,7 @@ func (m *manager) node(n *nodeState) {
 // keepOnNode handles a node whose pods may stay: failed and succeeded pods
 // go, and of the running ones only what the strategy allows remains.
 func (m *manager) keepOnNode(n *nodeState) {
-	name := n.node.Name
+	name := n.name
 	// One pass decides failed and succeeded pods and counts the running
 	// ones; their order is only needed when there are several.
 	running := 0

@@ -17,7 +17,7 @@ type scratch struct {
 	claimed, adopt, release, unplaced, grouped []*corev1.Pod
 	states                                     []rollout.PodState
 	nodeOf                                     []string
-	order                                      []int
+	order                                      []nodeKey
 	nodes                                      []nodeState
 	missing                                    []podGroup
 	rollout                                    []rollout.Node
@@ -31,7 +31,8 @@ type scratch struct {
 // nil, so that empty results stay nil as Compute's are.
 func reuse[T any](p *[]T, n int) []T {
 	if cap(*p) < n {
-		*p = make([]T, 0, n)
+		*p = make([]T, 0, n) // new memory is already zero
+		return *p
 	}
 	s := (*p)[:cap(*p)]
 	clear(s)
