@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -24,7 +25,8 @@ const (
 )
 
 // fleet builds n nodes and the DaemonSet of placementFixture, with pods as
-// state says and the ControllerRevisions the controller would have recorded.
+// state says and the ControllerRevisions the controller would have recorded,
+// nodes and pods in a shuffled order.
 func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev1.Pod, []*appsv1.ControllerRevision) {
 	opts := placementOptions()
 	switch state {
@@ -56,6 +58,11 @@ func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev
 		p.Name, p.UID, p.Spec.NodeName = fmt.Sprintf("agent-%05d", i), types.UID(fmt.Sprintf("pod-%05d", i)), name
 		pods = append(pods, p)
 	}
+	// An informer's lister returns objects in no particular order; so does
+	// the fixture, the same way every run.
+	r := rand.New(rand.NewPCG(uint64(n), 1))
+	r.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	r.Shuffle(len(pods), func(i, j int) { pods[i], pods[j] = pods[j], pods[i] })
 	return ds, nodes, pods, revisions
 }
 

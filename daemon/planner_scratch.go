@@ -12,17 +12,20 @@ import (
 // the burst cap. Nothing in it outlives a plan in use:
 // what a plan returns is copied out (see detach).
 type scratch struct {
-	cluster                                    cluster
-	placed                                     []placedPod
-	claimed, adopt, release, unplaced, grouped []*corev1.Pod
-	states                                     []rollout.PodState
-	nodeOf                                     []string
-	order                                      []nodeKey
-	nodes                                      []nodeState
-	missing                                    []podGroup
-	rollout                                    []rollout.Node
-	creates                                    []wantCreate
-	deletes                                    []wantDelete
+	cluster                                   cluster
+	placed                                    []placedPod
+	claimed, byName, adopt, release, unplaced []*corev1.Pod
+	grouped                                   []*corev1.Pod
+	states                                    []rollout.PodState
+	nodeOf                                    []string
+	keys, sortBuf                             []nameKey
+	nodes                                     []nodeState
+	missing                                   []podGroup
+	rollout                                   []rollout.Node
+	creates                                   []wantCreate
+	deletes                                   []wantDelete
+	// touched is a sink for newCluster's look-ahead reads.
+	touched int
 }
 
 // reuse returns *p emptied, with room for n elements: its own memory,
@@ -42,7 +45,7 @@ func reuse[T any](p *[]T, n int) []T {
 // keep records in s the slices the cluster grew by appending, so that the
 // next plan starts with their capacity.
 func (s *scratch) keep(c *cluster) {
-	s.claimed, s.adopt, s.release, s.unplaced = c.claimed, c.adopt, c.release, c.unplaced
+	s.adopt, s.release, s.unplaced = c.adopt, c.release, c.unplaced
 	s.missing = c.missing
 }
 

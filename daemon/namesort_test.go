@@ -1,0 +1,107 @@
+package daemon
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+// byNameThenIndex is the order sortByName promises.
+func byNameThenIndex(a, b nameKey) int {
+	return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.i, b.i))
+}
+
+func keysOf(names []string) []nameKey {
+	keys := make([]nameKey, len(names))
+	for i, n := range names {
+		keys[i] = nameKey{name: n, i: int32(i)}
+	}
+	return keys
+}
+
+func namesAndIndexes(keys []nameKey) []string {
+	out := make([]string, len(keys))
+	for k, key := range keys {
+		out[k] = fmt.Sprintf("%q#%d", key.name, key.i)
+	}
+	return out
+}
+
+func TestSortByName(t *testing.T) {
+	tests := []struct {
+		name  string
+		names []string
+	}{
+		{"empty", nil},
+		{"one", []string{"a"}},
+		{"shared prefix longer than a chunk", []string{"node-0000000010", "node-0000000002", "node-0000000001", "node-000000001"}},
+		{"prefixes of each other", []string{"abcdefghij", "abcdefgh", "abcdefghi", "abc", "", "abcdefgh"}},
+		{"NUL bytes against the padding", []string{"ab\x00", "ab", "ab\x00\x00\x00\x00\x00\x00", "ab\x00\x00\x00\x00\x00\x00\x00", "ab\x00\x00\x00\x00\x00\x00\x01"}},
+		{"duplicates keep their input order", []string{"b", "a", "b", "a", "b"}},
+		{"long names", []string{"gke-cluster-default-pool-1234abcd-zz01", "gke-cluster-default-pool-1234abcd-zz00", "gke-cluster-default-pool-1234abcd-zz0", "gke-cluster-default-pool-0234abcd-zz01"}},
+		{"high bytes", []string{"\xff\xfe", "\xff", "\x7f", "\x80abcdefgh"}},
+		{"many, past the small-run cut", manyNames()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := keysOf(tt.names)
+			slices.SortFunc(want, byNameThenIndex)
+			got := keysOf(tt.names)
+			sortByName(got, nil)
+			if diff := gocmp.Diff(namesAndIndexes(want), namesAndIndexes(got)); diff != "" {
+				t.Errorf("sortByName order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// manyNames are enough names for the radix passes, with shared prefixes,
+// prefixes of each other, duplicates and NUL bytes.
+func manyNames() []string {
+	var out []string
+	for i := range 300 {
+		out = append(out,
+			fmt.Sprintf("node-%05d", (i*7919)%301),
+			fmt.Sprintf("gke-cluster-default-pool-%08x-%d", (i*104729)%97, i%3),
+			fmt.Sprintf("n%d", i%11),
+			fmt.Sprintf("ab\x00%d", i%5),
+		)
+	}
+	return out
+}
+
+// FuzzSortByName checks sortByName against the plain comparison sort on
+// names cut from the fuzzer's bytes, duplicates and shared prefixes
+// included.
+func FuzzSortByName(f *testing.F) {
+	f.Add([]byte("node-1\x00node-10\x00node-2\x00node-1"), uint8(3))
+	f.Add([]byte("abcdefghijklmnop\x00abcdefghijklmnoq\x00abcdefgh"), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
+		var names []string
+		start := 0
+		for i, b := range data {
+			if b == cut {
+				names = append(names, string(data[start:i]))
+				start = i + 1
+			}
+		}
+		names = append(names, string(data[start:]))
+		// Past the small-run cut, so that the radix passes run too: copies,
+		// and copies with a byte more.
+		for n := len(names); len(names) <= 2*smallRun; {
+			for j, name := range names[:n] {
+				names = append(names, name, name+string(rune('a'+j%3)))
+			}
+		}
+		want := keysOf(names)
+		slices.SortFunc(want, byNameThenIndex)
+		got := keysOf(names)
+		sortByName(got, nil)
+		if diff := gocmp.Diff(namesAndIndexes(want), namesAndIndexes(got)); diff != "" {
+			t.Fatalf("sortByName order (-want +got):\n%s", diff)
+		}
+	})
+}
