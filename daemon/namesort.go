@@ -46,15 +46,23 @@ func sortChunks(keys, buf []nameKey, depth int) {
 		})
 		return
 	}
+	// One read of the keys counts every digit: the rest (digit 8), then
+	// the chunk's bytes from last (digit 0) to first (digit 7).
+	var count [9][256]int
 	for k := range keys {
-		keys[k].chunk, keys[k].rest = chunkAt(keys[k].name, depth)
+		key := &keys[k]
+		key.chunk, key.rest = chunkAt(key.name, depth)
+		for d := range 8 {
+			count[d][uint8(key.chunk>>(8*d))]++
+		}
+		count[8][key.rest]++
 	}
 	// Least significant first: rest, then the chunk's bytes from last to
 	// first. Each pass is stable, so keys equal in everything stay in index
 	// order.
-	radixPass(keys, buf, func(k *nameKey) uint8 { return k.rest })
-	for shift := 0; shift < 64; shift += 8 {
-		radixPass(keys, buf, func(k *nameKey) uint8 { return uint8(k.chunk >> shift) })
+	radixPass(keys, buf, &count[8], func(k *nameKey) uint8 { return k.rest })
+	for d := range 8 {
+		radixPass(keys, buf, &count[d], func(k *nameKey) uint8 { return uint8(k.chunk >> (8 * d)) })
 	}
 	for start := 0; start < len(keys); {
 		end := start + 1
@@ -70,25 +78,23 @@ func sortChunks(keys, buf []nameKey, depth int) {
 	}
 }
 
-// radixPass stably sorts keys by digit, through buf, and copies them back.
-// It does nothing when every key has the same digit.
-func radixPass(keys, buf []nameKey, digit func(*nameKey) uint8) {
-	var count [256]int
-	for k := range keys {
-		count[digit(&keys[k])]++
-	}
+// radixPass stably sorts keys by digit, through buf, and copies them
+// back; count holds how many keys have each digit. It does nothing when
+// every key has the same digit.
+func radixPass(keys, buf []nameKey, count *[256]int, digit func(*nameKey) uint8) {
 	if count[digit(&keys[0])] == len(keys) {
 		return
 	}
+	var next [256]int
 	pos := 0
 	for d, c := range count {
-		count[d] = pos
+		next[d] = pos
 		pos += c
 	}
 	for k := range keys {
 		d := digit(&keys[k])
-		buf[count[d]] = keys[k]
-		count[d]++
+		buf[next[d]] = keys[k]
+		next[d]++
 	}
 	copy(keys, buf)
 }
