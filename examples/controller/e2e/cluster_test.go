@@ -40,8 +40,9 @@ const (
 // kwok, every process on loopback, in a temporary directory removed when
 // the test ends.
 type cluster struct {
-	t      *testing.T
-	bins   *binaries
+	t *testing.T
+	// bin is the test binary, which runs every component (see roleEnv).
+	bin    string
 	dir    string
 	server string
 	// kubeconfigs by user.
@@ -65,12 +66,18 @@ type process struct {
 // newCluster starts a fresh control plane for t and stops it when t ends.
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
-	bins := requireBinaries(t)
+	if testing.Short() {
+		t.Skip("e2e: skipped in -short mode (each scenario starts a control plane)")
+	}
+	bin, err := self()
+	if err != nil {
+		t.Fatalf("e2e: %v", err)
+	}
 	dir, err := os.MkdirTemp("", "daemonplan-e2e-")
 	if err != nil {
 		t.Fatalf("temp dir: %v", err)
 	}
-	c := &cluster{t: t, bins: bins, dir: dir, kubeconfigs: map[string]string{}, procs: map[string]*process{}, logs: map[string]string{}}
+	c := &cluster{t: t, bin: bin, dir: dir, kubeconfigs: map[string]string{}, procs: map[string]*process{}, logs: map[string]string{}}
 	t.Cleanup(func() {
 		if t.Failed() {
 			c.dumpLogs()
@@ -113,16 +120,19 @@ func (c *cluster) write(name, content string) string {
 	return p
 }
 
-// start runs a program with its output in the cluster directory and stops
-// it, by PID, when the test ends: SIGTERM first, SIGKILL after 10 seconds.
-func (c *cluster) start(name, bin string, args ...string) *process {
+// start runs the test binary as the component role (see roleEnv) under
+// the process name name, with its output in the cluster directory, and
+// stops it, by PID, when the test ends: SIGTERM first, SIGKILL after 10
+// seconds.
+func (c *cluster) start(name, role string, args ...string) *process {
 	c.t.Helper()
 	logPath := c.path(name + ".log")
 	f, err := os.Create(logPath)
 	if err != nil {
 		c.t.Fatalf("log for %s: %v", name, err)
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(c.bin, args...)
+	cmd.Env = append(os.Environ(), roleEnv+"="+role)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Dir = c.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -188,7 +198,7 @@ func (c *cluster) startEtcd() {
 	client, peer := freePort(c.t), freePort(c.t)
 	clientURL := fmt.Sprintf("http://127.0.0.1:%d", client)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peer)
-	c.start("etcd", c.bins.etcd,
+	c.start("etcd", roleEtcd,
 		"--name=e2e",
 		"--data-dir="+c.path("etcd-data"),
 		"--listen-client-urls="+clientURL,
@@ -241,7 +251,7 @@ func (c *cluster) startAPIServer() {
 	saKey := writeServiceAccountKey(c)
 	c.auditLog = c.path("audit.log")
 	policy := c.write("audit-policy.yaml", auditPolicy)
-	c.start("kube-apiserver", c.bins.apiserver,
+	c.start("kube-apiserver", roleAPIServer,
 		"--etcd-servers="+etcd,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -347,7 +357,7 @@ clientConnection:
 leaderElection:
   leaderElect: false
 `, c.kubeconfigs[schedulerUser]))
-	c.start("kube-scheduler", c.bins.scheduler,
+	c.start("kube-scheduler", roleScheduler,
 		"--config="+cfg,
 		"--bind-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(freePort(c.t)),
@@ -357,9 +367,10 @@ leaderElection:
 }
 
 func (c *cluster) startKwok() {
-	c.start("kwok", c.bins.kwok,
+	stages := c.write("kwok-stages.yaml", kwokStages())
+	c.start("kwok", roleKwok,
 		"--kubeconfig="+c.kubeconfigs[kwokUser],
-		"--config="+c.bins.kwokConfig,
+		"--config="+stages,
 		"--manage-all-nodes=true",
 		"--cidr=10.0.0.1/16",
 		"--node-ip=10.1.0.1",
@@ -369,7 +380,7 @@ func (c *cluster) startKwok() {
 // startControllerManager runs kube-controller-manager with only the
 // DaemonSet controller, as controllerUser.
 func (c *cluster) startControllerManager(name string) *process {
-	return c.start(name, c.bins.controllerManager,
+	return c.start(name, roleControllerManager,
 		"--kubeconfig="+c.kubeconfigs[controllerUser],
 		"--authentication-kubeconfig="+c.kubeconfigs[controllerUser],
 		"--authorization-kubeconfig="+c.kubeconfigs[controllerUser],

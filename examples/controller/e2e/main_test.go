@@ -4,19 +4,16 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 )
 
-// TestMain prints the side-by-side table and the closing tally.
+// TestMain runs one control-plane component when the test binary was
+// started as one (see roleEnv); otherwise it runs the tests and prints the
+// side-by-side table and the closing tally.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if binErr == nil && binResult != nil {
-		kind := "warm (cached)"
-		if binCold {
-			kind = "cold (built)"
-		}
-		fmt.Printf("e2e: control plane %s in %s\n", kind, binDuration.Round(time.Second))
+	if code, ran := runRole(); ran {
+		os.Exit(code)
 	}
+	code := m.Run()
 	printTable(os.Stdout)
 	resultsMu.Lock()
 	if skipped > 0 {

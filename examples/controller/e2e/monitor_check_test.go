@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func testPod(name, node string, ready, deleting bool) *corev1.Pod {
@@ -69,6 +70,83 @@ func TestBudgetCheck(t *testing.T) {
 			got := budgetCheck("agent", desired, tc.maxUnavailable, tc.maxPerNode)(pods)
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("budgetCheck (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// pinned is testPod for a pod not yet bound, pinned to node by required
+// node affinity on metadata.name.
+func pinned(name, node string) *corev1.Pod {
+	p := testPod(name, "", false, false)
+	p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+		}}},
+	}}
+	return p
+}
+
+// TestPlacementCheck covers the fresh-placement bound: one pod per desired
+// node at most, none elsewhere, and never more pods created than desired
+// nodes, counted over successive evaluations.
+func TestPlacementCheck(t *testing.T) {
+	desired := []string{"n1", "n2"}
+	withUID := func(p *corev1.Pod, uid string) *corev1.Pod {
+		p.UID = types.UID(uid)
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		// steps are the pods at each evaluation; want is the last one's
+		// verdict (every earlier one must pass).
+		steps [][]*corev1.Pod
+		want  string
+	}{{
+		name:  "pods appear, are bound and become ready",
+		steps: [][]*corev1.Pod{{withUID(pinned("a", "n1"), "1")}, {withUID(testPod("a", "n1", true, false), "1"), withUID(pinned("b", "n2"), "2")}},
+	}, {
+		name:  "two pods for one node before binding",
+		steps: [][]*corev1.Pod{{withUID(pinned("a", "n1"), "1"), withUID(pinned("b", "n1"), "2")}},
+		want:  "node n1 has 2 pods",
+	}, {
+		name:  "pod for an ineligible node",
+		steps: [][]*corev1.Pod{{withUID(testPod("a", "n3", true, false), "1")}},
+		want:  "pod a is for node n3, which should run none",
+	}, {
+		name:  "pod for no node",
+		steps: [][]*corev1.Pod{{withUID(testPod("a", "", false, false), "1")}},
+		want:  "pod a is for no node",
+	}, {
+		name: "a replacement beyond the node count",
+		steps: [][]*corev1.Pod{
+			{withUID(testPod("a", "n1", true, false), "1"), withUID(testPod("b", "n2", true, false), "2")},
+			{withUID(testPod("a", "n1", true, false), "1"), withUID(pinned("c", "n2"), "3")},
+		},
+		want: "3 pods created for 2 desired nodes",
+	}, {
+		name: "other apps ignored",
+		steps: [][]*corev1.Pod{func() []*corev1.Pod {
+			other := withUID(testPod("x", "n9", true, false), "9")
+			other.Labels["app"] = "other"
+			return []*corev1.Pod{other, withUID(testPod("a", "n1", true, false), "1")}
+		}()},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			check := placementCheck("agent", desired)
+			var got string
+			for i, step := range tc.steps {
+				pods := map[string]*corev1.Pod{}
+				for _, p := range step {
+					pods[p.Name] = p
+				}
+				got = check(pods)
+				if i < len(tc.steps)-1 && got != "" {
+					t.Fatalf("step %d: unexpected violation %q", i, got)
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("placementCheck (-want +got):\n%s", d)
 			}
 		})
 	}

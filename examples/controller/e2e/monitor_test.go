@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -146,6 +147,68 @@ func budgetCheck(app string, desired []string, maxUnavailable, maxPerNode int) f
 			if n != "" && k > maxPerNode {
 				return fmt.Sprintf("node %s has %d pods, at most %d allowed", n, k, maxPerNode)
 			}
+		}
+		return ""
+	}
+}
+
+// targetNode is the node a DaemonSet pod is for: the node it is bound to,
+// or, before the scheduler binds it, the node its required node affinity
+// names by metadata.name (how a DaemonSet controller pins a pod to its
+// node). "" when neither says.
+func targetNode(p *corev1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	a := p.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, f := range term.MatchFields {
+			if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
+				return f.Values[0]
+			}
+		}
+	}
+	return ""
+}
+
+// placementCheck is the safety bound of a fresh placement, where no
+// rollout budget applies: it fails when a node holds two pods of app
+// (terminating ones included), when a pod of app is for a node outside
+// desired or for no node at all, or when more distinct pods of app have
+// been seen, over the monitor's whole life, than there are desired nodes
+// (nothing is deleted in a fresh placement, so a create beyond that is a
+// duplicate). The returned function keeps the pods seen and must be used
+// by one monitor only.
+func placementCheck(app string, desired []string) func(map[string]*corev1.Pod) string {
+	want := make(map[string]bool, len(desired))
+	for _, n := range desired {
+		want[n] = true
+	}
+	seen := map[types.UID]bool{}
+	return func(pods map[string]*corev1.Pod) string {
+		count := map[string]int{}
+		for _, p := range pods {
+			if p.Labels["app"] != app {
+				continue
+			}
+			seen[p.UID] = true
+			n := targetNode(p)
+			switch {
+			case n == "":
+				return fmt.Sprintf("pod %s is for no node", p.Name)
+			case !want[n]:
+				return fmt.Sprintf("pod %s is for node %s, which should run none", p.Name, n)
+			}
+			count[n]++
+			if count[n] > 1 {
+				return fmt.Sprintf("node %s has %d pods", n, count[n])
+			}
+		}
+		if len(seen) > len(desired) {
+			return fmt.Sprintf("%d pods created for %d desired nodes", len(seen), len(desired))
 		}
 		return ""
 	}

@@ -272,17 +272,23 @@ func TestRestartMidRollout(t *testing.T) {
 	})
 }
 
-// TestThousandNodes: a DaemonSet converges on 1,000 kwok nodes.
+// TestThousandNodes: a DaemonSet converges on 1,000 kwok nodes and skips
+// the 10 its nodeSelector excludes; at every pod watch event no node has
+// two of its pods, no pod is for an excluded node, and no more pods have
+// been created than there are desired nodes.
 func TestThousandNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: 1,000 nodes is not a -short scenario")
 	}
 	sideBySide(t, "1000-nodes", func(e *env) outcome {
-		nodes := workers("node", 1000, nil)
-		e.addNodes(nodes...)
+		pool := map[string]string{"pool": "a"}
+		nodes := workers("node", 1000, pool)
+		e.addNodes(append(workers("excluded", 10, map[string]string{"pool": "b"}), nodes...)...)
+		m := e.startMonitor(placementCheck("agent", names(nodes)))
 		start := time.Now()
-		e.createDaemonSet(newDaemonSet("agent", rolling(1, 0)))
+		e.createDaemonSet(newDaemonSet("agent", nodeSelector(pool), rolling(1, 0)))
 		_, st, place := e.converge("agent", names(nodes), 3*time.Minute)
-		return outcome{placement: place, status: st, converge: time.Since(start)}
+		v, n := m.stopAndReport()
+		return outcome{placement: place, status: st, converge: time.Since(start), violations: v, events: n}
 	})
 }
