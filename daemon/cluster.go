@@ -109,6 +109,10 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		missing: reuse(&s.missing, 0),
 	}
 	placed := reuse(&s.placed, len(pods))
+	// The sort keys of claimed pods (by pod name) and of placed ones (by
+	// target node) are made while each pod is at hand.
+	claimedKeys := reuse(&s.claimedKeys, len(pods))
+	placedKeys := reuse(&s.keys, max(len(pods), len(nodes)))
 	ahead := 0
 	for i, pod := range pods {
 		if j := i + lookAhead; j < len(pods) {
@@ -123,6 +127,7 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		case selector.Adopt:
 			c.adopt = append(c.adopt, pod)
 		}
+		claimedKeys = append(claimedKeys, nameKeyOf(pod.Name, len(c.claimed)))
 		c.claimed = append(c.claimed, pod)
 		target, err := affinity.GetTargetNodeName(pod)
 		if err != nil {
@@ -131,7 +136,11 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		}
 		p := placedPod{node: target, pod: pod, gone: isTerminal(pod) && pod.DeletionTimestamp != nil}
 		if !p.gone {
+			// Pods that are terminal and being deleted are on their way
+			// out: nothing is left to decide about them, so they are left
+			// out of the groups by node.
 			p.state = judge.state(pod)
+			placedKeys = append(placedKeys, nameKeyOf(target, len(placed)))
 		}
 		placed = append(placed, p)
 	}
@@ -140,34 +149,23 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	}
 	// Claimed pods by name: the order the history's relabelling wants, and
 	// duplicate names side by side.
-	keys := reuse(&s.keys, max(len(c.claimed), len(placed), len(nodes)))
-	for i, pod := range c.claimed {
-		keys = append(keys, nameKey{name: pod.Name, i: int32(i)})
-	}
-	s.sortBuf = sortByName(keys, s.sortBuf)
-	for k := 1; k < len(keys); k++ {
-		if keys[k].name == keys[k-1].name {
-			p := c.claimed[keys[k].i]
+	s.sortBuf = sortByName(claimedKeys, s.sortBuf)
+	for k := 1; k < len(claimedKeys); k++ {
+		if claimedKeys[k].name == claimedKeys[k-1].name {
+			p := c.claimed[claimedKeys[k].i]
 			return nil, field.Duplicate(field.NewPath("pods").Key(p.Namespace+"/"+p.Name), p.Name)
 		}
 	}
 	byName := reuse(&s.byName, len(c.claimed))
-	for _, key := range keys {
+	for _, key := range claimedKeys {
 		byName = append(byName, c.claimed[key.i])
 	}
 	s.byName, s.claimed = c.claimed, byName // the two buffers swap roles
 	c.claimed = byName
 	c.placed = placed
 
-	// Placed pods by target node name, then pod name. Pods that are terminal
-	// and being deleted are on their way out: nothing is left to decide
-	// about them, so they are left out of the groups.
-	keys = keys[:0]
-	for i := range placed {
-		if !placed[i].gone {
-			keys = append(keys, nameKey{name: placed[i].node, i: int32(i)})
-		}
-	}
+	// Placed pods by target node name, then pod name.
+	keys := placedKeys
 	s.sortBuf = sortByName(keys, s.sortBuf)
 	for start := 0; start < len(keys); {
 		end := start + 1
@@ -194,7 +192,10 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	// Nodes by name, joined with the pod groups.
 	keys = keys[:0]
 	for i, n := range nodes {
-		keys = append(keys, nameKey{name: n.Name, i: int32(i)})
+		if j := i + lookAhead; j < len(nodes) {
+			ahead += touchName(nodes[j].Name)
+		}
+		keys = append(keys, nameKeyOf(n.Name, i))
 	}
 	s.sortBuf = sortByName(keys, s.sortBuf)
 	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
@@ -222,7 +223,7 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		g = c.addMissing(nodeOf, g)
 	}
 	s.touched = ahead // keeps the reads ahead from being compiled away
-	s.placed, s.nodeOf, s.keys = placed, nodeOf, keys
+	s.placed, s.nodeOf, s.keys, s.claimedKeys = placed, nodeOf, keys, claimedKeys
 	s.keep(c)
 	return c, nil
 }
@@ -301,7 +302,16 @@ func touchPod(p *corev1.Pod) int {
 	if p == nil {
 		return 0
 	}
-	return len(p.Labels) + len(p.OwnerReferences) + len(p.Status.Conditions)
+	return len(p.Labels) + len(p.OwnerReferences) + len(p.Status.Conditions) +
+		touchName(p.Name) + touchName(p.Spec.NodeName)
+}
+
+// touchName reads the first byte of name, which the name sort reads.
+func touchName(name string) int {
+	if name == "" {
+		return 0
+	}
+	return int(name[0])
 }
 
 // touchNode is touchPod for a node's eligibility check.

@@ -20,9 +20,16 @@ type nameKey struct {
 // names: below it, a radix pass costs more than the compares it saves.
 const smallRun = 48
 
+// nameKeyOf returns the key of name at index i, ready for sortByName.
+func nameKeyOf(name string, i int) nameKey {
+	k := nameKey{name: name, i: int32(i)}
+	k.chunk, k.rest = chunkAt(name, 0)
+	return k
+}
+
 // sortByName sorts keys by name, then by index: the order
 // cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.i, b.i)) gives, for
-// any names. keys must be in index order. buf is working memory of at
+// any names. keys must come from nameKeyOf, in index order. buf is working memory of at
 // least len(keys) keys; sortByName returns it, grown if it had to be.
 //
 // It is a most-significant-chunk-first radix sort: the keys are sorted by
@@ -51,7 +58,9 @@ func sortChunks(keys, buf []nameKey, depth int) {
 	var count [9][256]int
 	for k := range keys {
 		key := &keys[k]
-		key.chunk, key.rest = chunkAt(key.name, depth)
+		if depth > 0 { // nameKeyOf did depth 0
+			key.chunk, key.rest = chunkAt(key.name, depth)
+		}
 		for d := range 8 {
 			count[d][uint8(key.chunk>>(8*d))]++
 		}

@@ -17,7 +17,7 @@ func byNameThenIndex(a, b nameKey) int {
 func keysOf(names []string) []nameKey {
 	keys := make([]nameKey, len(names))
 	for i, n := range names {
-		keys[i] = nameKey{name: n, i: int32(i)}
+		keys[i] = nameKeyOf(n, i)
 	}
 	return keys
 }

@@ -18,7 +18,7 @@ type scratch struct {
 	grouped                                   []*corev1.Pod
 	states                                    []rollout.PodState
 	nodeOf                                    []string
-	keys, sortBuf                             []nameKey
+	keys, claimedKeys, sortBuf                []nameKey
 	nodes                                     []nodeState
 	missing                                   []podGroup
 	rollout                                   []rollout.Node
