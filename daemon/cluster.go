@@ -23,12 +23,37 @@ type nodeState struct {
 	name           string
 	shouldRun      bool
 	shouldContinue bool
+	// terminal: a pod of the node is failed or succeeded and not being
+	// deleted. running counts the pods neither being deleted nor terminal.
+	// With both, the create/delete pass decides most nodes without
+	// reading their pods again.
+	terminal bool
+	running  int32
 	// pods target the node, terminal pods being deleted excluded; sorted by
 	// pod name. A subslice of cluster.grouped.
 	pods []*corev1.Pod
 	// states[i] is the judged state of pods[i]. A subslice of
 	// cluster.states.
 	states []rollout.PodState
+}
+
+// podKind is what the create/delete pass needs to know of a pod of a node.
+type podKind uint8
+
+const (
+	podRunning  podKind = iota // neither being deleted nor failed or succeeded
+	podTerminal                // failed or succeeded, not being deleted
+	podDeleting                // being deleted
+)
+
+func kindOf(p *placedPod) podKind {
+	switch {
+	case p.state.Deleting:
+		return podDeleting
+	case p.terminal:
+		return podTerminal
+	}
+	return podRunning
 }
 
 // podGroup is the pods that target a node that is not in the node list.
@@ -81,10 +106,11 @@ func (j podJudge) state(pod *corev1.Pod) rollout.PodState {
 // placedPod is a claimed pod with its target node and, unless it is
 // terminal and being deleted (gone), its state.
 type placedPod struct {
-	node  string
-	pod   *corev1.Pod
-	gone  bool
-	state rollout.PodState
+	node     string
+	pod      *corev1.Pod
+	gone     bool
+	terminal bool // failed or succeeded
+	state    rollout.PodState
 }
 
 // claimer decides the claim of each pod.
@@ -134,7 +160,8 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 			c.unplaced = append(c.unplaced, pod)
 			continue
 		}
-		p := placedPod{node: target, pod: pod, gone: isTerminal(pod) && pod.DeletionTimestamp != nil}
+		terminal := isTerminal(pod)
+		p := placedPod{node: target, pod: pod, terminal: terminal, gone: terminal && pod.DeletionTimestamp != nil}
 		if !p.gone {
 			// Pods that are terminal and being deleted are on their way
 			// out: nothing is left to decide about them, so they are left
@@ -182,11 +209,13 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	c.grouped = reuse(&s.grouped, len(keys))
 	c.states = reuse(&s.states, len(keys))
 	nodeOf := reuse(&s.nodeOf, len(keys))
+	kinds := reuse(&s.kinds, len(keys))
 	for _, key := range keys {
 		p := &placed[key.i]
 		c.grouped = append(c.grouped, p.pod)
 		c.states = append(c.states, p.state)
 		nodeOf = append(nodeOf, p.node)
+		kinds = append(kinds, kindOf(p))
 	}
 
 	// Nodes by name, joined with the pod groups.
@@ -218,12 +247,20 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		run, keep := elig.ShouldRun(node)
 		c.nodes[k] = nodeState{node: node, name: key.name, shouldRun: run, shouldContinue: keep,
 			pods: c.grouped[start:g:g], states: c.states[start:g:g]}
+		for _, kind := range kinds[start:g] {
+			switch kind {
+			case podRunning:
+				c.nodes[k].running++
+			case podTerminal:
+				c.nodes[k].terminal = true
+			}
+		}
 	}
 	for g < len(nodeOf) {
 		g = c.addMissing(nodeOf, g)
 	}
 	s.touched = ahead // keeps the reads ahead from being compiled away
-	s.placed, s.nodeOf, s.keys, s.claimedKeys = placed, nodeOf, keys, claimedKeys
+	s.placed, s.nodeOf, s.kinds, s.keys, s.claimedKeys = placed, nodeOf, kinds, keys, claimedKeys
 	s.keep(c)
 	return c, nil
 }

@@ -80,6 +80,13 @@ func (m *manager) node(n *nodeState) {
 // go, and of the running ones only what the strategy allows remains.
 func (m *manager) keepOnNode(n *nodeState) {
 	name := n.name
+	if !n.terminal && n.running <= 1 {
+		// What the walk below would conclude, without reading the pods.
+		if n.running == 0 && m.surge && n.shouldRun {
+			m.create(name, ReasonNodeNeedsPod)
+		}
+		return
+	}
 	// One pass decides failed and succeeded pods and counts the running
 	// ones; their order is only needed when there are several.
 	running := 0

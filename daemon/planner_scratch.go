@@ -18,6 +18,7 @@ type scratch struct {
 	grouped                                   []*corev1.Pod
 	states                                    []rollout.PodState
 	nodeOf                                    []string
+	kinds                                     []podKind
 	keys, claimedKeys, sortBuf                []nameKey
 	nodes                                     []nodeState
 	missing                                   []podGroup

@@ -41,6 +41,9 @@ type PodState struct {
 	// Available: the pod is ready for at least minReadySeconds
 	// (IsPodAvailable).
 	Available bool
+	// Deleting: the pod has a deletion timestamp. The step passes over such
+	// pods; keeping the fact here spares it reading every pod again.
+	Deleting bool
 }
 
 // StateOf judges pod against the current revision hash and template
@@ -50,7 +53,7 @@ func StateOf(pod *corev1.Pod, hash string, generation *int64, minReadySeconds in
 	if pod == nil {
 		return PodState{}
 	}
-	st := PodState{Updated: IsPodUpdated(pod, hash, generation), Ready: IsPodReady(pod)}
+	st := PodState{Updated: IsPodUpdated(pod, hash, generation), Ready: IsPodReady(pod), Deleting: pod.DeletionTimestamp != nil}
 	st.Available = st.Ready && IsPodAvailable(pod, minReadySeconds, now)
 	return st
 }
@@ -256,7 +259,7 @@ type judged struct {
 // pod has a nil pod field.
 func (s stepper) split(n *Node) (newPod, oldPod judged, ok bool) {
 	for i, pod := range n.Pods {
-		if pod == nil || pod.DeletionTimestamp != nil {
+		if pod == nil {
 			continue
 		}
 		var st PodState
@@ -264,6 +267,9 @@ func (s stepper) split(n *Node) (newPod, oldPod judged, ok bool) {
 			st = n.States[i]
 		} else {
 			st = StateOf(pod, s.hash, s.gen, s.ds.Spec.MinReadySeconds, s.now)
+		}
+		if st.Deleting {
+			continue
 		}
 		if st.Updated {
 			if newPod.pod != nil {
