@@ -134,15 +134,30 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		release: reuse(&s.release, 0), unplaced: reuse(&s.unplaced, 0),
 		missing: reuse(&s.missing, 0),
 	}
+	s.touched = 0
+	claimedKeys, placedKeys := c.claim(pods, cl, judge, s)
+	if err := c.sortClaimed(claimedKeys, s); err != nil {
+		return nil, err
+	}
+	nodeOf, kinds := c.group(placedKeys, s)
+	if err := c.join(nodes, elig, nodeOf, kinds, s); err != nil {
+		return nil, err
+	}
+	s.keep(c)
+	return c, nil
+}
+
+// claim is the one pass over the pods: it decides each pod's claim and
+// target node and judges it, and makes the sort keys of the claimed pods
+// (by pod name) and of the placed ones (by target node) while the pod is at
+// hand. c.placed is in the order of pods.
+func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scratch) (claimedKeys, placedKeys []nameKey) {
 	placed := reuse(&s.placed, len(pods))
-	// The sort keys of claimed pods (by pod name) and of placed ones (by
-	// target node) are made while each pod is at hand.
-	claimedKeys := reuse(&s.claimedKeys, len(pods))
-	placedKeys := reuse(&s.keys, max(len(pods), len(nodes)))
-	ahead := 0
+	claimedKeys = reuse(&s.claimedKeys, len(pods))
+	placedKeys = reuse(&s.placedKeys, len(pods))
 	for i, pod := range pods {
 		if j := i + lookAhead; j < len(pods) {
-			ahead += touchPod(pods[j])
+			s.touched += touchPod(pods[j])
 		}
 		switch selector.DecidePod(cl.owner, cl.sel, pod) {
 		case selector.Ignore:
@@ -174,25 +189,35 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	for _, list := range [][]*corev1.Pod{c.adopt, c.release, c.unplaced} {
 		slices.SortFunc(list, comparePodNames)
 	}
-	// Claimed pods by name: the order the history's relabelling wants, and
-	// duplicate names side by side.
-	s.sortBuf = sortByName(claimedKeys, s.sortBuf)
-	for k := 1; k < len(claimedKeys); k++ {
-		if claimedKeys[k].name == claimedKeys[k-1].name {
-			p := c.claimed[claimedKeys[k].i]
-			return nil, field.Duplicate(field.NewPath("pods").Key(p.Namespace+"/"+p.Name), p.Name)
+	c.placed = placed
+	s.placed, s.claimedKeys, s.placedKeys = placed, claimedKeys, placedKeys
+	return claimedKeys, placedKeys
+}
+
+// sortClaimed puts c.claimed in name order, the order the history's
+// relabelling wants, and fails on a name claimed twice.
+func (c *cluster) sortClaimed(keys []nameKey, s *scratch) error {
+	s.sortBuf = sortByName(keys, s.sortBuf)
+	for k := 1; k < len(keys); k++ {
+		if keys[k].name == keys[k-1].name {
+			p := c.claimed[keys[k].i]
+			return field.Duplicate(field.NewPath("pods").Key(p.Namespace+"/"+p.Name), p.Name)
 		}
 	}
 	byName := reuse(&s.byName, len(c.claimed))
-	for _, key := range claimedKeys {
+	for _, key := range keys {
 		byName = append(byName, c.claimed[key.i])
 	}
 	s.byName, s.claimed = c.claimed, byName // the two buffers swap roles
 	c.claimed = byName
-	c.placed = placed
+	return nil
+}
 
-	// Placed pods by target node name, then pod name.
-	keys := placedKeys
+// group orders the placed pods that are not gone by target node name, then
+// pod name, into c.grouped and c.states, and returns each one's node name
+// and kind, index for index.
+func (c *cluster) group(keys []nameKey, s *scratch) (nodeOf []string, kinds []podKind) {
+	placed := c.placed
 	s.sortBuf = sortByName(keys, s.sortBuf)
 	for start := 0; start < len(keys); {
 		end := start + 1
@@ -208,8 +233,8 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	}
 	c.grouped = reuse(&s.grouped, len(keys))
 	c.states = reuse(&s.states, len(keys))
-	nodeOf := reuse(&s.nodeOf, len(keys))
-	kinds := reuse(&s.kinds, len(keys))
+	nodeOf = reuse(&s.nodeOf, len(keys))
+	kinds = reuse(&s.kinds, len(keys))
 	for _, key := range keys {
 		p := &placed[key.i]
 		c.grouped = append(c.grouped, p.pod)
@@ -217,24 +242,31 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		nodeOf = append(nodeOf, p.node)
 		kinds = append(kinds, kindOf(p))
 	}
+	s.nodeOf, s.kinds = nodeOf, kinds
+	return nodeOf, kinds
+}
 
-	// Nodes by name, joined with the pod groups.
-	keys = keys[:0]
+// join sorts the nodes by name, fails on a name given twice, and walks them
+// beside the grouped pods: each node gets its pods, its eligibility and its
+// pod counts; pods whose node is not in the list become c.missing.
+func (c *cluster) join(nodes []*corev1.Node, elig *Eligibility, nodeOf []string, kinds []podKind, s *scratch) error {
+	keys := reuse(&s.placedKeys, len(nodes)) // the placed pods' keys are done with
 	for i, n := range nodes {
 		if j := i + lookAhead; j < len(nodes) {
-			ahead += touchName(nodes[j].Name)
+			s.touched += touchName(nodes[j].Name)
 		}
 		keys = append(keys, nameKeyOf(n.Name, i))
 	}
 	s.sortBuf = sortByName(keys, s.sortBuf)
+	s.placedKeys = keys
 	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
 	g := 0 // cursor into grouped
 	for k, key := range keys {
 		if j := k + lookAhead; j < len(keys) {
-			ahead += touchNode(nodes[keys[j].i])
+			s.touched += touchNode(nodes[keys[j].i])
 		}
 		if k > 0 && keys[k-1].name == key.name {
-			return nil, &DuplicateNodeError{Name: key.name, First: int(keys[k-1].i), Second: int(key.i)}
+			return &DuplicateNodeError{Name: key.name, First: int(keys[k-1].i), Second: int(key.i)}
 		}
 		for g < len(nodeOf) && nodeOf[g] < key.name {
 			g = c.addMissing(nodeOf, g)
@@ -245,24 +277,22 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		}
 		node := nodes[key.i]
 		run, keep := elig.ShouldRun(node)
-		c.nodes[k] = nodeState{node: node, name: key.name, shouldRun: run, shouldContinue: keep,
+		n := &c.nodes[k]
+		*n = nodeState{node: node, name: key.name, shouldRun: run, shouldContinue: keep,
 			pods: c.grouped[start:g:g], states: c.states[start:g:g]}
 		for _, kind := range kinds[start:g] {
 			switch kind {
 			case podRunning:
-				c.nodes[k].running++
+				n.running++
 			case podTerminal:
-				c.nodes[k].terminal = true
+				n.terminal = true
 			}
 		}
 	}
 	for g < len(nodeOf) {
 		g = c.addMissing(nodeOf, g)
 	}
-	s.touched = ahead // keeps the reads ahead from being compiled away
-	s.placed, s.nodeOf, s.kinds, s.keys, s.claimedKeys = placed, nodeOf, kinds, keys, claimedKeys
-	s.keep(c)
-	return c, nil
+	return nil
 }
 
 // livePods returns the claimed pods with a target node, terminal pods being

@@ -19,13 +19,14 @@ type scratch struct {
 	states                                    []rollout.PodState
 	nodeOf                                    []string
 	kinds                                     []podKind
-	keys, claimedKeys, sortBuf                []nameKey
+	claimedKeys, placedKeys, sortBuf          []nameKey
 	nodes                                     []nodeState
 	missing                                   []podGroup
 	rollout                                   []rollout.Node
 	creates                                   []wantCreate
 	deletes                                   []wantDelete
-	// touched is a sink for newCluster's look-ahead reads.
+	// touched is a sink for the look-ahead reads of newCluster's passes
+	// (see lookAhead).
 	touched int
 }
 
