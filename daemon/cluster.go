@@ -74,16 +74,18 @@ type cluster struct {
 	// sorted by node name.
 	missing []podGroup
 	// claimed are the pods the DaemonSet controls after the claim (adopted
-	// ones included), sorted by name, then UID; adopt and release are the
-	// claim's changes, in the same order.
+	// ones included), sorted by name (names are unique: a name claimed
+	// twice is an error); adopt and release are the claim's changes, sorted
+	// by name, then UID.
 	claimed, adopt, release []*corev1.Pod
 	// unplaced are claimed pods with no resolvable target node.
 	unplaced []*corev1.Pod
 	// placed are the claimed pods with a target node, terminal pods being
-	// deleted included, ordered by target node name then pod name.
+	// deleted included, in the order of the caller's pods.
 	placed []placedPod
 	// grouped holds the pods of placed that are not terminal and being
-	// deleted: the pods every node decision looks at.
+	// deleted, ordered by target node name, then pod name: the pods every
+	// node decision looks at.
 	grouped []*corev1.Pod
 	// states[i] is the judged state of grouped[i]: each pod is judged once
 	// per plan, and the create/delete pass, the rolling step, the status and
