@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -100,5 +101,36 @@ func TestWriteFenceForget(t *testing.T) {
 	f.forget("ns/ds")
 	if err := f.behind("ns/ds"); err != nil {
 		t.Errorf("behind after forget: %v", err)
+	}
+}
+
+// TestSyncWaitsForOwnWrites: while a cache is behind a write the
+// controller made for the DaemonSet, a sync writes nothing and the key is
+// requeued with backoff; once the cache catches up the sync runs.
+func TestSyncWaitsForOwnWrites(t *testing.T) {
+	h := newHarness(t, Config{}, testDS("ns", "ds"), testNode("n1", nil))
+	pods, dss := &fakeRV{"5"}, &fakeRV{"5"}
+	h.c.fence = newWriteFence(map[string]rvSource{fencePods: pods, fenceDaemonSets: dss})
+	h.c.fence.wrote("ns/ds", fencePods, "9")
+	ctx := context.Background()
+
+	if err := h.c.sync(ctx, "ns/ds"); !errors.Is(err, errCacheBehind) {
+		t.Fatalf("sync with the pod cache behind: got %v, want errCacheBehind", err)
+	}
+	if got := h.writes(); len(got) != 0 {
+		t.Errorf("sync with the pod cache behind wrote %v, want nothing", got)
+	}
+	h.c.queue.Add("ns/ds")
+	h.c.processNextItem(ctx)
+	if n := h.c.queue.NumRequeues("ns/ds"); n != 1 {
+		t.Errorf("requeues after a sync that waited: %d, want 1", n)
+	}
+
+	pods.rv = "9"
+	if err := h.c.sync(ctx, "ns/ds"); err != nil {
+		t.Fatalf("sync once caught up: %v", err)
+	}
+	if d := cmp.Diff([]string{"create controllerrevisions", "create pods", "update daemonsets/status"}, h.writes()); d != "" {
+		t.Errorf("writes once caught up (-want +got):\n%s", d)
 	}
 }
