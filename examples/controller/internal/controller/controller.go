@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -44,6 +45,7 @@ type Controller struct {
 	expectations *Expectations
 	state        *stateStore
 	placement    *placementCache
+	fence        *writeFence
 	metrics      *metrics
 
 	// syncFunc is sync, replaced in tests.
@@ -76,6 +78,10 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 	podInf := factory.Core().V1().Pods()
 	revInf := factory.Apps().V1().ControllerRevisions()
 	c.dsLister, c.nodes, c.pods, c.revs = dsInf.Lister(), nodeInf.Lister(), podInf.Lister(), revInf.Lister()
+	c.fence = newWriteFence(map[string]rvSource{
+		fencePods:       podInf.Informer().GetStore(),
+		fenceDaemonSets: dsInf.Informer().GetStore(),
+	})
 	c.synced = []cache.InformerSynced{
 		dsInf.Informer().HasSynced, nodeInf.Informer().HasSynced,
 		podInf.Informer().HasSynced, revInf.Informer().HasSynced,
@@ -150,6 +156,11 @@ func (c *Controller) processNextItem(ctx context.Context) bool {
 	err := c.syncFunc(ctx, key)
 	if err == nil {
 		c.queue.Forget(key)
+		return true
+	}
+	if errors.Is(err, errCacheBehind) {
+		c.logger.V(2).Info("Cache behind own writes, requeued with backoff", "daemonset", key, "detail", err.Error())
+		c.queue.AddRateLimited(key)
 		return true
 	}
 	c.logger.Error(err, "Sync failed, requeued with backoff", "daemonset", key)

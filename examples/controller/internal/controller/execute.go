@@ -169,7 +169,7 @@ func (c *Controller) applyHistory(ctx context.Context, ds *appsv1.DaemonSet, pla
 		c.metrics.actions.WithLabelValues("revision_update", "History").Inc()
 	}
 	for _, pod := range h.Relabel {
-		if err := c.patchHashLabel(ctx, pod, plan.Hash); err != nil {
+		if err := c.patchHashLabel(ctx, dsKey(ds), pod, plan.Hash); err != nil {
 			errs.add(err)
 			continue
 		}
@@ -231,6 +231,7 @@ func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.Daemo
 		created, err := pods.Create(ctx, cr.Pod, metav1.CreateOptions{})
 		switch {
 		case err == nil:
+			c.fence.wrote(key, fencePods, created.ResourceVersion)
 			mu.Lock()
 			out.created++
 			mu.Unlock()
@@ -295,7 +296,7 @@ func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.Daemo
 func (c *Controller) writeStatus(ctx context.Context, ds *appsv1.DaemonSet, status appsv1.DaemonSetStatus) error {
 	toUpdate := ds.DeepCopy()
 	toUpdate.Status = status
-	_, err := c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, toUpdate, metav1.UpdateOptions{})
+	written, err := c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, toUpdate, metav1.UpdateOptions{})
 	if apierrors.IsConflict(err) {
 		c.metrics.actionErrors.WithLabelValues("status").Inc()
 		fresh, getErr := c.client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
@@ -307,12 +308,13 @@ func (c *Controller) writeStatus(ctx context.Context, ds *appsv1.DaemonSet, stat
 			// was made for the old object, so the conflict stands.
 		default:
 			fresh.Status = status
-			_, err = c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+			written, err = c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
 		}
 	}
 	if err != nil {
 		c.metrics.actionErrors.WithLabelValues("status").Inc()
 		return fmt.Errorf("update status: %w", err)
 	}
+	c.fence.wrote(dsKey(ds), fenceDaemonSets, written.ResourceVersion)
 	return nil
 }

@@ -17,6 +17,7 @@ const (
 	resultInvalid = "invalid"
 	resultWaiting = "waiting" // expectations not yet satisfied
 	resultGone    = "gone"    // the DaemonSet no longer exists
+	resultBehind  = "behind"  // a cache has not yet seen the controller's own writes
 )
 
 // metrics are the controller's Prometheus collectors. They work unregistered
@@ -32,7 +33,7 @@ func newMetrics(reg prometheus.Registerer, queue workqueue.TypedRateLimitingInte
 	m := &metrics{
 		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metricsNamespace, Name: "syncs_total",
-			Help: "DaemonSet syncs by result (success, error, invalid, waiting, gone).",
+			Help: "DaemonSet syncs by result (success, error, invalid, waiting, gone, behind).",
 		}, []string{"result"}),
 		syncDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: metricsNamespace, Name: "sync_duration_seconds",

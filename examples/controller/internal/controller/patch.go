@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -60,7 +61,11 @@ func (c *Controller) patchOwner(ctx context.Context, kind, ns, name string, uid 
 	}
 	switch kind {
 	case "pod":
-		_, err = c.client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		var patched *corev1.Pod
+		patched, err = c.client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		if err == nil {
+			c.fence.wrote(dsKey(ds), fencePods, patched.ResourceVersion)
+		}
 	default:
 		_, err = c.client.AppsV1().ControllerRevisions(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
 	}
@@ -71,15 +76,20 @@ func (c *Controller) patchOwner(ctx context.Context, kind, ns, name string, uid 
 	return nil
 }
 
-// patchHashLabel gives pod the current revision's hash label.
-func (c *Controller) patchHashLabel(ctx context.Context, pod interface {
+// patchHashLabel gives pod, of the DaemonSet key, the current revision's
+// hash label.
+func (c *Controller) patchHashLabel(ctx context.Context, key string, pod interface {
 	GetNamespace() string
 	GetName() string
 	GetUID() types.UID
 }, hash string) error {
 	patch, err := hashLabelPatch(pod.GetUID(), hash)
 	if err == nil {
-		_, err = c.client.CoreV1().Pods(pod.GetNamespace()).Patch(ctx, pod.GetName(), types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		var patched *corev1.Pod
+		patched, err = c.client.CoreV1().Pods(pod.GetNamespace()).Patch(ctx, pod.GetName(), types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		if err == nil {
+			c.fence.wrote(key, fencePods, patched.ResourceVersion)
+		}
 	}
 	if err != nil {
 		c.metrics.actionErrors.WithLabelValues("relabel").Inc()

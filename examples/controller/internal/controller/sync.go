@@ -42,11 +42,17 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
 		return nil
 	}
+	// Read our own writes: plan nothing from caches that miss them.
+	if err := c.fence.behind(key); err != nil {
+		result = resultBehind
+		return fmt.Errorf("daemonset %q: %w", key, err)
+	}
 	ds, err := c.dsLister.DaemonSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
 		result = resultGone
 		c.expectations.Forget(key)
 		c.state.forget(key)
+		c.fence.forget(key)
 		c.logger.V(2).Info("DaemonSet is gone, state forgotten", "daemonset", key)
 		return nil
 	}
