@@ -27,8 +27,9 @@ type Node struct {
 	// States, when non-nil, holds StateOf for each of Pods (the same
 	// length, index for index), judged with the hash, template generation,
 	// minReadySeconds and now the step is given: a caller that judged the
-	// pods already saves the step from judging them again. When nil, the
-	// step judges them itself.
+	// pods already saves the step from judging them again, and from reading
+	// them at all (the step then knows a pod is being deleted from its
+	// state's Deleting). When nil, the step judges them itself.
 	States []PodState
 }
 

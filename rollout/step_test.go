@@ -355,6 +355,15 @@ func TestStateOf(t *testing.T) {
 			gen:  &gen,
 			want: rollout.PodState{Updated: true, Ready: true, Available: true},
 		},
+		{
+			name: "being deleted",
+			pod: func() *corev1.Pod {
+				p := stepPod("p", "n", newAvail)
+				p.DeletionTimestamp = &metav1.Time{Time: stepNow}
+				return p
+			}(),
+			want: rollout.PodState{Updated: true, Ready: true, Available: true, Deleting: true},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
