@@ -225,19 +225,7 @@ func (c *checker) checkDomains(d *daemon.DomainBudget) {
 			ct.desired++
 		}
 		for k, gone := range []map[*corev1.Pod]bool{nil, deleted} {
-			var anyAvailable, oldAvailable, newUnavailable bool
-			for _, pod := range live(nv.pods) {
-				if gone[pod] {
-					continue
-				}
-				avail := c.available(pod)
-				anyAvailable = anyAvailable || avail
-				if c.updated(pod) {
-					newUnavailable = newUnavailable || !avail
-				} else {
-					oldAvailable = oldAvailable || avail
-				}
-			}
+			anyAvailable, oldAvailable, newUnavailable := c.nodeAvailability(nv.pods, gone)
 			newUnavailable = newUnavailable || (k == 1 && created[name])
 			hit := nv.node != nil && nv.shouldRun && !anyAvailable
 			if surge {

@@ -2,7 +2,6 @@ package daemontest
 
 import (
 	"cmp"
-	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -175,17 +174,7 @@ func (c *checker) rollingCounts(deleted map[*corev1.Pod]bool, created map[string
 	var rc rollingCounts
 	for _, name := range c.names {
 		nv := c.nodes[name]
-		pods := slices.DeleteFunc(live(nv.pods), func(p *corev1.Pod) bool { return deleted[p] })
-		var anyAvailable, oldAvailable, newUnavailable bool
-		for _, pod := range pods {
-			avail := c.available(pod)
-			anyAvailable = anyAvailable || avail
-			if c.updated(pod) {
-				newUnavailable = newUnavailable || !avail
-			} else {
-				oldAvailable = oldAvailable || avail
-			}
-		}
+		anyAvailable, oldAvailable, newUnavailable := c.nodeAvailability(nv.pods, deleted)
 		newUnavailable = newUnavailable || created[name]
 		if nv.node != nil && nv.shouldRun && !anyAvailable {
 			rc.unavailable++
@@ -198,4 +187,23 @@ func (c *checker) rollingCounts(deleted map[*corev1.Pod]bool, created map[string
 		}
 	}
 	return rc
+}
+
+// nodeAvailability sums up a node's pods that are not being deleted,
+// leaving out those in gone: whether any is available, whether an old one
+// is, and whether a new one is not.
+func (c *checker) nodeAvailability(pods []*corev1.Pod, gone map[*corev1.Pod]bool) (anyAvailable, oldAvailable, newUnavailable bool) {
+	for _, pod := range live(pods) {
+		if gone[pod] {
+			continue
+		}
+		avail := c.available(pod)
+		anyAvailable = anyAvailable || avail
+		if c.updated(pod) {
+			newUnavailable = newUnavailable || !avail
+		} else {
+			oldAvailable = oldAvailable || avail
+		}
+	}
+	return anyAvailable, oldAvailable, newUnavailable
 }
