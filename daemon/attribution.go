@@ -95,19 +95,19 @@ func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod,
 	var u Unavailability
 	for i := range c.nodes {
 		n := &c.nodes[i]
-		if !n.shouldRun {
+		if !n.ShouldRun {
 			continue
 		}
-		if len(n.pods) == 0 {
-			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.name, Cause: CauseNoPod})
+		if len(n.Pods) == 0 {
+			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.Name, Cause: CauseNoPod})
 			continue
 		}
-		o := oldest(n.pods)
-		if n.states[o].Available {
+		o := oldest(n.Pods)
+		if n.States[o].Available {
 			continue
 		}
-		pod := n.pods[o]
-		un := UnavailableNode{NodeName: n.name, Pod: pod, Cause: causeOf(n.node, pod, n.states[o])}
+		pod := n.Pods[o]
+		un := UnavailableNode{NodeName: n.Name, Pod: pod, Cause: causeOf(c.info[i].node, pod, n.States[o])}
 		if un.Cause == CauseMinReadySeconds {
 			un.AvailableAt, _ = rollout.AvailableAt(pod, ds.Spec.MinReadySeconds)
 		}

@@ -14,14 +14,11 @@ import (
 	"github.com/daemonplan/daemonplan/selector"
 )
 
-// nodeState is what one plan knows of one existing node: its eligibility,
-// evaluated once, and the DaemonSet's pods that target it.
-type nodeState struct {
-	node *corev1.Node
-	// name is node.Name, kept here so that the passes after the first one
-	// need not reach into the node object again.
-	name           string
-	shouldRun      bool
+// nodeInfo is what one plan knows of one existing node beyond what the
+// rolling-update step is given (its rollout.Node in cluster.nodes, at the
+// same index).
+type nodeInfo struct {
+	node           *corev1.Node
 	shouldContinue bool
 	// terminal: a pod of the node is failed or succeeded and not being
 	// deleted. running counts the pods neither being deleted nor terminal.
@@ -29,12 +26,6 @@ type nodeState struct {
 	// reading their pods again.
 	terminal bool
 	running  int32
-	// pods target the node, terminal pods being deleted excluded; sorted by
-	// pod name. A subslice of cluster.grouped.
-	pods []*corev1.Pod
-	// states[i] is the judged state of pods[i]. A subslice of
-	// cluster.states.
-	states []rollout.PodState
 }
 
 // podKind is what the create/delete pass needs to know of a pod of a node.
@@ -56,23 +47,23 @@ func kindOf(p *placedPod) podKind {
 	return podRunning
 }
 
-// podGroup is the pods that target a node that is not in the node list.
-type podGroup struct {
-	nodeName string
-	pods     []*corev1.Pod
-	states   []rollout.PodState
-}
-
 // cluster is the DaemonSet's view of the cluster, built in one pass over
 // the pods and one over the nodes: the pods claimed, adopted and released,
 // nodes sorted by name with their pods, pods grouped by target node in one
 // sorted slice (no per-node allocation), each pod judged once, and the pods
 // that need special handling.
 type cluster struct {
-	nodes []nodeState
+	// nodes are the existing nodes in name order, each with its name, its
+	// eligibility (ShouldRun) and the pods that target it (Pods, terminal
+	// pods being deleted excluded, sorted by pod name, with their judged
+	// States; subslices of grouped and states): the rolling-update step's
+	// view, which it is given as is, with no copy. info[i] is the rest of
+	// what the plan knows of nodes[i].
+	nodes []rollout.Node
+	info  []nodeInfo
 	// missing are the groups of pods targeting nodes not in the node list,
-	// sorted by node name.
-	missing []podGroup
+	// sorted by node name, as Missing nodes.
+	missing []rollout.Node
 	// claimed are the pods the DaemonSet controls after the claim (adopted
 	// ones included), sorted by name (names are unique: a name claimed
 	// twice is an error); adopt and release are the claim's changes, sorted
@@ -262,6 +253,7 @@ func (c *cluster) join(nodes []*corev1.Node, elig *Eligibility, nodeOf []string,
 	s.sortBuf = sortByName(keys, s.sortBuf)
 	s.placedKeys = keys
 	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
+	c.info = reuse(&s.info, len(nodes))[:len(nodes)]
 	g := 0 // cursor into grouped
 	for k, key := range keys {
 		if j := k + lookAhead; j < len(keys) {
@@ -279,15 +271,15 @@ func (c *cluster) join(nodes []*corev1.Node, elig *Eligibility, nodeOf []string,
 		}
 		node := nodes[key.i]
 		run, keep := elig.ShouldRun(node)
-		n := &c.nodes[k]
-		*n = nodeState{node: node, name: key.name, shouldRun: run, shouldContinue: keep,
-			pods: c.grouped[start:g:g], states: c.states[start:g:g]}
+		c.nodes[k] = rollout.Node{Name: key.name, ShouldRun: run, Pods: c.grouped[start:g:g], States: c.states[start:g:g]}
+		info := &c.info[k]
+		*info = nodeInfo{node: node, shouldContinue: keep}
 		for _, kind := range kinds[start:g] {
 			switch kind {
 			case podRunning:
-				n.running++
+				info.running++
 			case podTerminal:
-				n.terminal = true
+				info.terminal = true
 			}
 		}
 	}
@@ -319,7 +311,7 @@ func (c *cluster) addMissing(nodeOf []string, g int) int {
 	for g < len(nodeOf) && nodeOf[g] == name {
 		g++
 	}
-	c.missing = append(c.missing, podGroup{nodeName: name, pods: c.grouped[start:g:g], states: c.states[start:g:g]})
+	c.missing = append(c.missing, rollout.Node{Name: name, Missing: true, Pods: c.grouped[start:g:g], States: c.states[start:g:g]})
 	return g
 }
 

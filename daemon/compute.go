@@ -243,25 +243,22 @@ func addStep(m *manager, step rollout.Step) {
 }
 
 // rolloutNodes describes the cluster to the rolling-update step: every
-// existing node that should run the pod or has pods, and every missing node
-// with pods. It works in s when non-nil.
+// existing node, then every missing node with pods. Nodes that may not run
+// the pod and have none are passed too: the step ignores them (see
+// rollout.RollingUpdate), and passing c.nodes as it is spares a copy of
+// the fleet. The nodes and missing groups are joined, in s when non-nil,
+// only when there are missing nodes.
 func (c *cluster) rolloutNodes(s *scratch) []rollout.Node {
+	if len(c.missing) == 0 {
+		return c.nodes
+	}
 	var out []rollout.Node
 	if s != nil {
 		out = reuse(&s.rollout, len(c.nodes)+len(c.missing))
 	} else {
 		out = make([]rollout.Node, 0, len(c.nodes)+len(c.missing))
 	}
-	for i := range c.nodes {
-		n := &c.nodes[i]
-		if n.shouldRun || len(n.pods) > 0 {
-			out = append(out, rollout.Node{Name: n.name, ShouldRun: n.shouldRun, Pods: n.pods, States: n.states})
-		}
-	}
-	for _, g := range c.missing {
-		out = append(out, rollout.Node{Name: g.nodeName, Missing: true, Pods: g.pods, States: g.states})
-	}
-	return out
+	return append(append(out, c.nodes...), c.missing...)
 }
 
 // callersRevisions replaces, in revs, the copies the history made (an old

@@ -6,6 +6,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // wantCreate and wantDelete are decisions before the burst cap.
@@ -49,26 +51,26 @@ func (m *manager) delete(pod *corev1.Pod, node string, r Reason) {
 // deletes, as upstream appends them last (it matters under the burst cap).
 func (m *manager) run(c *cluster) {
 	for i := range c.nodes {
-		m.node(&c.nodes[i])
+		m.node(&c.nodes[i], &c.info[i])
 	}
 	for _, g := range c.missing {
-		for _, pod := range g.pods {
+		for _, pod := range g.Pods {
 			if pod.Spec.NodeName == "" {
-				m.delete(pod, g.nodeName, ReasonNodeMissing)
+				m.delete(pod, g.Name, ReasonNodeMissing)
 			}
 		}
 	}
 }
 
-func (m *manager) node(n *nodeState) {
-	name := n.name
+func (m *manager) node(n *rollout.Node, info *nodeInfo) {
+	name := n.Name
 	switch {
-	case n.shouldRun && len(n.pods) == 0:
+	case n.ShouldRun && len(n.Pods) == 0:
 		m.create(name, ReasonNodeNeedsPod)
-	case n.shouldContinue:
-		m.keepOnNode(n)
-	case len(n.pods) > 0:
-		for _, pod := range n.pods {
+	case info.shouldContinue:
+		m.keepOnNode(n, info)
+	case len(n.Pods) > 0:
+		for _, pod := range n.Pods {
 			if pod.DeletionTimestamp == nil {
 				m.delete(pod, name, ReasonNodeIneligible)
 			}
@@ -78,11 +80,11 @@ func (m *manager) node(n *nodeState) {
 
 // keepOnNode handles a node whose pods may stay: failed and succeeded pods
 // go, and of the running ones only what the strategy allows remains.
-func (m *manager) keepOnNode(n *nodeState) {
-	name := n.name
-	if !n.terminal && n.running <= 1 {
+func (m *manager) keepOnNode(n *rollout.Node, info *nodeInfo) {
+	name := n.Name
+	if !info.terminal && info.running <= 1 {
 		// What the walk below would conclude, without reading the pods.
-		if n.running == 0 && m.surge && n.shouldRun {
+		if info.running == 0 && m.surge && n.ShouldRun {
 			m.create(name, ReasonNodeNeedsPod)
 		}
 		return
@@ -90,7 +92,7 @@ func (m *manager) keepOnNode(n *nodeState) {
 	// One pass decides failed and succeeded pods and counts the running
 	// ones; their order is only needed when there are several.
 	running := 0
-	for _, pod := range n.pods {
+	for _, pod := range n.Pods {
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
@@ -110,7 +112,7 @@ func (m *manager) keepOnNode(n *nodeState) {
 	}
 	switch {
 	case running == 0:
-		if m.surge && n.shouldRun {
+		if m.surge && n.ShouldRun {
 			// Surging needs at least one live pod on the node.
 			m.create(name, ReasonNodeNeedsPod)
 		}
@@ -118,19 +120,19 @@ func (m *manager) keepOnNode(n *nodeState) {
 	case running == 1:
 		return
 	}
-	// Several running pods, oldest first (indices into n.pods, so that their
+	// Several running pods, oldest first (indices into n.Pods, so that their
 	// judged states stay at hand), as upstream orders them.
 	byAge := make([]int, 0, running)
-	for i, pod := range n.pods {
+	for i, pod := range n.Pods {
 		if isRunning(pod) {
 			byAge = append(byAge, i)
 		}
 	}
-	slices.SortFunc(byAge, func(a, b int) int { return compareAge(n.pods[a], n.pods[b]) })
+	slices.SortFunc(byAge, func(a, b int) int { return compareAge(n.Pods[a], n.Pods[b]) })
 	if !m.surge {
 		// Without surge, all but the oldest running pod go.
 		for _, i := range byAge[1:] {
-			m.delete(n.pods[i], name, ReasonExcessPod)
+			m.delete(n.Pods[i], name, ReasonExcessPod)
 		}
 		return
 	}
@@ -140,18 +142,18 @@ func (m *manager) keepOnNode(n *nodeState) {
 	// current hash label, as upstream tells them apart here.
 	oldestNew, oldestOld := -1, -1
 	for _, i := range byAge {
-		isNew := n.pods[i].Labels[appsv1.ControllerRevisionHashLabelKey] == m.hash
+		isNew := n.Pods[i].Labels[appsv1.ControllerRevisionHashLabelKey] == m.hash
 		switch {
 		case isNew && oldestNew < 0:
 			oldestNew = i
 		case !isNew && oldestOld < 0:
 			oldestOld = i
 		default:
-			m.delete(n.pods[i], name, ReasonExcessPod)
+			m.delete(n.Pods[i], name, ReasonExcessPod)
 		}
 	}
-	if oldestNew >= 0 && oldestOld >= 0 && (!n.states[oldestOld].Ready || n.states[oldestNew].Available) {
-		m.delete(n.pods[oldestOld], name, ReasonSurgeReplaced)
+	if oldestNew >= 0 && oldestOld >= 0 && (!n.States[oldestOld].Ready || n.States[oldestNew].Available) {
+		m.delete(n.Pods[oldestOld], name, ReasonSurgeReplaced)
 	}
 }
 

@@ -68,10 +68,19 @@ func sortChunks(keys, buf []nameKey, depth int) {
 	}
 	// Least significant first: rest, then the chunk's bytes from last to
 	// first. Each pass is stable, so keys equal in everything stay in index
-	// order.
-	radixPass(keys, buf, &count[8], func(k *nameKey) uint8 { return k.rest })
+	// order. The passes go back and forth between keys and buf; the keys
+	// are copied back once, at the end, if the last pass left them in buf.
+	src, dst := keys, buf
+	if radixPass(src, dst, &count[8], func(k *nameKey) uint8 { return k.rest }) {
+		src, dst = dst, src
+	}
 	for d := range 8 {
-		radixPass(keys, buf, &count[d], func(k *nameKey) uint8 { return uint8(k.chunk >> (8 * d)) })
+		if radixPass(src, dst, &count[d], func(k *nameKey) uint8 { return uint8(k.chunk >> (8 * d)) }) {
+			src, dst = dst, src
+		}
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
 	}
 	for start := 0; start < len(keys); {
 		end := start + 1
@@ -87,12 +96,12 @@ func sortChunks(keys, buf []nameKey, depth int) {
 	}
 }
 
-// radixPass stably sorts keys by digit, through buf, and copies them
-// back; count holds how many keys have each digit. It does nothing when
-// every key has the same digit.
-func radixPass(keys, buf []nameKey, count *[256]int, digit func(*nameKey) uint8) {
-	if count[digit(&keys[0])] == len(keys) {
-		return
+// radixPass stably sorts src by digit into dst and reports true, or, when
+// every key has the same digit, does nothing and reports false. count holds
+// how many keys have each digit.
+func radixPass(src, dst []nameKey, count *[256]int, digit func(*nameKey) uint8) bool {
+	if count[digit(&src[0])] == len(src) {
+		return false
 	}
 	var next [256]int
 	pos := 0
@@ -100,12 +109,12 @@ func radixPass(keys, buf []nameKey, count *[256]int, digit func(*nameKey) uint8)
 		next[d] = pos
 		pos += c
 	}
-	for k := range keys {
-		d := digit(&keys[k])
-		buf[next[d]] = keys[k]
+	for k := range src {
+		d := digit(&src[k])
+		dst[next[d]] = src[k]
 		next[d]++
 	}
-	copy(keys, buf)
+	return true
 }
 
 // chunkAt returns name's bytes [depth, depth+8) as a big-endian number,

@@ -20,8 +20,8 @@ type scratch struct {
 	nodeOf                                    []string
 	kinds                                     []podKind
 	claimedKeys, placedKeys, sortBuf          []nameKey
-	nodes                                     []nodeState
-	missing                                   []podGroup
+	nodes, missing                            []rollout.Node
+	info                                      []nodeInfo
 	rollout                                   []rollout.Node
 	creates                                   []wantCreate
 	deletes                                   []wantDelete

@@ -292,19 +292,26 @@ func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options, 
 	return rollout.RollingUpdatePolicy(ds, nodes, hash, opts.Now, rp)
 }
 
-// policyNodes is rolloutNodes with each node's object beside it (nil for
-// missing nodes).
+// policyNodes describes the cluster to the rolling-update step under a
+// policy: every existing node that should run the pod or has pods, with
+// its object beside it, then every missing node with pods (object nil). The
+// policy's per-node figures are made over these nodes only.
 func (c *cluster) policyNodes(s *scratch) ([]rollout.Node, []*corev1.Node) {
-	nodes := c.rolloutNodes(s)
-	objs := make([]*corev1.Node, len(nodes))
-	k := 0
+	var nodes []rollout.Node
+	if s != nil {
+		nodes = reuse(&s.rollout, len(c.nodes)+len(c.missing))
+	} else {
+		nodes = make([]rollout.Node, 0, len(c.nodes)+len(c.missing))
+	}
+	objs := make([]*corev1.Node, 0, cap(nodes))
 	for i := range c.nodes {
-		n := &c.nodes[i]
-		if n.shouldRun || len(n.pods) > 0 {
-			objs[k] = n.node
-			k++
+		if n := &c.nodes[i]; n.ShouldRun || len(n.Pods) > 0 {
+			nodes = append(nodes, *n)
+			objs = append(objs, c.info[i].node)
 		}
 	}
+	nodes = append(nodes, c.missing...)
+	objs = objs[:len(nodes)]
 	return nodes, objs
 }
 

@@ -14,18 +14,18 @@ func statusOf(ds *appsv1.DaemonSet, c *cluster) appsv1.DaemonSetStatus {
 	var desired, current, misscheduled, ready, updated, available int32
 	for i := range c.nodes {
 		n := &c.nodes[i]
-		if !n.shouldRun {
-			if len(n.pods) > 0 {
+		if !n.ShouldRun {
+			if len(n.Pods) > 0 {
 				misscheduled++
 			}
 			continue
 		}
 		desired++
-		if len(n.pods) == 0 {
+		if len(n.Pods) == 0 {
 			continue
 		}
 		current++
-		st := n.states[oldest(n.pods)]
+		st := n.States[oldest(n.Pods)]
 		if st.Ready {
 			ready++
 			if st.Available {
