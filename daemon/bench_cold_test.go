@@ -24,6 +24,19 @@ func coldPool(n int, state fleetState) []benchFleet {
 	return out
 }
 
+// lazyPool returns a function that builds coldPool(n, state) on its first
+// call and returns the same pool after, so that sub-benchmarks sharing a
+// pool build it only when -bench selects one of them.
+func lazyPool(n int, state fleetState) func() []benchFleet {
+	var pool []benchFleet
+	return func() []benchFleet {
+		if pool == nil {
+			pool = coldPool(n, state)
+		}
+		return pool
+	}
+}
+
 // BenchmarkComputeCold is BenchmarkCompute and BenchmarkPlanner with cold
 // caches: each iteration plans the next fleet of a pool of poolNodes
 // nodes, so that the 5k fleet is as far from the CPU as the 50k one. It is
@@ -33,13 +46,13 @@ func coldPool(n int, state fleetState) []benchFleet {
 func BenchmarkComputeCold(b *testing.B) {
 	for _, state := range []fleetState{steady, rolloutStart} {
 		for _, n := range []int{1_000, 5_000, 10_000, 50_000} {
-			fleets := coldPool(n, state)
+			fleets := lazyPool(n, state)
 			for _, call := range []struct {
 				name string
 				new  func() planFunc
 			}{{"Compute", callCompute}, {"Planner", callPlanner}} {
 				b.Run(fmt.Sprintf("call=%s/state=%s/nodes=%d", call.name, state, n), func(b *testing.B) {
-					runPlans(b, fleets, call.new())
+					runPlans(b, fleets(), call.new())
 				})
 			}
 		}
@@ -55,11 +68,11 @@ func BenchmarkComputeCold(b *testing.B) {
 func BenchmarkReadFloor(b *testing.B) {
 	for _, cache := range []string{"hot", "cold"} {
 		for _, n := range []int{5_000, 50_000} {
-			fleets := coldPool(n, steady)
-			if cache == "hot" {
-				fleets = fleets[:1]
-			}
 			b.Run(fmt.Sprintf("cache=%s/nodes=%d", cache, n), func(b *testing.B) {
+				fleets := []benchFleet{newBenchFleet(n, steady)}
+				if cache == "cold" {
+					fleets = coldPool(n, steady)
+				}
 				sum, i := 0, 0
 				for b.Loop() {
 					f := &fleets[i%len(fleets)]

@@ -120,13 +120,13 @@ func runPlans(b *testing.B, fleets []benchFleet, plan planFunc) {
 // benchmarkFleets times call on fleets of 1k to 50k nodes in four states,
 // each fleet planned again and again (its objects stay in cache as far as
 // they fit); 5k is there for the linearity ratio (50k/5k) BENCHMARKS.md
-// reports. The fixtures are built before the timed loop.
+// reports. Each fixture is built before the timed loop, and only for the
+// sub-benchmarks -bench selects.
 func benchmarkFleets(b *testing.B, call func() planFunc) {
 	for _, state := range []fleetState{steady, fresh, rolloutStart, surgeRollout} {
 		for _, n := range []int{1_000, 5_000, 10_000, 50_000} {
-			f := newBenchFleet(n, state)
 			b.Run(fmt.Sprintf("state=%s/nodes=%d", state, n), func(b *testing.B) {
-				runPlans(b, []benchFleet{f}, call())
+				runPlans(b, []benchFleet{newBenchFleet(n, state)}, call())
 			})
 		}
 	}
