@@ -128,12 +128,13 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 		missing: reuse(&s.missing, 0),
 	}
 	s.touched = 0
+	nodeKeys := sortNodes(nodes, s)
 	claimedKeys, placedKeys := c.claim(pods, cl, judge, s)
 	if err := c.sortClaimed(claimedKeys, s); err != nil {
 		return nil, err
 	}
 	nodeOf, kinds := c.group(placedKeys, s)
-	if err := c.join(nodes, elig, nodeOf, kinds, s); err != nil {
+	if err := c.join(nodes, nodeKeys, elig, nodeOf, kinds, s); err != nil {
 		return nil, err
 	}
 	s.keep(c)
@@ -149,8 +150,8 @@ func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scrat
 	claimedKeys = reuse(&s.claimedKeys, len(pods))
 	placedKeys = reuse(&s.placedKeys, len(pods))
 	for i, pod := range pods {
-		if j := i + lookAhead; j < len(pods) {
-			s.touched += touchPod(pods[j])
+		if i%gatherBatch == 0 {
+			s.touched += gatherPods(pods[i:min(i+gatherBatch, len(pods))])
 		}
 		switch selector.DecidePod(cl.owner, cl.sel, pod) {
 		case selector.Ignore:
@@ -239,25 +240,17 @@ func (c *cluster) group(keys []nameKey, s *scratch) (nodeOf []string, kinds []po
 	return nodeOf, kinds
 }
 
-// join sorts the nodes by name, fails on a name given twice, and walks them
-// beside the grouped pods: each node gets its pods, its eligibility and its
-// pod counts; pods whose node is not in the list become c.missing.
-func (c *cluster) join(nodes []*corev1.Node, elig *Eligibility, nodeOf []string, kinds []podKind, s *scratch) error {
-	keys := reuse(&s.placedKeys, len(nodes)) // the placed pods' keys are done with
-	for i, n := range nodes {
-		if j := i + lookAhead; j < len(nodes) {
-			s.touched += touchName(nodes[j].Name)
-		}
-		keys = append(keys, nameKeyOf(n.Name, i))
-	}
-	s.sortBuf = sortByName(keys, s.sortBuf)
-	s.placedKeys = keys
+// join walks the nodes in name order (keys, from sortNodes) beside the
+// grouped pods and fails on a name given twice: each node gets its pods,
+// its eligibility and its pod counts; pods whose node is not in the list
+// become c.missing.
+func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, nodeOf []string, kinds []podKind, s *scratch) error {
 	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
 	c.info = reuse(&s.info, len(nodes))[:len(nodes)]
 	g := 0 // cursor into grouped
 	for k, key := range keys {
-		if j := k + lookAhead; j < len(keys) {
-			s.touched += touchNode(nodes[keys[j].i])
+		if k%gatherBatch == 0 {
+			s.touched += gatherNodes(nodes, keys[k:min(k+gatherBatch, len(keys))], elig.labelKey)
 		}
 		if k > 0 && keys[k-1].name == key.name {
 			return &DuplicateNodeError{Name: key.name, First: int(keys[k-1].i), Second: int(key.i)}
@@ -287,6 +280,24 @@ func (c *cluster) join(nodes []*corev1.Node, elig *Eligibility, nodeOf []string,
 		g = c.addMissing(nodeOf, g)
 	}
 	return nil
+}
+
+// sortNodes returns the keys of nodes, sorted by name. newCluster calls it
+// first, right after validateInput has read every node's name: the names
+// are then still in cache, which in a large cluster they are not once the
+// pods have been read.
+func sortNodes(nodes []*corev1.Node, s *scratch) []nameKey {
+	keys := reuse(&s.nodeKeys, len(nodes))
+	for start := 0; start < len(nodes); start += gatherBatch {
+		batch := nodes[start:min(start+gatherBatch, len(nodes))]
+		s.touched += gatherNames(batch)
+		for i, n := range batch {
+			keys = append(keys, nameKeyOf(n.Name, start+i))
+		}
+	}
+	s.sortBuf = sortByName(keys, s.sortBuf)
+	s.nodeKeys = keys
+	return keys
 }
 
 // livePods returns the claimed pods with a target node, terminal pods being
@@ -345,37 +356,4 @@ func oldest(pods []*corev1.Pod) int {
 		}
 	}
 	return o
-}
-
-// lookAhead is how many objects ahead of the one being decided the pod
-// and node passes reach. In a large cluster every pod and node is far from
-// the CPU, and deciding one means a chain of dependent memory reads (the
-// object, then its label map, then the label's bytes) that the processor
-// cannot start early. Reading the first links of an object a few
-// iterations before it is decided (touchPod, touchNode) lets the memory
-// system fetch them while the work in between goes on: the software
-// prefetch Go has no instruction for. It changes no result.
-const lookAhead = 8
-
-// touchPod reads the fields of p that claiming and judging it reach first,
-// and returns a number that depends on them so that the reads are kept.
-func touchPod(p *corev1.Pod) int {
-	if p == nil {
-		return 0
-	}
-	return len(p.Labels) + len(p.OwnerReferences) + len(p.Status.Conditions) +
-		touchName(p.Name) + touchName(p.Spec.NodeName)
-}
-
-// touchName reads the first byte of name, which the name sort reads.
-func touchName(name string) int {
-	if name == "" {
-		return 0
-	}
-	return int(name[0])
-}
-
-// touchNode is touchPod for a node's eligibility check.
-func touchNode(n *corev1.Node) int {
-	return len(n.Labels) + len(n.Spec.Taints)
 }

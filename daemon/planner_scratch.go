@@ -12,21 +12,21 @@ import (
 // the burst cap. Nothing in it outlives a plan in use:
 // what a plan returns is copied out (see detach).
 type scratch struct {
-	cluster                                   cluster
-	placed                                    []placedPod
-	claimed, byName, adopt, release, unplaced []*corev1.Pod
-	grouped                                   []*corev1.Pod
-	states                                    []rollout.PodState
-	nodeOf                                    []string
-	kinds                                     []podKind
-	claimedKeys, placedKeys, sortBuf          []nameKey
-	nodes, missing                            []rollout.Node
-	info                                      []nodeInfo
-	rollout                                   []rollout.Node
-	creates                                   []wantCreate
-	deletes                                   []wantDelete
-	// touched is a sink for the look-ahead reads of newCluster's passes
-	// (see lookAhead).
+	cluster                                    cluster
+	placed                                     []placedPod
+	claimed, byName, adopt, release, unplaced  []*corev1.Pod
+	grouped                                    []*corev1.Pod
+	states                                     []rollout.PodState
+	nodeOf                                     []string
+	kinds                                      []podKind
+	claimedKeys, placedKeys, nodeKeys, sortBuf []nameKey
+	nodes, missing                             []rollout.Node
+	info                                       []nodeInfo
+	rollout                                    []rollout.Node
+	creates                                    []wantCreate
+	deletes                                    []wantDelete
+	// touched is a sink for the reads newCluster's passes make ahead of
+	// deciding (see gatherBatch).
 	touched int
 }
 
