@@ -133,8 +133,8 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	if err := c.sortClaimed(claimedKeys, s); err != nil {
 		return nil, err
 	}
-	nodeOf, kinds := c.group(placedKeys, s)
-	if err := c.join(nodes, nodeKeys, elig, nodeOf, kinds, s); err != nil {
+	byNode, kinds := c.group(placedKeys, s)
+	if err := c.join(nodes, nodeKeys, elig, byNode, kinds, s); err != nil {
 		return nil, err
 	}
 	s.keep(c)
@@ -193,7 +193,7 @@ func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scrat
 func (c *cluster) sortClaimed(keys []nameKey, s *scratch) error {
 	s.sortBuf = sortByName(keys, s.sortBuf)
 	for k := 1; k < len(keys); k++ {
-		if keys[k].name == keys[k-1].name {
+		if sameName(keys[k], keys[k-1]) {
 			p := c.claimed[keys[k].i]
 			return field.Duplicate(field.NewPath("pods").Key(p.Namespace+"/"+p.Name), p.Name)
 		}
@@ -208,14 +208,14 @@ func (c *cluster) sortClaimed(keys []nameKey, s *scratch) error {
 }
 
 // group orders the placed pods that are not gone by target node name, then
-// pod name, into c.grouped and c.states, and returns each one's node name
-// and kind, index for index.
-func (c *cluster) group(keys []nameKey, s *scratch) (nodeOf []string, kinds []podKind) {
+// pod name, into c.grouped and c.states, and returns their keys (by target
+// node name) and kinds in that order, index for index.
+func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []podKind) {
 	placed := c.placed
 	s.sortBuf = sortByName(keys, s.sortBuf)
 	for start := 0; start < len(keys); {
 		end := start + 1
-		for end < len(keys) && keys[end].name == keys[start].name {
+		for end < len(keys) && sameName(keys[end], keys[start]) {
 			end++
 		}
 		if end-start > 1 {
@@ -227,24 +227,22 @@ func (c *cluster) group(keys []nameKey, s *scratch) (nodeOf []string, kinds []po
 	}
 	c.grouped = reuse(&s.grouped, len(keys))
 	c.states = reuse(&s.states, len(keys))
-	nodeOf = reuse(&s.nodeOf, len(keys))
 	kinds = reuse(&s.kinds, len(keys))
 	for _, key := range keys {
 		p := &placed[key.i]
 		c.grouped = append(c.grouped, p.pod)
 		c.states = append(c.states, p.state)
-		nodeOf = append(nodeOf, p.node)
 		kinds = append(kinds, kindOf(p))
 	}
-	s.nodeOf, s.kinds = nodeOf, kinds
-	return nodeOf, kinds
+	s.kinds = kinds
+	return keys, kinds
 }
 
 // join walks the nodes in name order (keys, from sortNodes) beside the
 // grouped pods and fails on a name given twice: each node gets its pods,
 // its eligibility and its pod counts; pods whose node is not in the list
 // become c.missing.
-func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, nodeOf []string, kinds []podKind, s *scratch) error {
+func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, byNode []nameKey, kinds []podKind, s *scratch) error {
 	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
 	c.info = reuse(&s.info, len(nodes))[:len(nodes)]
 	g := 0 // cursor into grouped
@@ -252,14 +250,14 @@ func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, 
 		if k%gatherBatch == 0 {
 			s.touched += gatherNodes(nodes, keys[k:min(k+gatherBatch, len(keys))], elig.labelKey)
 		}
-		if k > 0 && keys[k-1].name == key.name {
+		if k > 0 && sameName(keys[k-1], key) {
 			return &DuplicateNodeError{Name: key.name, First: int(keys[k-1].i), Second: int(key.i)}
 		}
-		for g < len(nodeOf) && nodeOf[g] < key.name {
-			g = c.addMissing(nodeOf, g)
+		for g < len(byNode) && compareNames(byNode[g], key) < 0 {
+			g = c.addMissing(byNode, g)
 		}
 		start := g
-		for g < len(nodeOf) && nodeOf[g] == key.name {
+		for g < len(byNode) && sameName(byNode[g], key) {
 			g++
 		}
 		node := nodes[key.i]
@@ -276,8 +274,8 @@ func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, 
 			}
 		}
 	}
-	for g < len(nodeOf) {
-		g = c.addMissing(nodeOf, g)
+	for g < len(byNode) {
+		g = c.addMissing(byNode, g)
 	}
 	return nil
 }
@@ -315,14 +313,14 @@ func comparePodNames(a, b *corev1.Pod) int {
 	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
 }
 
-// addMissing records the group of pods starting at g, whose node is not in
-// the node list, and returns the index after it.
-func (c *cluster) addMissing(nodeOf []string, g int) int {
-	start, name := g, nodeOf[g]
-	for g < len(nodeOf) && nodeOf[g] == name {
+// addMissing records the group of pods starting at byNode[g], whose node
+// is not in the node list, and returns the index after it.
+func (c *cluster) addMissing(byNode []nameKey, g int) int {
+	start := g
+	for g < len(byNode) && sameName(byNode[g], byNode[start]) {
 		g++
 	}
-	c.missing = append(c.missing, rollout.Node{Name: name, Missing: true, Pods: c.grouped[start:g:g], States: c.states[start:g:g]})
+	c.missing = append(c.missing, rollout.Node{Name: byNode[start].name, Missing: true, Pods: c.grouped[start:g:g], States: c.states[start:g:g]})
 	return g
 }
 

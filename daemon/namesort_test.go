@@ -30,6 +30,43 @@ func namesAndIndexes(keys []nameKey) []string {
 	return out
 }
 
+// checkComparisons checks compareNames and sameName against comparing the
+// names themselves, on every pair of keys when there are few, else on
+// neighbours and pairs some way apart.
+func checkComparisons(t *testing.T, keys []nameKey) {
+	t.Helper()
+	check := func(a, b nameKey) {
+		if got, want := compareNames(a, b), cmp.Compare(a.name, b.name); got != want {
+			t.Fatalf("compareNames(%q, %q) = %d, want %d", a.name, b.name, got, want)
+		}
+		if got, want := sameName(a, b), a.name == b.name; got != want {
+			t.Fatalf("sameName(%q, %q) = %v, want %v", a.name, b.name, got, want)
+		}
+	}
+	for x := range keys {
+		if len(keys) <= 64 {
+			for y := range keys {
+				check(keys[x], keys[y])
+			}
+			continue
+		}
+		for _, d := range []int{1, 7, 61} {
+			check(keys[x], keys[(x+d)%len(keys)])
+		}
+	}
+}
+
+func TestCompareNames(t *testing.T) {
+	names := []string{
+		"", "a", "ab", "ab\x00", "ab\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+		"ab\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", "abcdefghijklmnop",
+		"abcdefghijklmnopq", "abcdefghijklmnopr", "abcdefghijklmnopqr", "abcdefghijklmno", "abcdefghijklmnoq",
+		"abcdefgh", "abcdefghi", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+		"gke-prod-cluster-default-pool-7c9d0001-x1", "gke-prod-cluster-default-pool-7c9d0001-x2",
+	}
+	checkComparisons(t, keysOf(names))
+}
+
 func TestSortByName(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -54,6 +91,7 @@ func TestSortByName(t *testing.T) {
 			if diff := gocmp.Diff(namesAndIndexes(want), namesAndIndexes(got)); diff != "" {
 				t.Errorf("sortByName order (-want +got):\n%s", diff)
 			}
+			checkComparisons(t, got)
 		})
 	}
 }
@@ -73,12 +111,14 @@ func manyNames() []string {
 	return out
 }
 
-// FuzzSortByName checks sortByName against the plain comparison sort on
-// names cut from the fuzzer's bytes, duplicates and shared prefixes
-// included.
+// FuzzSortByName checks sortByName against the plain comparison sort, and
+// the sorted keys' compareNames and sameName against comparing their
+// names, on names cut from the fuzzer's bytes, duplicates and shared
+// prefixes included.
 func FuzzSortByName(f *testing.F) {
 	f.Add([]byte("node-1\x00node-10\x00node-2\x00node-1"), uint8(3))
 	f.Add([]byte("abcdefghijklmnop\x00abcdefghijklmnoq\x00abcdefgh"), uint8(0))
+	f.Add([]byte("ab\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00,ab,ab\x00,abcdefghijklmnopqrs,abcdefghijklmnopqrt"), uint8(','))
 	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
 		var names []string
 		start := 0
@@ -103,6 +143,8 @@ func FuzzSortByName(f *testing.F) {
 		if diff := gocmp.Diff(namesAndIndexes(want), namesAndIndexes(got)); diff != "" {
 			t.Fatalf("sortByName order (-want +got):\n%s", diff)
 		}
+		// The keys' comparisons, after the sort has worked on them.
+		checkComparisons(t, got)
 	})
 }
 

@@ -17,7 +17,6 @@ type scratch struct {
 	claimed, byName, adopt, release, unplaced  []*corev1.Pod
 	grouped                                    []*corev1.Pod
 	states                                     []rollout.PodState
-	nodeOf                                     []string
 	kinds                                      []podKind
 	claimedKeys, placedKeys, nodeKeys, sortBuf []nameKey
 	nodes, missing                             []rollout.Node
