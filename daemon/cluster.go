@@ -191,9 +191,10 @@ func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scrat
 // sortClaimed puts c.claimed in name order, the order the history's
 // relabelling wants, and fails on a name claimed twice.
 func (c *cluster) sortClaimed(keys []nameKey, s *scratch) error {
-	s.sortBuf = sortByName(keys, s.sortBuf)
+	name := func(i int32) string { return c.claimed[i].Name }
+	s.sortBuf = sortByName(keys, s.sortBuf, name)
 	for k := 1; k < len(keys); k++ {
-		if sameName(keys[k], keys[k-1]) {
+		if sameName(keys[k], name, keys[k-1], name) {
 			p := c.claimed[keys[k].i]
 			return field.Duplicate(field.NewPath("pods").Key(p.Namespace+"/"+p.Name), p.Name)
 		}
@@ -212,10 +213,11 @@ func (c *cluster) sortClaimed(keys []nameKey, s *scratch) error {
 // node name) and kinds in that order, index for index.
 func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []podKind) {
 	placed := c.placed
-	s.sortBuf = sortByName(keys, s.sortBuf)
+	name := nameOf(c.placedName)
+	s.sortBuf = sortByName(keys, s.sortBuf, name)
 	for start := 0; start < len(keys); {
 		end := start + 1
-		for end < len(keys) && sameName(keys[end], keys[start]) {
+		for end < len(keys) && sameName(keys[end], name, keys[start], name) {
 			end++
 		}
 		if end-start > 1 {
@@ -243,6 +245,8 @@ func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []p
 // its eligibility and its pod counts; pods whose node is not in the list
 // become c.missing.
 func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, byNode []nameKey, kinds []podKind, s *scratch) error {
+	nodeName := func(i int32) string { return nodes[i].Name }
+	placedName := nameOf(c.placedName)
 	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
 	c.info = reuse(&s.info, len(nodes))[:len(nodes)]
 	g := 0 // cursor into grouped
@@ -250,19 +254,19 @@ func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, 
 		if k%gatherBatch == 0 {
 			s.touched += gatherNodes(nodes, keys[k:min(k+gatherBatch, len(keys))], elig.labelKey)
 		}
-		if k > 0 && sameName(keys[k-1], key) {
-			return &DuplicateNodeError{Name: key.name, First: int(keys[k-1].i), Second: int(key.i)}
+		node := nodes[key.i]
+		if k > 0 && sameName(keys[k-1], nodeName, key, nodeName) {
+			return &DuplicateNodeError{Name: node.Name, First: int(keys[k-1].i), Second: int(key.i)}
 		}
-		for g < len(byNode) && compareNames(byNode[g], key) < 0 {
-			g = c.addMissing(byNode, g)
+		for g < len(byNode) && compareNames(byNode[g], placedName, key, nodeName) < 0 {
+			g = c.addMissing(byNode, g, placedName)
 		}
 		start := g
-		for g < len(byNode) && sameName(byNode[g], key) {
+		for g < len(byNode) && sameName(byNode[g], placedName, key, nodeName) {
 			g++
 		}
-		node := nodes[key.i]
 		run, keep := elig.ShouldRun(node)
-		c.nodes[k] = rollout.Node{Name: key.name, ShouldRun: run, Pods: c.grouped[start:g:g], States: c.states[start:g:g]}
+		c.nodes[k] = rollout.Node{Name: node.Name, ShouldRun: run, Pods: c.grouped[start:g:g], States: c.states[start:g:g]}
 		info := &c.info[k]
 		*info = nodeInfo{node: node, shouldContinue: keep}
 		for _, kind := range kinds[start:g] {
@@ -275,7 +279,7 @@ func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, 
 		}
 	}
 	for g < len(byNode) {
-		g = c.addMissing(byNode, g)
+		g = c.addMissing(byNode, g, placedName)
 	}
 	return nil
 }
@@ -293,7 +297,7 @@ func sortNodes(nodes []*corev1.Node, s *scratch) []nameKey {
 			keys = append(keys, nameKeyOf(n.Name, start+i))
 		}
 	}
-	s.sortBuf = sortByName(keys, s.sortBuf)
+	s.sortBuf = sortByName(keys, s.sortBuf, func(i int32) string { return nodes[i].Name })
 	s.nodeKeys = keys
 	return keys
 }
@@ -309,18 +313,24 @@ func (c *cluster) livePods() []*corev1.Pod {
 	return out
 }
 
+// placedName is the nameOf of the keys of c.placed: a pod's target node.
+func (c *cluster) placedName(i int32) string {
+	return c.placed[i].node
+}
+
 func comparePodNames(a, b *corev1.Pod) int {
 	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
 }
 
 // addMissing records the group of pods starting at byNode[g], whose node
-// is not in the node list, and returns the index after it.
-func (c *cluster) addMissing(byNode []nameKey, g int) int {
+// is not in the node list, and returns the index after it. name is
+// c.placedName.
+func (c *cluster) addMissing(byNode []nameKey, g int, name nameOf) int {
 	start := g
-	for g < len(byNode) && sameName(byNode[g], byNode[start]) {
+	for g < len(byNode) && sameName(byNode[g], name, byNode[start], name) {
 		g++
 	}
-	c.missing = append(c.missing, rollout.Node{Name: byNode[start].name, Missing: true, Pods: c.grouped[start:g:g], States: c.states[start:g:g]})
+	c.missing = append(c.missing, rollout.Node{Name: c.placed[byNode[start].i].node, Missing: true, Pods: c.grouped[start:g:g], States: c.states[start:g:g]})
 	return g
 }
 

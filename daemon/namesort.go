@@ -6,18 +6,22 @@ import (
 )
 
 // nameKey is one name to sort and the index, in the caller's slice, of
-// what it names. It carries the name's first sixteen bytes (head), so that
-// the sort, and the comparisons after it, read the name's own bytes again
-// only where two names agree on sixteen bytes and go on: in a large
-// cluster, those bytes have left the CPU caches by the time the keys are
-// sorted. The sort works on chunk, eight bytes of the name at a time.
+// what it names. It carries the name's length and first sixteen bytes
+// (head), so that the sort, and the comparisons after it, read the name's
+// own bytes again only where two names agree on sixteen bytes and go on:
+// in a large cluster, those bytes have left the CPU caches by the time the
+// keys are sorted. A nameOf gives the name itself, by index, where it is
+// needed. The sort works on chunk, eight bytes of the name at a time.
 type nameKey struct {
-	name  string
 	head  [2]uint64 // the name's bytes [0, 16), big-endian, zero-padded
 	chunk uint64    // the name's bytes [depth, depth+8), big-endian, zero-padded
+	n     uint32    // the name's length
 	i     int32
-	rest  uint8 // len(name)-depth, capped at 9: how the name goes on past depth
 }
+
+// nameOf returns the name of the thing at index i of the caller's slice:
+// the name a nameKey with that index was made from.
+type nameOf func(i int32) string
 
 // headBytes is how many bytes of its name a nameKey carries.
 const headBytes = 16
@@ -28,39 +32,41 @@ const smallRun = 48
 
 // nameKeyOf returns the key of name at index i, ready for sortByName.
 func nameKeyOf(name string, i int) nameKey {
-	k := nameKey{name: name, i: int32(i)}
-	k.head[0], _ = chunkAt(name, 0)
-	k.head[1], _ = chunkAt(name, 8)
-	k.chunk, k.rest = k.head[0], restAt(name, 0)
+	k := nameKey{n: uint32(len(name)), i: int32(i)}
+	k.head[0] = chunkAt(name, 0)
+	k.head[1] = chunkAt(name, 8)
+	k.chunk = k.head[0]
 	return k
 }
 
-// compareNames orders a and b as cmp.Compare(a.name, b.name) does, reading
-// the names' bytes only past their heads, where both go on and the heads
-// agree.
-func compareNames(a, b nameKey) int {
+// compareNames orders a, named by an, and b, named by bn, as comparing
+// their names does, reading the names' bytes only past their heads, where
+// both go on and the heads agree.
+func compareNames(a nameKey, an nameOf, b nameKey, bn nameOf) int {
 	if c := cmp.Or(cmp.Compare(a.head[0], b.head[0]), cmp.Compare(a.head[1], b.head[1])); c != 0 {
 		return c
 	}
 	// Equal heads: a name of up to headBytes bytes is a prefix of the
 	// other name (the padding is zeros, and so are the bytes it stands
 	// for), so the shorter name comes first.
-	if len(a.name) <= headBytes || len(b.name) <= headBytes {
-		return cmp.Compare(len(a.name), len(b.name))
+	if a.n <= headBytes || b.n <= headBytes {
+		return cmp.Compare(a.n, b.n)
 	}
-	return cmp.Compare(a.name[headBytes:], b.name[headBytes:])
+	return cmp.Compare(an(a.i)[headBytes:], bn(b.i)[headBytes:])
 }
 
-// sameName reports whether a and b have the same name, reading the names'
-// bytes only past their heads, where both go on and the heads agree.
-func sameName(a, b nameKey) bool {
-	return len(a.name) == len(b.name) && a.head == b.head &&
-		(len(a.name) <= headBytes || a.name[headBytes:] == b.name[headBytes:])
+// sameName reports whether a, named by an, and b, named by bn, have the
+// same name, reading the names' bytes only past their heads, where both go
+// on and the heads agree.
+func sameName(a nameKey, an nameOf, b nameKey, bn nameOf) bool {
+	return a.n == b.n && a.head == b.head &&
+		(a.n <= headBytes || an(a.i)[headBytes:] == bn(b.i)[headBytes:])
 }
 
 // sortByName sorts keys by name, then by index: the order
-// cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.i, b.i)) gives, for
-// any names. keys must come from nameKeyOf, in index order. buf is working memory of at
+// cmp.Or(cmp.Compare(name(a.i), name(b.i)), cmp.Compare(a.i, b.i)) gives,
+// for any names. keys must come from nameKeyOf, in index order, and name
+// must give the names they were made from. buf is working memory of at
 // least len(keys) keys; sortByName returns it, grown if it had to be.
 //
 // It is a most-significant-chunk-first radix sort: the keys are sorted by
@@ -69,20 +75,20 @@ func sameName(a, b nameKey) bool {
 // agree there and go on is sorted the same way by the next eight bytes.
 // Its cost grows with the number of keys and the bytes that tell them
 // apart, not with log n, and its passes read the keys in order.
-func sortByName(keys, buf []nameKey) []nameKey {
+func sortByName(keys, buf []nameKey, name nameOf) []nameKey {
 	if cap(buf) < len(keys) {
 		buf = make([]nameKey, len(keys))
 	}
-	sortChunks(keys, buf[:len(keys)], 0)
+	sortChunks(keys, buf[:len(keys)], 0, name)
 	return buf
 }
 
-func sortChunks(keys, buf []nameKey, depth int) {
+func sortChunks(keys, buf []nameKey, depth int, name nameOf) {
 	if len(keys) <= smallRun {
 		// The keys agree on their first depth bytes: comparing whole
 		// names orders them as comparing the rest would.
 		slices.SortFunc(keys, func(a, b nameKey) int {
-			return cmp.Or(compareNames(a, b), cmp.Compare(a.i, b.i))
+			return cmp.Or(compareNames(a, name, b, name), cmp.Compare(a.i, b.i))
 		})
 		return
 	}
@@ -91,20 +97,24 @@ func sortChunks(keys, buf []nameKey, depth int) {
 	var count [9][256]int
 	for k := range keys {
 		key := &keys[k]
-		if depth > 0 { // nameKeyOf did depth 0
-			key.chunk, key.rest = chunkOf(key, depth), restAt(key.name, depth)
+		switch {
+		case depth == 0: // nameKeyOf did depth 0
+		case depth < headBytes:
+			key.chunk = key.head[depth/8]
+		default:
+			key.chunk = chunkAt(name(key.i), depth)
 		}
 		for d := range 8 {
 			count[d][uint8(key.chunk>>(8*d))]++
 		}
-		count[8][key.rest]++
+		count[8][restAt(key.n, depth)]++
 	}
 	// Least significant first: rest, then the chunk's bytes from last to
 	// first. Each pass is stable, so keys equal in everything stay in index
 	// order. The passes go back and forth between keys and buf; the keys
 	// are copied back once, at the end, if the last pass left them in buf.
 	src, dst := keys, buf
-	if radixPass(src, dst, &count[8], func(k *nameKey) uint8 { return k.rest }) {
+	if radixPass(src, dst, &count[8], func(k *nameKey) uint8 { return restAt(k.n, depth) }) {
 		src, dst = dst, src
 	}
 	for d := range 8 {
@@ -117,13 +127,13 @@ func sortChunks(keys, buf []nameKey, depth int) {
 	}
 	for start := 0; start < len(keys); {
 		end := start + 1
-		for end < len(keys) && keys[end].chunk == keys[start].chunk && keys[end].rest == keys[start].rest {
+		for end < len(keys) && keys[end].chunk == keys[start].chunk && restAt(keys[end].n, depth) == restAt(keys[start].n, depth) {
 			end++
 		}
-		if end-start > 1 && keys[start].rest > 8 {
+		if end-start > 1 && restAt(keys[start].n, depth) > 8 {
 			// Equal so far and longer than this chunk: the next chunk
 			// decides. Equal names are already in index order.
-			sortChunks(keys[start:end], buf[start:end], depth+8)
+			sortChunks(keys[start:end], buf[start:end], depth+8, name)
 		}
 		start = end
 	}
@@ -150,40 +160,28 @@ func radixPass(src, dst []nameKey, count *[256]int, digit func(*nameKey) uint8) 
 	return true
 }
 
-// chunkOf returns the bytes [depth, depth+8) of k's name, from its head
-// where it has them.
-func chunkOf(k *nameKey, depth int) uint64 {
-	if depth < headBytes {
-		return k.head[depth/8]
-	}
-	c, _ := chunkAt(k.name, depth)
-	return c
-}
-
-// restAt returns how many bytes of name are left from depth, capped at 9.
-func restAt(name string, depth int) uint8 {
-	return uint8(min(max(len(name)-depth, 0), 9))
+// restAt returns how many bytes of a name of n bytes are left from
+// depth, capped at 9. Two names equal before depth compare as their
+// (chunk, rest) pairs when those differ: where the chunks agree, a name
+// that ends within the chunk is a prefix of the other.
+func restAt(n uint32, depth int) uint8 {
+	return uint8(min(max(int(n)-depth, 0), 9))
 }
 
 // chunkAt returns name's bytes [depth, depth+8) as a big-endian number,
-// zero-padded, and how many bytes of name are left from depth, capped at
-// 9. Two names equal before depth compare as their (chunk, rest) pairs
-// when those differ: where the chunks agree, a name that ends within the
-// chunk is a prefix of the other.
-func chunkAt(name string, depth int) (uint64, uint8) {
-	n := len(name) - depth
-	if n >= 8 {
+// zero-padded.
+func chunkAt(name string, depth int) uint64 {
+	if len(name) >= depth+8 {
 		b := name[depth : depth+8]
-		c := uint64(b[7]) | uint64(b[6])<<8 | uint64(b[5])<<16 | uint64(b[4])<<24 |
+		return uint64(b[7]) | uint64(b[6])<<8 | uint64(b[5])<<16 | uint64(b[4])<<24 |
 			uint64(b[3])<<32 | uint64(b[2])<<40 | uint64(b[1])<<48 | uint64(b[0])<<56
-		return c, uint8(min(n, 9))
 	}
 	var c uint64
 	for j := range 8 {
 		c <<= 8
-		if j < n {
+		if depth+j < len(name) {
 			c |= uint64(name[depth+j])
 		}
 	}
-	return c, uint8(max(n, 0))
+	return c
 }

@@ -10,22 +10,25 @@ import (
 )
 
 // byNameThenIndex is the order sortByName promises.
-func byNameThenIndex(a, b nameKey) int {
-	return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.i, b.i))
+func byNameThenIndex(names []string) func(a, b nameKey) int {
+	return func(a, b nameKey) int {
+		return cmp.Or(cmp.Compare(names[a.i], names[b.i]), cmp.Compare(a.i, b.i))
+	}
 }
 
-func keysOf(names []string) []nameKey {
+// keysOf returns the keys of names and their nameOf.
+func keysOf(names []string) ([]nameKey, nameOf) {
 	keys := make([]nameKey, len(names))
 	for i, n := range names {
 		keys[i] = nameKeyOf(n, i)
 	}
-	return keys
+	return keys, func(i int32) string { return names[i] }
 }
 
-func namesAndIndexes(keys []nameKey) []string {
+func namesAndIndexes(keys []nameKey, name nameOf) []string {
 	out := make([]string, len(keys))
 	for k, key := range keys {
-		out[k] = fmt.Sprintf("%q#%d", key.name, key.i)
+		out[k] = fmt.Sprintf("%q#%d", name(key.i), key.i)
 	}
 	return out
 }
@@ -33,14 +36,15 @@ func namesAndIndexes(keys []nameKey) []string {
 // checkComparisons checks compareNames and sameName against comparing the
 // names themselves, on every pair of keys when there are few, else on
 // neighbours and pairs some way apart.
-func checkComparisons(t *testing.T, keys []nameKey) {
+func checkComparisons(t *testing.T, keys []nameKey, name nameOf) {
 	t.Helper()
 	check := func(a, b nameKey) {
-		if got, want := compareNames(a, b), cmp.Compare(a.name, b.name); got != want {
-			t.Fatalf("compareNames(%q, %q) = %d, want %d", a.name, b.name, got, want)
+		an, bn := name(a.i), name(b.i)
+		if got, want := compareNames(a, name, b, name), cmp.Compare(an, bn); got != want {
+			t.Fatalf("compareNames(%q, %q) = %d, want %d", an, bn, got, want)
 		}
-		if got, want := sameName(a, b), a.name == b.name; got != want {
-			t.Fatalf("sameName(%q, %q) = %v, want %v", a.name, b.name, got, want)
+		if got, want := sameName(a, name, b, name), an == bn; got != want {
+			t.Fatalf("sameName(%q, %q) = %v, want %v", an, bn, got, want)
 		}
 	}
 	for x := range keys {
@@ -64,7 +68,8 @@ func TestCompareNames(t *testing.T) {
 		"abcdefgh", "abcdefghi", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
 		"gke-prod-cluster-default-pool-7c9d0001-x1", "gke-prod-cluster-default-pool-7c9d0001-x2",
 	}
-	checkComparisons(t, keysOf(names))
+	keys, name := keysOf(names)
+	checkComparisons(t, keys, name)
 }
 
 func TestSortByName(t *testing.T) {
@@ -84,14 +89,14 @@ func TestSortByName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want := keysOf(tt.names)
-			slices.SortFunc(want, byNameThenIndex)
-			got := keysOf(tt.names)
-			sortByName(got, nil)
-			if diff := gocmp.Diff(namesAndIndexes(want), namesAndIndexes(got)); diff != "" {
+			want, name := keysOf(tt.names)
+			slices.SortFunc(want, byNameThenIndex(tt.names))
+			got, _ := keysOf(tt.names)
+			sortByName(got, nil, name)
+			if diff := gocmp.Diff(namesAndIndexes(want, name), namesAndIndexes(got, name)); diff != "" {
 				t.Errorf("sortByName order (-want +got):\n%s", diff)
 			}
-			checkComparisons(t, got)
+			checkComparisons(t, got, name)
 		})
 	}
 }
@@ -136,15 +141,15 @@ func FuzzSortByName(f *testing.F) {
 				names = append(names, name, name+string(rune('a'+j%3)))
 			}
 		}
-		want := keysOf(names)
-		slices.SortFunc(want, byNameThenIndex)
-		got := keysOf(names)
-		sortByName(got, nil)
-		if diff := gocmp.Diff(namesAndIndexes(want), namesAndIndexes(got)); diff != "" {
+		want, name := keysOf(names)
+		slices.SortFunc(want, byNameThenIndex(names))
+		got, _ := keysOf(names)
+		sortByName(got, nil, name)
+		if diff := gocmp.Diff(namesAndIndexes(want, name), namesAndIndexes(got, name)); diff != "" {
 			t.Fatalf("sortByName order (-want +got):\n%s", diff)
 		}
 		// The keys' comparisons, after the sort has worked on them.
-		checkComparisons(t, got)
+		checkComparisons(t, got, name)
 	})
 }
 
@@ -159,19 +164,19 @@ func BenchmarkSortByName(b *testing.B) {
 			for i := range names {
 				names[i] = fmt.Sprintf(shapes[shape], (i*7919)%n)
 			}
-			orig := keysOf(names)
+			orig, name := keysOf(names)
 			keys := make([]nameKey, n)
 			b.Run(fmt.Sprintf("sort=radix/names=%s/n=%d", shape, n), func(b *testing.B) {
 				var buf []nameKey
 				for b.Loop() {
 					copy(keys, orig)
-					buf = sortByName(keys, buf)
+					buf = sortByName(keys, buf, name)
 				}
 			})
 			b.Run(fmt.Sprintf("sort=compare/names=%s/n=%d", shape, n), func(b *testing.B) {
 				for b.Loop() {
 					copy(keys, orig)
-					slices.SortFunc(keys, byNameThenIndex)
+					slices.SortFunc(keys, byNameThenIndex(names))
 				}
 			})
 		}
