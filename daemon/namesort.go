@@ -11,12 +11,13 @@ import (
 // own bytes again only where two names agree on sixteen bytes and go on:
 // in a large cluster, those bytes have left the CPU caches by the time the
 // keys are sorted. A nameOf gives the name itself, by index, where it is
-// needed. The sort works on chunk, eight bytes of the name at a time.
+// needed. The sort works on eight bytes of the name at a time.
 type nameKey struct {
-	head  [2]uint64 // the name's bytes [0, 16), big-endian, zero-padded
-	chunk uint64    // the name's bytes [depth, depth+8), big-endian, zero-padded
-	n     uint32    // the name's length
-	i     int32
+	// head is the name's bytes [0, 16), big-endian, zero-padded. While
+	// sortByName runs, head[1] may hold later bytes (see sortChunks).
+	head [2]uint64
+	n    uint32 // the name's length
+	i    int32
 }
 
 // nameOf returns the name of the thing at index i of the caller's slice:
@@ -32,11 +33,7 @@ const smallRun = 48
 
 // nameKeyOf returns the key of name at index i, ready for sortByName.
 func nameKeyOf(name string, i int) nameKey {
-	k := nameKey{n: uint32(len(name)), i: int32(i)}
-	k.head[0] = chunkAt(name, 0)
-	k.head[1] = chunkAt(name, 8)
-	k.chunk = k.head[0]
-	return k
+	return nameKey{head: [2]uint64{chunkAt(name, 0), chunkAt(name, 8)}, n: uint32(len(name)), i: int32(i)}
 }
 
 // compareNames orders a, named by an, and b, named by bn, as comparing
@@ -92,20 +89,29 @@ func sortChunks(keys, buf []nameKey, depth int, name nameOf) {
 		})
 		return
 	}
+	// w is the head word that holds the bytes [depth, depth+8). Past the
+	// head, the keys of one run agree on both head words: head[1] then
+	// holds the bytes at depth while the run is sorted, and gets its common
+	// value back after.
+	w := min(depth/8, 1)
+	if depth >= headBytes {
+		common := keys[0].head[1]
+		for k := range keys {
+			keys[k].head[1] = chunkAt(name(keys[k].i), depth)
+		}
+		defer func() {
+			for k := range keys {
+				keys[k].head[1] = common
+			}
+		}()
+	}
 	// One read of the keys counts every digit: the rest (digit 8), then
 	// the chunk's bytes from last (digit 0) to first (digit 7).
 	var count [9][256]int
 	for k := range keys {
 		key := &keys[k]
-		switch {
-		case depth == 0: // nameKeyOf did depth 0
-		case depth < headBytes:
-			key.chunk = key.head[depth/8]
-		default:
-			key.chunk = chunkAt(name(key.i), depth)
-		}
 		for d := range 8 {
-			count[d][uint8(key.chunk>>(8*d))]++
+			count[d][uint8(key.head[w]>>(8*d))]++
 		}
 		count[8][restAt(key.n, depth)]++
 	}
@@ -118,7 +124,7 @@ func sortChunks(keys, buf []nameKey, depth int, name nameOf) {
 		src, dst = dst, src
 	}
 	for d := range 8 {
-		if radixPass(src, dst, &count[d], func(k *nameKey) uint8 { return uint8(k.chunk >> (8 * d)) }) {
+		if radixPass(src, dst, &count[d], func(k *nameKey) uint8 { return uint8(k.head[w] >> (8 * d)) }) {
 			src, dst = dst, src
 		}
 	}
@@ -127,7 +133,7 @@ func sortChunks(keys, buf []nameKey, depth int, name nameOf) {
 	}
 	for start := 0; start < len(keys); {
 		end := start + 1
-		for end < len(keys) && keys[end].chunk == keys[start].chunk && restAt(keys[end].n, depth) == restAt(keys[start].n, depth) {
+		for end < len(keys) && keys[end].head[w] == keys[start].head[w] && restAt(keys[end].n, depth) == restAt(keys[start].n, depth) {
 			end++
 		}
 		if end-start > 1 && restAt(keys[start].n, depth) > 8 {
