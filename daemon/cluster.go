@@ -123,7 +123,7 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 	}
 	c := &s.cluster
 	*c = cluster{
-		claimed: reuse(&s.claimed, len(pods)), adopt: reuse(&s.adopt, 0),
+		claimed: s.claimed.take(len(pods)), adopt: reuse(&s.adopt, 0),
 		release: reuse(&s.release, 0), unplaced: reuse(&s.unplaced, 0),
 		missing: reuse(&s.missing, 0),
 	}
@@ -146,9 +146,9 @@ func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Elig
 // (by pod name) and of the placed ones (by target node) while the pod is at
 // hand. c.placed is in the order of pods.
 func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scratch) (claimedKeys, placedKeys []nameKey) {
-	placed := reuse(&s.placed, len(pods))
-	claimedKeys = reuse(&s.claimedKeys, len(pods))
-	placedKeys = reuse(&s.placedKeys, len(pods))
+	placed := s.placed.take(len(pods))
+	claimedKeys = s.claimedKeys.take(len(pods))
+	placedKeys = s.placedKeys.take(len(pods))
 	for i, pod := range pods {
 		if i%gatherBatch == 0 {
 			s.touched += gatherPods(pods[i:min(i+gatherBatch, len(pods))])
@@ -184,7 +184,10 @@ func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scrat
 		slices.SortFunc(list, comparePodNames)
 	}
 	c.placed = placed
-	s.placed, s.claimedKeys, s.placedKeys = placed, claimedKeys, placedKeys
+	s.placed.put(placed)
+	s.claimed.put(c.claimed)
+	s.claimedKeys.put(claimedKeys)
+	s.placedKeys.put(placedKeys)
 	return claimedKeys, placedKeys
 }
 
@@ -199,11 +202,12 @@ func (c *cluster) sortClaimed(keys []nameKey, s *scratch) error {
 			return field.Duplicate(field.NewPath("pods").Key(p.Namespace+"/"+p.Name), p.Name)
 		}
 	}
-	byName := reuse(&s.byName, len(c.claimed))
+	byName := s.byName.take(len(c.claimed))
 	for _, key := range keys {
 		byName = append(byName, c.claimed[key.i])
 	}
-	s.byName, s.claimed = c.claimed, byName // the two buffers swap roles
+	s.byName.put(byName)
+	s.byName, s.claimed = s.claimed, s.byName // the two buffers swap roles
 	c.claimed = byName
 	return nil
 }
@@ -227,16 +231,18 @@ func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []p
 		}
 		start = end
 	}
-	c.grouped = reuse(&s.grouped, len(keys))
-	c.states = reuse(&s.states, len(keys))
-	kinds = reuse(&s.kinds, len(keys))
+	c.grouped = s.grouped.take(len(keys))
+	c.states = s.states.take(len(keys))
+	kinds = s.kinds.take(len(keys))
 	for _, key := range keys {
 		p := &placed[key.i]
 		c.grouped = append(c.grouped, p.pod)
 		c.states = append(c.states, p.state)
 		kinds = append(kinds, kindOf(p))
 	}
-	s.kinds = kinds
+	s.grouped.put(c.grouped)
+	s.states.put(c.states)
+	s.kinds.put(kinds)
 	return keys, kinds
 }
 
@@ -247,8 +253,10 @@ func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []p
 func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, byNode []nameKey, kinds []podKind, s *scratch) error {
 	nodeName := func(i int32) string { return nodes[i].Name }
 	placedName := nameOf(c.placedName)
-	c.nodes = reuse(&s.nodes, len(nodes))[:len(nodes)]
-	c.info = reuse(&s.info, len(nodes))[:len(nodes)]
+	c.nodes = s.nodes.take(len(nodes))[:len(nodes)]
+	c.info = s.info.take(len(nodes))[:len(nodes)]
+	s.nodes.put(c.nodes)
+	s.info.put(c.info)
 	g := 0 // cursor into grouped
 	for k, key := range keys {
 		if k%gatherBatch == 0 {
@@ -289,7 +297,7 @@ func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, 
 // are then still in cache, which in a large cluster they are not once the
 // pods have been read.
 func sortNodes(nodes []*corev1.Node, s *scratch) []nameKey {
-	keys := reuse(&s.nodeKeys, len(nodes))
+	keys := s.nodeKeys.take(len(nodes))
 	for start := 0; start < len(nodes); start += gatherBatch {
 		batch := nodes[start:min(start+gatherBatch, len(nodes))]
 		s.touched += gatherNames(batch)
@@ -298,7 +306,7 @@ func sortNodes(nodes []*corev1.Node, s *scratch) []nameKey {
 		}
 	}
 	s.sortBuf = sortByName(keys, s.sortBuf, func(i int32) string { return nodes[i].Name })
-	s.nodeKeys = keys
+	s.nodeKeys.put(keys)
 	return keys
 }
 

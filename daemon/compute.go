@@ -252,13 +252,12 @@ func (c *cluster) rolloutNodes(s *scratch) []rollout.Node {
 	if len(c.missing) == 0 {
 		return c.nodes
 	}
-	var out []rollout.Node
-	if s != nil {
-		out = reuse(&s.rollout, len(c.nodes)+len(c.missing))
-	} else {
-		out = make([]rollout.Node, 0, len(c.nodes)+len(c.missing))
+	if s == nil {
+		return append(append(make([]rollout.Node, 0, len(c.nodes)+len(c.missing)), c.nodes...), c.missing...)
 	}
-	return append(append(out, c.nodes...), c.missing...)
+	out := append(append(s.rollout.take(len(c.nodes)+len(c.missing)), c.nodes...), c.missing...)
+	s.rollout.put(out)
+	return out
 }
 
 // callersRevisions replaces, in revs, the copies the history made (an old

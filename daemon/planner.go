@@ -16,10 +16,13 @@ import (
 // A Planner may plan any DaemonSets and inputs in any order: no result
 // depends on an earlier call (TestPlannerMatchesCompute checks this over
 // the conformance corpus and generated clusters). Its memory grows to fit
-// the largest cluster it has planned and stays at that size, and until the
-// next call it still points to the last call's nodes and pods (a
-// controller's informer cache holds them anyway); use one Planner per
-// worker goroutine, or drop it to give the memory back.
+// the largest cluster it has planned and stays at that size; a plan works
+// in as much of it as its own cluster needs, so a small DaemonSet planned
+// after a large one costs what it costs alone. Until the next call the
+// Planner still points to the last call's nodes and pods (a controller's
+// informer cache holds them anyway), and to nothing of an earlier call;
+// use one Planner per worker goroutine, or drop it to give the memory
+// back.
 //
 // A Planner is not safe for concurrent use: one goroutine at a time. The
 // zero value is ready to use; NewPlanner is the same.

@@ -12,27 +12,70 @@ import (
 // the burst cap. Nothing in it outlives a plan in use:
 // what a plan returns is copied out (see detach).
 type scratch struct {
-	cluster                                    cluster
-	placed                                     []placedPod
-	claimed, byName, adopt, release, unplaced  []*corev1.Pod
-	grouped                                    []*corev1.Pod
-	states                                     []rollout.PodState
-	kinds                                      []podKind
-	claimedKeys, placedKeys, nodeKeys, sortBuf []nameKey
-	nodes, missing                             []rollout.Node
-	info                                       []nodeInfo
-	rollout                                    []rollout.Node
-	creates                                    []wantCreate
-	deletes                                    []wantDelete
+	cluster cluster
+	// The per-pod and per-node slices, which a plan fills from the start.
+	placed                            buffer[placedPod]
+	claimed, byName, grouped          buffer[*corev1.Pod]
+	states                            buffer[rollout.PodState]
+	kinds                             buffer[podKind]
+	claimedKeys, placedKeys, nodeKeys buffer[nameKey]
+	nodes, rollout                    buffer[rollout.Node]
+	info                              buffer[nodeInfo]
+	sortBuf                           []nameKey // holds no pointers, and sortByName writes what it reads
+	// The slices a plan grows by appending, short in a steady cluster.
+	adopt, release, unplaced []*corev1.Pod
+	missing                  []rollout.Node
+	creates                  []wantCreate
+	deletes                  []wantDelete
 	// touched is a sink for the reads newCluster's passes make ahead of
 	// deciding (see gatherBatch).
 	touched int
 }
 
-// reuse returns *p emptied, with room for n elements: its own memory,
-// cleared so that it holds no pointer of an earlier plan, when large
-// enough, else new memory, which *p then keeps. A nil *p and n == 0 give
+// buffer is a per-pod or per-node slice a Planner keeps for the next
+// plan. A plan takes it with room for the most elements it will write,
+// fills it from the start (appending, or by index up to that length) and
+// puts back what it wrote. Elements before dirty may hold what a plan
+// wrote; the rest of its memory is zero. Memory a plan overwrites is not
+// cleared first: put clears only what earlier plans left past what this
+// one wrote, so that between plans the buffer holds nothing of an older
+// plan (no pointer to its pods), and a small plan after a large one does
+// not clear the large one's memory again each time.
+type buffer[T any] struct {
+	s     []T
+	dirty int
+}
+
+// take returns the buffer emptied, with room for n elements, for a plan
+// that writes at most n of them: its own memory when that is large enough,
+// else new memory, which the buffer keeps. A nil buffer and n == 0 give
 // nil, so that empty results stay nil as Compute's are.
+func (b *buffer[T]) take(n int) []T {
+	if cap(b.s) < n {
+		b.s, b.dirty = make([]T, 0, n), 0 // new memory is already zero
+	}
+	// What this plan writes counts from now: should it fail before put,
+	// the next put clears it.
+	b.dirty = max(b.dirty, n)
+	return b.s[:0]
+}
+
+// put records s, the slice take returned as the plan left it, as what the
+// buffer holds, and clears what earlier plans wrote past it.
+func (b *buffer[T]) put(s []T) {
+	if cap(s) != cap(b.s) { // grown past what take gave: new memory
+		b.s, b.dirty = s[:0], len(s)
+		return
+	}
+	clear(b.s[len(s):b.dirty:cap(b.s)])
+	b.dirty = len(s)
+}
+
+// reuse returns *p emptied, with room for n elements: its own memory,
+// cleared whole so that it holds no pointer of an earlier plan, when large
+// enough, else new memory, which *p then keeps. It is for the short slices
+// a plan grows by appending (see buffer for the per-pod and per-node
+// ones). A nil *p and n == 0 give nil.
 func reuse[T any](p *[]T, n int) []T {
 	if cap(*p) < n {
 		*p = make([]T, 0, n) // new memory is already zero

@@ -299,7 +299,7 @@ func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options, 
 func (c *cluster) policyNodes(s *scratch) ([]rollout.Node, []*corev1.Node) {
 	var nodes []rollout.Node
 	if s != nil {
-		nodes = reuse(&s.rollout, len(c.nodes)+len(c.missing))
+		nodes = s.rollout.take(len(c.nodes) + len(c.missing))
 	} else {
 		nodes = make([]rollout.Node, 0, len(c.nodes)+len(c.missing))
 	}
@@ -312,6 +312,9 @@ func (c *cluster) policyNodes(s *scratch) ([]rollout.Node, []*corev1.Node) {
 	}
 	nodes = append(nodes, c.missing...)
 	objs = objs[:len(nodes)]
+	if s != nil {
+		s.rollout.put(nodes)
+	}
 	return nodes, objs
 }
 
