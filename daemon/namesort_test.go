@@ -86,6 +86,7 @@ func TestSortByName(t *testing.T) {
 		{"long names", []string{"gke-cluster-default-pool-1234abcd-zz01", "gke-cluster-default-pool-1234abcd-zz00", "gke-cluster-default-pool-1234abcd-zz0", "gke-cluster-default-pool-0234abcd-zz01"}},
 		{"high bytes", []string{"\xff\xfe", "\xff", "\x7f", "\x80abcdefgh"}},
 		{"many, past the small-run cut", manyNames()},
+		{"tens of thousands", largeNames()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,6 +113,24 @@ func manyNames() []string {
 			fmt.Sprintf("n%d", i%11),
 			fmt.Sprintf("ab\x00%d", i%5),
 		)
+	}
+	return out
+}
+
+// largeNames are tens of thousands of names of several shapes, with long
+// runs at depth 0 and past the sixteen bytes of the head.
+func largeNames() []string {
+	const n = 24_000
+	var out []string
+	for i := range n {
+		j := (i * 7919) % n
+		out = append(out,
+			fmt.Sprintf("node-%05d", j%(2*n/3)),
+			fmt.Sprintf("gke-prod-cluster-default-pool-%08x-%d", j%(n/3+7), j%3),
+		)
+		if i%5 == 0 {
+			out = append(out, fmt.Sprintf("n%d", j%13), "")
+		}
 	}
 	return out
 }
