@@ -253,6 +253,8 @@ func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []p
 func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, byNode []nameKey, kinds []podKind, s *scratch) error {
 	nodeName := func(i int32) string { return nodes[i].Name }
 	placedName := nameOf(c.placedName)
+	// The walk below sets every element by index, so the buffers are put
+	// back at their full length now.
 	c.nodes = s.nodes.take(len(nodes))[:len(nodes)]
 	c.info = s.info.take(len(nodes))[:len(nodes)]
 	s.nodes.put(c.nodes)

@@ -27,7 +27,8 @@ import (
 // gatherBatch is how many objects a pass reads ahead at a time: enough
 // independent reads to keep the memory system busy, few enough that the
 // batch is still in the nearest caches when it is decided. 8 measured best
-// of 1, 8, 16 and 32 (BENCHMARKS.md).
+// of 4, 8 and 16 in the plan, and of 1, 8, 16 and 32 in the read floor
+// (BENCHMARKS.md, 2026-11-25).
 const gatherBatch = 8
 
 // gatherNames reads the name of every node of batch, which its sort key
@@ -35,9 +36,7 @@ const gatherBatch = 8
 func gatherNames(batch []*corev1.Node) int {
 	sum := 0
 	for _, n := range batch {
-		if n.Name != "" {
-			sum += int(n.Name[0])
-		}
+		sum += firstByte(n.Name)
 	}
 	return sum
 }
@@ -66,8 +65,8 @@ func gatherPods(batch []*corev1.Pod) int {
 	return sum
 }
 
-// gatherNodes reads what the eligibility check of the nodes keys name
-// reads: their label map and taints, then the map's entry for labelKey
+// gatherNodes reads, of the nodes that keys index, what their
+// eligibility check reads: their label map and taints, then the map's entry for labelKey
 // (the first label the check reads; "" when it reads none).
 func gatherNodes(nodes []*corev1.Node, keys []nameKey, labelKey string) int {
 	sum := 0
@@ -90,6 +89,7 @@ func gatherNodes(nodes []*corev1.Node, keys []nameKey, labelKey string) int {
 	return sum
 }
 
+// firstByte returns s's first byte, 0 when s is empty.
 func firstByte(s string) int {
 	if s == "" {
 		return 0
@@ -97,6 +97,7 @@ func firstByte(s string) int {
 	return int(s[0])
 }
 
+// boolInt returns 1 for true and 0 for false.
 func boolInt(b bool) int {
 	if b {
 		return 1
