@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -63,6 +64,13 @@ type RolloutPolicy struct {
 	// DomainBudget, when set, adds budgets per failure domain to the global
 	// ones.
 	DomainBudget *DomainBudget
+	// Waves, when set, puts a barrier between the values of Order.Label:
+	// the nodes of one value form a wave, and no node of a later wave is
+	// started until every desired node of the earlier waves runs an
+	// updated, available pod and Waves.Bake has passed since the last of
+	// them became available. Requires Order.Label (an error at
+	// rollout.waves otherwise).
+	Waves *WaveBarrier
 	// Strict counts old pods that are already unavailable against the
 	// budget: they are replaced first, but only within maxUnavailable (or
 	// maxSurge), one budget slot each, instead of all at once as upstream
@@ -107,10 +115,20 @@ type DomainBudget struct {
 	MaxSurge       *intstr.IntOrString
 }
 
+// WaveBarrier is the barrier between waves (see RolloutPolicy.Waves).
+type WaveBarrier struct {
+	// Bake is how long the last node of a wave must have been available
+	// (Ready for minReadySeconds, judged from its pod's Ready condition)
+	// before the next wave starts; 0 starts it as soon as the wave is
+	// updated and available. Negative is an error at rollout.waves.bake.
+	Bake time.Duration
+}
+
 // IsZero reports whether p is the zero policy, upstream's behaviour.
 func (p *RolloutPolicy) IsZero() bool {
 	return p.Partition == nil && p.Scope == nil && !p.Paused && p.Order.Label == "" &&
-		p.Order.Values == nil && p.Order.Compare == nil && p.DomainBudget == nil && !p.Strict
+		p.Order.Values == nil && p.Order.Compare == nil && p.DomainBudget == nil && !p.Strict &&
+		p.Waves == nil
 }
 
 var policyPath = field.NewPath("rollout")
@@ -133,6 +151,14 @@ func (p *RolloutPolicy) Validate() error {
 	if k := p.Order.Label; k != "" {
 		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(policyPath.Child("order", "label"), k, strings.Join(msgs, "; ")))
+		}
+	}
+	if w := p.Waves; w != nil {
+		if p.Order.Label == "" {
+			errs = append(errs, field.Required(policyPath.Child("order", "label"), "waves are the values of an order label"))
+		}
+		if w.Bake < 0 {
+			errs = append(errs, field.Invalid(policyPath.Child("waves", "bake"), w.Bake.String(), "must not be negative"))
 		}
 	}
 	if d := p.DomainBudget; d != nil {
