@@ -290,3 +290,25 @@ func FuzzUpdateIdempotent(f *testing.F) {
 		}
 	})
 }
+
+// TestUpdateServiceAccountAlias: the API server stores serviceAccount as
+// an alias of serviceAccountName, so a manifest that names only one is no
+// change over the object it stored.
+func TestUpdateServiceAccountAlias(t *testing.T) {
+	m := manifest("agent:v1")
+	m.Spec.Template.Spec.ServiceAccountName = "agent"
+	s, err := apply.Create(m, "uid", created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Spec.Template.Spec.DeprecatedServiceAccount; got != "agent" {
+		t.Errorf("stored serviceAccount %q, want agent", got)
+	}
+	_, ch, err := apply.Update(s, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Template || ch.Spec {
+		t.Errorf("Update() = %+v, want no change", ch)
+	}
+}

@@ -41,8 +41,11 @@ type Change struct {
 // deprecated.daemonset.template.generation annotation when it is 1 or
 // more, 1 otherwise, written back to the annotation; status, deletion
 // timestamp, resourceVersion and managedFields cleared. The result is
-// what the API server returns: it has been through its JSON encoding, so
-// that quantities and empty lists read as a stored object's do.
+// what the API server returns: it has been through its internal type
+// (serviceAccount set to serviceAccountName, its alias; the pre-1.8
+// init-container annotations of the template dropped) and its JSON
+// encoding (canonical quantities, no empty lists), so that it reads as a
+// stored object does and hashes as the controller will hash it.
 //
 // It returns an error, naming the field, for a nil manifest or an
 // annotation that is not a base-10 integer (the API server cannot decode
@@ -84,8 +87,8 @@ func Create(manifest *appsv1.DaemonSet, uid types.UID, now time.Time) (*appsv1.D
 //  4. when the template is semantically unchanged, stored's template is
 //     kept as it is, so that the revision hash does not move.
 //
-// As for Create, the result has been through the API server's JSON
-// encoding. It returns an error, naming the field, for a nil argument, a
+// As for Create, the result has been through the API server's internal
+// type and JSON encoding. It returns an error, naming the field, for a nil argument, a
 // name or namespace that differ (an empty namespace in manifest is
 // stored's, as a request's URL supplies it), an unparsable
 // template-generation annotation on either, and a changed
@@ -131,7 +134,10 @@ func Update(stored, manifest *appsv1.DaemonSet) (*appsv1.DaemonSet, Change, erro
 		return nil, Change{}, err
 	}
 
-	old := Defaults(stored)
+	old, err := roundTrip(Defaults(stored))
+	if err != nil {
+		return nil, Change{}, fmt.Errorf("the stored object: %w", err)
+	}
 	var ch Change
 	ch.Template = !apiequality.Semantic.DeepEqual(old.Spec.Template, out.Spec.Template)
 	if ch.Template {
@@ -175,8 +181,28 @@ func setTemplateGeneration(ds *appsv1.DaemonSet, gen int64) {
 	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(gen, 10)
 }
 
-// roundTrip returns ds as the API server's JSON encoding gives it back.
+// initContainerAnnotations are the pod template annotations of the
+// pre-1.8 init containers, which the API server drops on decoding.
+var initContainerAnnotations = []string{
+	"pod.beta.kubernetes.io/init-containers", "pod.alpha.kubernetes.io/init-containers",
+	"pod.beta.kubernetes.io/init-container-statuses", "pod.alpha.kubernetes.io/init-container-statuses",
+}
+
+// roundTrip returns ds as the API server gives it back after storing it:
+// through its internal type (serviceAccount and serviceAccountName, one
+// an alias of the other, both set, serviceAccountName winning; the old
+// init-container annotations of the template dropped) and its JSON
+// encoding (quantities canonical, empty lists and maps gone). ds is the
+// caller's own copy and may be modified.
 func roundTrip(ds *appsv1.DaemonSet) (*appsv1.DaemonSet, error) {
+	spec := &ds.Spec.Template.Spec
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName
+	for _, k := range initContainerAnnotations {
+		delete(ds.Spec.Template.Annotations, k)
+	}
 	data, err := json.Marshal(ds)
 	if err != nil {
 		return nil, fmt.Errorf("daemonset %q: encoding: %w", ds.Namespace+"/"+ds.Name, err)
