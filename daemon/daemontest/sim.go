@@ -149,8 +149,11 @@ type StepTrace struct {
 	FailedDeletes []string
 	// CreateNodes and DeleteNodes are the nodes of the plan's creates and
 	// deletes, in the plan's order (by node name; a node appears once per
-	// pod deleted there).
-	CreateNodes, DeleteNodes []string
+	// pod deleted there). UpdateNodes are the nodes where the rolling
+	// update starts replacing an old pod: deletes for RollingUpdate or
+	// ReplaceUnavailable (maxSurge 0), creates for Surge or
+	// SurgeForUnavailable; by node name, each once.
+	CreateNodes, DeleteNodes, UpdateNodes []string
 	// Desired, Available, Updated and Unavailable are the plan's status:
 	// the state before the plan.
 	Desired, Available, Updated, Unavailable int32
@@ -434,13 +437,21 @@ func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan, bool) {
 	tr.DeferredCreates, tr.DeferredDeletes = plan.DeferredCreates, plan.DeferredDeletes
 	for _, cr := range plan.Creates {
 		tr.CreateNodes = append(tr.CreateNodes, cr.NodeName)
+		if cr.Reason == daemon.ReasonSurge || cr.Reason == daemon.ReasonSurgeForUnavailable {
+			tr.UpdateNodes = append(tr.UpdateNodes, cr.NodeName)
+		}
 	}
 	for _, d := range plan.Deletes {
 		tr.DeleteNodes = append(tr.DeleteNodes, d.NodeName)
-		if d.Reason == daemon.ReasonPodFailed {
+		switch d.Reason {
+		case daemon.ReasonPodFailed:
 			tr.FailedDeletes = append(tr.FailedDeletes, d.NodeName)
+		case daemon.ReasonRollingUpdate, daemon.ReasonReplaceUnavailable:
+			tr.UpdateNodes = append(tr.UpdateNodes, d.NodeName)
 		}
 	}
+	slices.Sort(tr.UpdateNodes)
+	tr.UpdateNodes = slices.Compact(tr.UpdateNodes)
 	st := plan.Status
 	tr.Desired, tr.Available, tr.Updated, tr.Unavailable = st.DesiredNumberScheduled, st.NumberAvailable, st.UpdatedNumberScheduled, st.NumberUnavailable
 	tr.RequeueAfter, tr.Rolling = plan.RequeueAfter, plan.Rolling != nil
