@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"slices"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
 )
 
 // planJSON is the stable schema of "plan -o json|yaml": one per DaemonSet.
@@ -31,7 +36,14 @@ type planJSON struct {
 	// RequeueAfter is a Go duration ("20s"); "0s" for none.
 	RequeueAfter string      `json:"requeueAfter"`
 	Events       []eventJSON `json:"events"`
-	Notes        []string    `json:"notes,omitempty"`
+	// Ineligible are the nodes where the DaemonSet should not run its
+	// pod, sorted by name, each with why not; nodes where it should are
+	// left out.
+	Ineligible []verdictJSON `json:"ineligible"`
+	// Applied, when the DaemonSet came from a manifest in the input (one
+	// without metadata.uid), says what it was applied over.
+	Applied *appliedJSON `json:"applied,omitempty"`
+	Notes   []string     `json:"notes,omitempty"`
 	// Error is Compute's error; the other fields then hold what upstream
 	// would still have done.
 	Error string `json:"error,omitempty"`
@@ -71,14 +83,49 @@ type rollingJSON struct {
 	Candidates     int `json:"candidates"`
 }
 
+// verdictJSON is the placement verdict of one node.
+type verdictJSON struct {
+	Node string `json:"node"`
+	// ShouldRun is whether the DaemonSet should run a pod there (a
+	// create when it has none); MayKeepPod whether a pod already there may
+	// stay (only an untolerated NoSchedule taint).
+	ShouldRun  bool `json:"shouldRun"`
+	MayKeepPod bool `json:"mayKeepPod"`
+	// WhyNot are the reasons, in words, as explain prints them.
+	WhyNot []string `json:"whyNot"`
+}
+
+// appliedJSON is what a manifest was applied over.
+type appliedJSON struct {
+	// File is the -f file the manifest came from.
+	File string `json:"file"`
+	// Created is true when no captured DaemonSet had its namespace and
+	// name: it was created.
+	Created bool `json:"created"`
+	// OverUID and OverGeneration are the captured DaemonSet's, when it was
+	// applied over one; Generation and TemplateGeneration the result's.
+	OverUID            string `json:"overUID,omitempty"`
+	OverGeneration     int64  `json:"overGeneration,omitempty"`
+	Generation         int64  `json:"generation"`
+	TemplateGeneration string `json:"templateGeneration"`
+	// TemplateChanged and SpecChanged say what the apply changes: a
+	// changed template starts a rollout.
+	TemplateChanged bool `json:"templateChanged"`
+	SpecChanged     bool `json:"specChanged"`
+	// Dropped are the captured object's labels and annotations the
+	// manifest leaves out (field paths), which this apply removes.
+	Dropped []string `json:"dropped,omitempty"`
+}
+
 type eventJSON struct {
 	Type    string `json:"type"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 }
 
-// toJSON renders one result in the schema.
-func toJSON(r result) planJSON {
+// toJSON renders one result in the schema; l gives the nodes and what
+// was applied.
+func toJSON(r result, l *loaded) planJSON {
 	p := r.plan
 	out := planJSON{
 		DaemonSet:       r.name,
@@ -128,6 +175,44 @@ func toJSON(r result) planJSON {
 	}
 	if r.err != nil {
 		out.Error = r.err.Error()
+	}
+	out.Ineligible = ineligible(r.ds, l.snap.Nodes)
+	for _, a := range l.applied {
+		if a.name == r.name {
+			out.Applied = a.toJSON()
+		}
+	}
+	return out
+}
+
+// ineligible lists the verdicts of the nodes where ds should not run, by
+// node name; none for a nil ds.
+func ineligible(ds *appsv1.DaemonSet, nodes []*corev1.Node) []verdictJSON {
+	out := []verdictJSON{}
+	if ds == nil {
+		return out
+	}
+	elig := daemon.NewEligibility(ds, false)
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		if run, _ := elig.ShouldRun(n); run {
+			continue
+		}
+		v := elig.Explain(n)
+		out = append(out, verdictJSON{Node: n.Name, ShouldRun: v.ShouldRun, MayKeepPod: v.ShouldContinueRunning, WhyNot: append([]string{}, reasons(v)...)})
+	}
+	slices.SortFunc(out, func(a, b verdictJSON) int { return strings.Compare(a.Node, b.Node) })
+	return out
+}
+
+func (a appliedManifest) toJSON() *appliedJSON {
+	out := &appliedJSON{File: a.file, Created: a.over == nil, Generation: a.result.Generation,
+		TemplateGeneration: a.result.Annotations[appsv1.DeprecatedTemplateGeneration],
+		TemplateChanged:    a.change.Template, SpecChanged: a.change.Spec, Dropped: a.change.Dropped}
+	if a.over != nil {
+		out.OverUID, out.OverGeneration = string(a.over.UID), a.over.Generation
 	}
 	return out
 }
