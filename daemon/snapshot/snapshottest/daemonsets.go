@@ -85,11 +85,6 @@ spec:
         prometheus.io/scrape: "true"
       labels: {k8s-app: cilium, app.kubernetes.io/name: cilium-agent, app.kubernetes.io/part-of: cilium}
     spec:
-      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - labelSelector: {matchLabels: {k8s-app: cilium}}
-            topologyKey: kubernetes.io/hostname
       automountServiceAccountToken: true
       containers:
       - name: cilium-agent
@@ -127,27 +122,12 @@ spec:
         terminationMessagePolicy: FallbackToLogsOnError
         volumeMounts:
         - {name: bpf-maps, mountPath: /sys/fs/bpf, mountPropagation: HostToContainer}
-        - {name: cilium-run, mountPath: /var/run/cilium}
         - {name: etc-cni-netd, mountPath: /host/etc/cni/net.d}
         - {name: lib-modules, mountPath: /lib/modules, readOnly: true}
         - {name: xtables-lock, mountPath: /run/xtables.lock}
         - {name: tmp, mountPath: /tmp}
       dnsPolicy: ClusterFirst
       hostNetwork: true
-      initContainers:
-      - name: config
-        image: quay.io/cilium/cilium:v1.18.2@sha256:858f807ea4e20e85e3ea3240a762e1f4b29f1cb5bbd0463b8aa77e7b097c0667
-        imagePullPolicy: IfNotPresent
-        command: [cilium-dbg, build-config]
-        env:
-        - name: K8S_NODE_NAME
-          valueFrom: {fieldRef: {apiVersion: v1, fieldPath: spec.nodeName}}
-        - name: CILIUM_K8S_NAMESPACE
-          valueFrom: {fieldRef: {apiVersion: v1, fieldPath: metadata.namespace}}
-        resources: {}
-        terminationMessagePath: /dev/termination-log
-        terminationMessagePolicy: FallbackToLogsOnError
-        volumeMounts: [{name: tmp, mountPath: /tmp}]
       nodeSelector: {kubernetes.io/os: linux}
       priorityClassName: system-node-critical
       restartPolicy: Always
@@ -160,7 +140,6 @@ spec:
       - operator: Exists
       volumes:
       - {name: tmp, emptyDir: {}}
-      - {name: cilium-run, hostPath: {path: /var/run/cilium, type: DirectoryOrCreate}}
       - {name: bpf-maps, hostPath: {path: /sys/fs/bpf, type: DirectoryOrCreate}}
       - {name: etc-cni-netd, hostPath: {path: /etc/cni/net.d, type: DirectoryOrCreate}}
       - {name: lib-modules, hostPath: {path: /lib/modules, type: ""}}
@@ -198,14 +177,6 @@ spec:
         - {name: CSI_ENDPOINT, value: "unix:/csi/csi.sock"}
         - name: CSI_NODE_NAME
           valueFrom: {fieldRef: {apiVersion: v1, fieldPath: spec.nodeName}}
-        livenessProbe:
-          httpGet: {path: /healthz, port: healthz, scheme: HTTP}
-          failureThreshold: 5
-          initialDelaySeconds: 10
-          periodSeconds: 10
-          successThreshold: 1
-          timeoutSeconds: 3
-        ports: [{name: healthz, containerPort: 9808, protocol: TCP}]
         resources: {requests: {cpu: 10m, memory: 40Mi}, limits: {memory: 256Mi}}
         securityContext: {privileged: true, readOnlyRootFilesystem: true}
         terminationMessagePath: /dev/termination-log
@@ -347,18 +318,6 @@ spec:
         volumeMounts:
         - {name: sys, mountPath: /host/sys, mountPropagation: HostToContainer, readOnly: true}
         - {name: root, mountPath: /host/root, mountPropagation: HostToContainer, readOnly: true}
-      - name: kube-rbac-proxy
-        image: quay.io/brancz/kube-rbac-proxy:v0.19.1
-        imagePullPolicy: IfNotPresent
-        args: ["--secure-listen-address=[$(IP)]:9100", --upstream=http://127.0.0.1:9101/]
-        env:
-        - name: IP
-          valueFrom: {fieldRef: {apiVersion: v1, fieldPath: status.podIP}}
-        ports: [{name: https, containerPort: 9100, hostPort: 9100, protocol: TCP}]
-        resources: {requests: {cpu: 10m, memory: 20Mi}, limits: {cpu: 20m, memory: 40Mi}}
-        securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}, readOnlyRootFilesystem: true, runAsGroup: 65532, runAsNonRoot: true, runAsUser: 65532, seccompProfile: {type: RuntimeDefault}}
-        terminationMessagePath: /dev/termination-log
-        terminationMessagePolicy: File
       dnsPolicy: ClusterFirst
       hostNetwork: true
       hostPID: true
