@@ -16,8 +16,7 @@ import (
 // summary is what the tests compare of a snapshot: kinds and names.
 type summary struct {
 	DaemonSets, Nodes, Pods, Revisions []string
-	Skipped                            map[string]int
-	Replaced                           int
+	Notes                              []string
 }
 
 func summarize(s *snapshot.Snapshot) summary {
@@ -34,8 +33,9 @@ func summarize(s *snapshot.Snapshot) summary {
 	for _, r := range s.Revisions {
 		out.Revisions = append(out.Revisions, r.Namespace+"/"+r.Name)
 	}
-	out.Skipped = s.Skipped
-	out.Replaced = s.Replaced
+	for _, n := range s.Notes {
+		out.Notes = append(out.Notes, n.String())
+	}
 	return out
 }
 
@@ -88,7 +88,7 @@ func TestDecode(t *testing.T) {
 				Nodes:      []string{"node-a", "node-b"},
 				Pods:       []string{"kube-system/agent-x"},
 				Revisions:  []string{"kube-system/agent-123"},
-				Skipped:    map[string]int{"v1 Service": 1},
+				Notes:      []string{"skipped 1 v1 Service (kube-system/svc): not a kind a plan reads"},
 			},
 		},
 		{
@@ -115,12 +115,12 @@ func TestDecode(t *testing.T) {
 		{
 			name: "later object replaces an earlier one",
 			data: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
-			want: summary{Nodes: []string{"n1"}, Replaced: 1},
+			want: summary{Nodes: []string{"n1"}, Notes: []string{"1 v1 Node (n1) appeared more than once: the later object was kept"}},
 		},
 		{
 			name: "old API versions are skipped",
 			data: "apiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata: {name: d}\n",
-			want: summary{Skipped: map[string]int{"extensions/v1beta1 DaemonSet": 1}},
+			want: summary{Notes: []string{"skipped 1 extensions/v1beta1 DaemonSet (d): an old API version; only apps/v1 is read, as the controller reads it (get it again with a current kubectl)"}},
 		},
 		{
 			name: "empty file",

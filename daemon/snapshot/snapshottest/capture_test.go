@@ -61,8 +61,8 @@ func TestGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Decode() error: %v", format, err)
 		}
-		if len(s.Nodes) != nodes || len(s.Pods) != 6*nodes || len(s.DaemonSets) != 6 || len(s.Skipped) != 0 {
-			t.Fatalf("%s: got %d DaemonSets, %d nodes, %d pods, skipped %v; want 6, %d, %d, none", format, len(s.DaemonSets), len(s.Nodes), len(s.Pods), s.Skipped, nodes, 6*nodes)
+		if len(s.Nodes) != nodes || len(s.Pods) != 6*nodes || len(s.DaemonSets) != 6 || len(s.Notes) != 0 {
+			t.Fatalf("%s: got %d DaemonSets, %d nodes, %d pods, notes %v; want 6, %d, %d, none", format, len(s.DaemonSets), len(s.Nodes), len(s.Pods), s.Notes, nodes, 6*nodes)
 		}
 		for _, name := range s.Names() {
 			ns, n, _ := cutSlash(name)
