@@ -269,7 +269,7 @@ type object struct {
 	// skipped is "apiVersion kind" of an object of another kind or
 	// version (otherVersion), name its "namespace/name".
 	skipped, name string
-	otherVersion bool
+	otherVersion  bool
 	// reescaped is set when rev's data was re-escaped (see goEscape).
 	reescaped bool
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -51,6 +52,17 @@ func TestGenerate(t *testing.T) {
 	again := snapshottest.Generate(rand.New(rand.NewPCG(1, 2)), nodes)
 	if !bytes.Equal(c.YAML(), again.YAML()) {
 		t.Fatal("Generate is not deterministic")
+	}
+	sy, err := snapshot.Decode("capture.yaml", c.YAML())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sj, err := snapshot.Decode("capture.json", c.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(sy, sj) {
+		t.Fatal("the YAML (fast path) and JSON decodings of one capture differ")
 	}
 	for _, format := range []string{"yaml", "json"} {
 		data := c.YAML()
