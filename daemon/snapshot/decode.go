@@ -184,7 +184,7 @@ func splitYAML(data []byte) []doc {
 // splitJSON cuts a stream of JSON values; a top-level array is a list of
 // documents.
 func splitJSON(data []byte) ([]doc, error) {
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && t[len(t)-1] == '}' && json.Valid(t) {
 		// One object, the usual case: read in place.
 		line := 1 + bytes.Count(data[:bytes.IndexByte(data, '{')], []byte("\n"))
 		return []doc{{data: t, line: line, json: true}}, nil
@@ -325,11 +325,17 @@ func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
 		if tm.Kind == "List" {
 			itemKind = ""
 		}
-		var out []object
-		for i, raw := range tm.Items {
-			it := bytes.TrimSpace(raw)
+		type result struct {
+			objs []object
+			err  error
+		}
+		results := make([]result, len(tm.Items))
+		forEachItem(len(tm.Items), func(i int) {
+			r := &results[i]
+			it := bytes.TrimSpace(tm.Items[i])
 			if string(it) == "null" {
-				return nil, &pathError{path: fmt.Sprintf("items[%d]", i), err: fmt.Errorf("%w: null item", ErrNotKubernetes)}
+				r.err = &pathError{path: fmt.Sprintf("items[%d]", i), err: fmt.Errorf("%w: null item", ErrNotKubernetes)}
+				return
 			}
 			version := ""
 			if itemKind != "" {
@@ -340,11 +346,20 @@ func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
 				var pe *pathError
 				if errors.As(err, &pe) {
 					pe.path = fmt.Sprintf("items[%d].%s", i, pe.path)
-					return nil, pe
+					r.err = pe
+					return
 				}
-				return nil, &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+				r.err = &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+				return
 			}
-			out = append(out, got...)
+			r.objs = got
+		})
+		var out []object
+		for _, r := range results {
+			if r.err != nil {
+				return nil, r.err
+			}
+			out = append(out, r.objs...)
 		}
 		return out, nil
 	}

@@ -56,24 +56,45 @@ func decodeKubectlList(data []byte) (objs []object, ok bool, err error) {
 	if tm.Kind == "List" {
 		itemKind, version = "", ""
 	}
-	for i, item := range items {
-		js, err := yamlToJSON(item)
+	type result struct {
+		objs    []object
+		err     error
+		convert bool // the conversion failed
+	}
+	results := make([]result, len(items))
+	forEachItem(len(items), func(i int) {
+		r := &results[i]
+		js, err := yamlToJSON(items[i])
+		items[i] = nil // done with it: let it go
 		if err != nil {
-			return nil, false, nil // the whole document says why
+			r.convert = true
+			return
 		}
 		if t := bytes.TrimSpace(js); string(t) == "null" {
-			return nil, true, &pathError{path: fmt.Sprintf("items[%d]", i), err: fmt.Errorf("%w: null item", ErrNotKubernetes)}
+			r.err = &pathError{path: fmt.Sprintf("items[%d]", i), err: fmt.Errorf("%w: null item", ErrNotKubernetes)}
+			return
 		}
 		got, err := decodeObject(js, version, itemKind)
 		if err != nil {
 			var pe *pathError
 			if errors.As(err, &pe) {
 				pe.path = fmt.Sprintf("items[%d].%s", i, pe.path)
-				return nil, true, pe
+				r.err = pe
+				return
 			}
-			return nil, true, &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+			r.err = &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+			return
 		}
-		objs = append(objs, got...)
+		r.objs = got
+	})
+	for _, r := range results {
+		switch {
+		case r.convert:
+			return nil, false, nil // the whole document says why
+		case r.err != nil:
+			return nil, true, r.err
+		}
+		objs = append(objs, r.objs...)
 	}
 	return objs, true, nil
 }
