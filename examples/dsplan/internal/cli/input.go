@@ -32,9 +32,12 @@ type common struct {
 	now       string
 	burst     int
 	opts      Options
+	// notes is where the input's notes go (the FlagSet's output, stderr).
+	notes io.Writer
 }
 
 func (c *common) register(fs *flag.FlagSet) {
+	c.notes = fs.Output()
 	if c.opts.Flags != nil {
 		c.opts.Flags(fs)
 	}
@@ -86,6 +89,11 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 	}
 	if err := c.readFiles(l, stdin); err != nil {
 		return nil, err
+	}
+	// What was read past or changed, and why, before any error about
+	// what is missing.
+	for _, n := range l.snap.Notes {
+		fmt.Fprintf(c.notes, "note: %s\n", n)
 	}
 	if err := c.setClock(l); err != nil {
 		return nil, err
@@ -203,12 +211,8 @@ func (c *common) pick(l *loaded) error {
 // clock.
 func (l *loaded) header(w io.Writer) {
 	s := l.snap
-	fmt.Fprintf(w, "input: %s: %d DaemonSets, %d nodes, %d pods, %d revisions", strings.Join(l.sources, ", "),
+	fmt.Fprintf(w, "input: %s: %d DaemonSets, %d nodes, %d pods, %d revisions\n", strings.Join(l.sources, ", "),
 		len(s.DaemonSets), len(s.Nodes), len(s.Pods), len(s.Revisions))
-	if n := skippedCount(s); n > 0 {
-		fmt.Fprintf(w, ", %d other objects skipped", n)
-	}
-	fmt.Fprintln(w)
 	for _, a := range l.applied {
 		fmt.Fprintf(w, "applied: %s\n", a.describe())
 		for _, d := range a.change.Dropped {
@@ -220,12 +224,4 @@ func (l *loaded) header(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "now: %s (%s)\n", l.now.UTC().Format(time.RFC3339), l.nowSource)
 	}
-}
-
-func skippedCount(s *snapshot.Snapshot) int {
-	n := 0
-	for _, c := range s.Skipped {
-		n += c
-	}
-	return n
 }

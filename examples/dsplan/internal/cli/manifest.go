@@ -120,37 +120,59 @@ func putDaemonSet(s *snapshot.Snapshot, ds *appsv1.DaemonSet) {
 }
 
 // merge adds src's objects to dst, as if src's documents came after
-// dst's: an object replaces one of the same kind, namespace and name
-// (counted in Replaced), each kind stays sorted.
+// dst's: an object replaces one of the same kind, namespace and name (a
+// Replaced note), each kind stays sorted, and src's notes join dst's.
 func merge(dst, src *snapshot.Snapshot) {
-	if len(dst.DaemonSets)+len(dst.Nodes)+len(dst.Pods)+len(dst.Revisions) == 0 && dst.Skipped == nil {
+	if len(dst.DaemonSets)+len(dst.Nodes)+len(dst.Pods)+len(dst.Revisions)+len(dst.Notes) == 0 {
 		*dst = *src
 		return
 	}
-	dsKey := func(d *appsv1.DaemonSet) (string, string) { return d.Namespace, d.Name }
+	replaced := func(what string) func(ns, name string) {
+		return func(ns, name string) {
+			if ns != "" {
+				name = ns + "/" + name
+			}
+			addNote(dst, snapshot.Note{Reason: snapshot.NoteReplaced, What: what, Count: 1, Names: []string{name}})
+		}
+	}
 	for _, ds := range src.DaemonSets {
-		dst.DaemonSets = put(dst.DaemonSets, ds, dsKey, &dst.Replaced)
+		dst.DaemonSets = put(dst.DaemonSets, ds, func(d *appsv1.DaemonSet) (string, string) { return d.Namespace, d.Name }, replaced("apps/v1 DaemonSet"))
 	}
 	for _, n := range src.Nodes {
-		dst.Nodes = put(dst.Nodes, n, func(n *corev1.Node) (string, string) { return "", n.Name }, &dst.Replaced)
+		dst.Nodes = put(dst.Nodes, n, func(n *corev1.Node) (string, string) { return "", n.Name }, replaced("v1 Node"))
 	}
 	for _, p := range src.Pods {
-		dst.Pods = put(dst.Pods, p, func(p *corev1.Pod) (string, string) { return p.Namespace, p.Name }, &dst.Replaced)
+		dst.Pods = put(dst.Pods, p, func(p *corev1.Pod) (string, string) { return p.Namespace, p.Name }, replaced("v1 Pod"))
 	}
 	for _, r := range src.Revisions {
-		dst.Revisions = put(dst.Revisions, r, func(r *appsv1.ControllerRevision) (string, string) { return r.Namespace, r.Name }, &dst.Replaced)
+		dst.Revisions = put(dst.Revisions, r, func(r *appsv1.ControllerRevision) (string, string) { return r.Namespace, r.Name }, replaced("apps/v1 ControllerRevision"))
 	}
-	for k, n := range src.Skipped {
-		if dst.Skipped == nil {
-			dst.Skipped = map[string]int{}
-		}
-		dst.Skipped[k] += n
+	for _, n := range src.Notes {
+		addNote(dst, n)
 	}
-	dst.Replaced += src.Replaced
 }
 
-// put inserts v in the sorted list, replacing an entry of the same key.
-func put[T any](list []T, v T, key func(T) (string, string), replaced *int) []T {
+// addNote adds n to s's notes, summing it into a note of the same reason
+// and kind, keeping them sorted by reason, then kind, as Add does.
+func addNote(s *snapshot.Snapshot, n snapshot.Note) {
+	i, found := slices.BinarySearchFunc(s.Notes, n, func(a, b snapshot.Note) int {
+		return cmp.Or(strings.Compare(string(a.Reason), string(b.Reason)), strings.Compare(a.What, b.What))
+	})
+	if !found {
+		s.Notes = slices.Insert(s.Notes, i, snapshot.Note{Reason: n.Reason, What: n.What})
+	}
+	m := &s.Notes[i]
+	m.Count += n.Count
+	for _, name := range n.Names {
+		if len(m.Names) < 3 {
+			m.Names = append(m.Names, name)
+		}
+	}
+}
+
+// put inserts v in the sorted list, replacing an entry of the same key
+// (and calling replaced, when not nil).
+func put[T any](list []T, v T, key func(T) (string, string), replaced func(ns, name string)) []T {
 	ns, name := key(v)
 	i, found := slices.BinarySearchFunc(list, v, func(e, _ T) int {
 		ens, ename := key(e)
@@ -159,7 +181,7 @@ func put[T any](list []T, v T, key func(T) (string, string), replaced *int) []T 
 	if found {
 		list[i] = v
 		if replaced != nil {
-			*replaced++
+			replaced(ns, name)
 		}
 		return list
 	}
