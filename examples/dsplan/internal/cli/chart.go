@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -41,6 +42,9 @@ type chartData struct {
 	// the lines: after each step.
 	available, updated, down, budget []int
 	desired                          int
+	// syncs counts the syncs of the run: several at one instant make one
+	// column.
+	syncs int
 	// surgeBudget is the largest maxSurge of the run, surged whether a
 	// node ever ran two pods: neither leaves the surging state out of the
 	// legend.
@@ -58,6 +62,9 @@ type chartRecorder struct {
 	should     []bool
 	shouldHash string
 	shouldOf   []*corev1.Node
+	// pending is the step recorded last, not yet classified; spare the
+	// buffers of the one before.
+	pending, spare *pendingStep
 }
 
 // newChartRecorder lays out the rows: grouped by the value of groupLabel
@@ -92,10 +99,47 @@ func newChartRecorder(name string, cl *daemontest.Cluster, groupLabel string, fi
 	return r
 }
 
-// record is the OnStep hook.
+// record is the OnStep hook. Syncs at one instant leave only the last
+// one's state on the chart (the others last no time), so a step is
+// classified only once a later instant comes (see flush): it keeps the
+// step's objects meanwhile, which the simulator never modifies, in copies
+// of its slices.
 func (r *chartRecorder) record(st daemontest.StepTrace, c *daemontest.Cluster) {
+	if r.pending != nil && st.At > r.pending.st.At {
+		r.flush()
+	}
+	p := r.pending
+	if p == nil {
+		p, r.spare = r.spare, nil
+		if p == nil {
+			p = &pendingStep{}
+		}
+		r.pending = p
+	}
+	p.st, p.ds, p.now = st, c.DaemonSet, c.Now
+	p.pods = append(p.pods[:0], c.Pods...)
+	p.nodes = append(p.nodes[:0], c.Nodes...)
+	r.cd.syncs++
+}
+
+// pendingStep is the last step recorded, not yet classified.
+type pendingStep struct {
+	st    daemontest.StepTrace
+	ds    *appsv1.DaemonSet
+	now   time.Time
+	pods  []*corev1.Pod
+	nodes []*corev1.Node
+}
+
+// flush classifies the pending step; finish calls it after the run.
+func (r *chartRecorder) flush() {
+	p := r.pending
+	if p == nil {
+		return
+	}
 	cd := r.cd
-	states, avail, upd := r.classify(c, st.Hash)
+	st := p.st
+	states, avail, upd := r.classify(p, st.Hash)
 	cd.at = append(cd.at, st.At)
 	cd.states = append(cd.states, states)
 	cd.available = append(cd.available, avail)
@@ -105,19 +149,27 @@ func (r *chartRecorder) record(st daemontest.StepTrace, c *daemontest.Cluster) {
 	cd.surgeBudget = max(cd.surgeBudget, st.Budgets.MaxSurge)
 	cd.surged = cd.surged || st.Surge > 0
 	cd.desired = max(cd.desired, int(st.Desired))
+	// Keep the buffers for the next step.
+	r.pending, r.spare = nil, p
+}
+
+// finish classifies the last step and returns the chart.
+func (r *chartRecorder) finish() *chartData {
+	r.flush()
+	return r.cd
 }
 
 // classify returns the state of each row in c and the counts of nodes
 // with an available pod and with an available updated pod; hash is the
 // step's current revision. Placement is judged again only for a node or
 // a template that changed.
-func (r *chartRecorder) classify(c *daemontest.Cluster, hash string) ([]nodeState, int, int) {
-	ds := c.DaemonSet
+func (r *chartRecorder) classify(c *pendingStep, hash string) ([]nodeState, int, int) {
+	ds := c.ds
 	gen, _ := rollout.GetTemplateGeneration(ds)
 	n := len(r.cd.nodes)
 	pods := make([]int8, n)
 	ok, okNew := make([]bool, n), make([]bool, n)
-	for _, p := range c.Pods {
+	for _, p := range c.pods {
 		if p.Namespace != ds.Namespace || !ownedBy(p, ds.UID) || p.DeletionTimestamp != nil {
 			continue
 		}
@@ -133,7 +185,7 @@ func (r *chartRecorder) classify(c *daemontest.Cluster, hash string) ([]nodeStat
 			continue
 		}
 		pods[j] = min(pods[j]+1, 2)
-		if available(p, c.Now, ds.Spec.MinReadySeconds) {
+		if available(p, c.now, ds.Spec.MinReadySeconds) {
 			ok[j] = true
 			if rollout.IsPodUpdated(p, hash, gen) {
 				okNew[j] = true
@@ -147,7 +199,7 @@ func (r *chartRecorder) classify(c *daemontest.Cluster, hash string) ([]nodeStat
 	}
 	out := make([]nodeState, n)
 	avail, upd := 0, 0
-	for _, node := range c.Nodes {
+	for _, node := range c.nodes {
 		k, found := r.nodeAt[node.Name]
 		if !found {
 			continue

@@ -229,9 +229,11 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 	if sf.svg != "" {
 		rec = newChartRecorder(name, cl, rep.groupBy, orderValues(pf))
 		cfg.OnStep = rec.record
-		rep.chart = rec.cd
 	}
 	rep.res = daemontest.Simulate(cl, cfg)
+	if rec != nil {
+		rep.chart = rec.finish()
+	}
 	if rep.delays.source == "learned" && (rep.delays.ready90 != rep.delays.ready || rep.delays.bind90 != rep.delays.bind) {
 		cfg.OnStep = nil
 		cfg.BindDelay, cfg.ReadyDelay = rep.delays.bind90, rep.delays.ready90

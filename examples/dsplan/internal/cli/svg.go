@@ -129,7 +129,7 @@ func drawChart(b *strings.Builder, lo layout, cd chartData, rows []chartRow, y i
 	steps := len(cd.states)
 	y += 24
 	fmt.Fprintf(b, `<text x="10" y="%d" font-size="15" font-weight="bold">%s: %d nodes, %d syncs, %s</text>`+"\n",
-		y, html.EscapeString(cd.name), len(cd.nodes), steps, fmtDur(last(cd.at)))
+		y, html.EscapeString(cd.name), len(cd.nodes), cd.syncs, fmtDur(last(cd.at)))
 	y += 12
 	// Legend.
 	x := lo.left
