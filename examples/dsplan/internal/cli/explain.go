@@ -105,20 +105,25 @@ func orNone(s []string) string {
 // explainJSON is "explain -o json": the node and, for each DaemonSet
 // (sorted by namespace/name), its verdict there.
 type explainJSON struct {
+	// Node is the node, as placement reads it.
 	Node nodeJSON `json:"node"`
 	// Now is the clock the plans were computed at.
-	Now        time.Time       `json:"now"`
+	Now time.Time `json:"now"`
+	// DaemonSets are the verdicts, one per DaemonSet.
 	DaemonSets []explainDSJSON `json:"daemonSets"`
 }
 
 // nodeJSON is what placement reads of a node.
 type nodeJSON struct {
+	// Name is the node's name.
 	Name string `json:"name"`
 	// Ready is the status of its Ready condition ("True", "False",
 	// "Unknown"; "" without one).
-	Ready    string            `json:"ready"`
-	Cordoned bool              `json:"cordoned"`
-	Labels   map[string]string `json:"labels"`
+	Ready string `json:"ready"`
+	// Cordoned is spec.unschedulable.
+	Cordoned bool `json:"cordoned"`
+	// Labels are the node's labels.
+	Labels map[string]string `json:"labels"`
 	// Taints are "key=value:Effect".
 	Taints []string `json:"taints"`
 }
@@ -126,7 +131,10 @@ type nodeJSON struct {
 // explainDSJSON is one DaemonSet's verdict on the node.
 type explainDSJSON struct {
 	// DaemonSet is "namespace/name".
-	DaemonSet  string   `json:"daemonSet"`
+	DaemonSet string `json:"daemonSet"`
+	// ShouldRun is whether the DaemonSet should run a pod on the node;
+	// MayKeepPod whether a pod already there may stay (only an untolerated
+	// NoSchedule taint); WhyNot the reasons it may not, in words.
 	ShouldRun  bool     `json:"shouldRun"`
 	MayKeepPod bool     `json:"mayKeepPod"`
 	WhyNot     []string `json:"whyNot"`
@@ -145,9 +153,12 @@ type explainDSJSON struct {
 
 // podJSON is a pod as explain shows it.
 type podJSON struct {
+	// Name is the pod's name.
 	Name string `json:"name"`
 	// Hash is its controller-revision-hash label.
-	Hash        string `json:"hash"`
+	Hash string `json:"hash"`
+	// Phase is status.phase; Ready its Ready condition; Terminating
+	// whether it has a deletionTimestamp.
 	Phase       string `json:"phase"`
 	Ready       bool   `json:"ready"`
 	Terminating bool   `json:"terminating"`
@@ -159,8 +170,13 @@ type podJSON struct {
 	Failing string `json:"failing,omitempty"`
 }
 
+// unavailableJSON says why a node counts as unavailable.
 type unavailableJSON struct {
-	Cause       string     `json:"cause"`
+	// Cause is daemon.Unavailable's: NoPod, NotReady, NodeNotReady,
+	// MinReadySeconds, Terminating, ...
+	Cause string `json:"cause"`
+	// AvailableAt is when a pod ready but not yet for minReadySeconds
+	// becomes available.
 	AvailableAt *time.Time `json:"availableAt,omitempty"`
 }
 

@@ -19,23 +19,32 @@ type planJSON struct {
 	Hash string `json:"hash"`
 	// Skip is why the sync does nothing by design (SelectingAll,
 	// DaemonSetDeleting).
-	Skip    string       `json:"skip,omitempty"`
+	Skip string `json:"skip,omitempty"`
+	// Creates are the pods the sync creates, by node name.
 	Creates []createJSON `json:"creates"`
+	// Deletes are the pods the sync deletes, by node name, then pod name.
 	Deletes []deleteJSON `json:"deletes"`
-	// Adopt and Release are pods, "namespace/name".
-	Adopt           []string     `json:"adopt"`
-	Release         []string     `json:"release"`
-	DeferredCreates int          `json:"deferredCreates"`
-	DeferredDeletes int          `json:"deferredDeletes"`
-	History         historyJSON  `json:"history"`
-	Rolling         *rollingJSON `json:"rolling,omitempty"`
+	// Adopt and Release are pods, "namespace/name", the sync adopts
+	// (orphans its selector matches) and releases (controlled pods it no
+	// longer matches).
+	Adopt   []string `json:"adopt"`
+	Release []string `json:"release"`
+	// DeferredCreates and DeferredDeletes count what the burst cap
+	// (--burst) held back for a later sync.
+	DeferredCreates int `json:"deferredCreates"`
+	DeferredDeletes int `json:"deferredDeletes"`
+	// History is what the sync does to the ControllerRevisions.
+	History historyJSON `json:"history"`
+	// Rolling is the rolling-update step, when it ran.
+	Rolling *rollingJSON `json:"rolling,omitempty"`
 	// Status is what the controller computes; StatusChanged whether it
 	// writes it.
 	Status        *appsv1.DaemonSetStatus `json:"status"`
 	StatusChanged bool                    `json:"statusChanged"`
 	// RequeueAfter is a Go duration ("20s"); "0s" for none.
-	RequeueAfter string      `json:"requeueAfter"`
-	Events       []eventJSON `json:"events"`
+	RequeueAfter string `json:"requeueAfter"`
+	// Events are the events the controller records in this sync.
+	Events []eventJSON `json:"events"`
 	// Ineligible are the nodes where the DaemonSet should not run its
 	// pod, sorted by name, each with why not; nodes where it should are
 	// left out.
@@ -43,48 +52,72 @@ type planJSON struct {
 	// Applied, when the DaemonSet came from a manifest in the input (one
 	// without metadata.uid), says what it was applied over.
 	Applied *appliedJSON `json:"applied,omitempty"`
-	Notes   []string     `json:"notes,omitempty"`
+	// Notes say what the input lacks for this plan (no revisions).
+	Notes []string `json:"notes,omitempty"`
 	// Error is Compute's error; the other fields then hold what upstream
 	// would still have done.
 	Error string `json:"error,omitempty"`
 }
 
+// createJSON is a pod the sync creates.
 type createJSON struct {
-	Node   string `json:"node"`
+	// Node is the node the pod is bound to (by node affinity).
+	Node string `json:"node"`
+	// Reason is why: NodeNeedsPod, Surge, SurgeForUnavailable.
 	Reason string `json:"reason"`
 }
 
+// deleteJSON is a pod the sync deletes.
 type deleteJSON struct {
-	Pod    string `json:"pod"`
-	Node   string `json:"node"`
+	// Pod is "namespace/name".
+	Pod string `json:"pod"`
+	// Node is the node the pod runs on or targets.
+	Node string `json:"node"`
+	// Reason is why: RollingUpdate, ReplaceUnavailable, SurgeReplaced,
+	// PodFailed, ExcessPod, NodeIneligible, NodeMissing, ...
 	Reason string `json:"reason"`
 }
 
-// historyJSON are the ControllerRevision changes, by revision name;
-// Relabel are pods, "namespace/name".
+// historyJSON are the ControllerRevision changes, by revision name.
 type historyJSON struct {
-	Create         []string `json:"create"`
-	Update         []string `json:"update"`
-	Delete         []string `json:"delete"`
-	Adopt          []string `json:"adopt"`
-	Release        []string `json:"release"`
-	Relabel        []string `json:"relabel"`
-	CollisionCount *int32   `json:"collisionCount,omitempty"`
+	// Create is the revision the sync creates (none or one).
+	Create []string `json:"create"`
+	// Update are the revisions whose revision number goes up.
+	Update []string `json:"update"`
+	// Delete are the old revisions past revisionHistoryLimit.
+	Delete []string `json:"delete"`
+	// Adopt and Release are revisions the DaemonSet takes over or lets go.
+	Adopt   []string `json:"adopt"`
+	Release []string `json:"release"`
+	// Relabel are pods, "namespace/name", that get the current
+	// controller-revision-hash label.
+	Relabel []string `json:"relabel"`
+	// CollisionCount is the status's collisionCount, when the sync writes
+	// it.
+	CollisionCount *int32 `json:"collisionCount,omitempty"`
 }
 
 // rollingJSON is the rolling-update step's budget arithmetic.
 type rollingJSON struct {
-	Desired        int `json:"desired"`
+	// Desired is the number of nodes that should run the pod.
+	Desired int `json:"desired"`
+	// MaxUnavailable and MaxSurge are the budgets scaled against Desired.
 	MaxUnavailable int `json:"maxUnavailable"`
 	MaxSurge       int `json:"maxSurge"`
-	Unavailable    int `json:"unavailable"`
-	Surge          int `json:"surge"`
-	Available      int `json:"available"`
-	Candidates     int `json:"candidates"`
+	// Unavailable (maxSurge 0) and Surge (surge) are what the step
+	// counted against them; Available the nodes with an available pod
+	// (surge).
+	Unavailable int `json:"unavailable"`
+	Surge       int `json:"surge"`
+	Available   int `json:"available"`
+	// Candidates are the old pods (nodes, under surge) waiting for the
+	// budget.
+	Candidates int `json:"candidates"`
 }
 
 // verdictJSON is the placement verdict of one node.
 type verdictJSON struct {
+	// Node is the node's name.
 	Node string `json:"node"`
 	// ShouldRun is whether the DaemonSet should run a pod there (a
 	// create when it has none); MayKeepPod whether a pod already there may
@@ -117,7 +150,9 @@ type appliedJSON struct {
 	Dropped []string `json:"dropped,omitempty"`
 }
 
+// eventJSON is an event the controller records.
 type eventJSON struct {
+	// Type is Normal or Warning; Reason and Message as the event has them.
 	Type    string `json:"type"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`

@@ -16,8 +16,9 @@ type simulateJSON struct {
 	// Estimate is the expected duration and the delays it was made with.
 	Estimate estimateJSON `json:"estimate"`
 	// GroupBy is the node label the waves are grouped by ("" for none).
-	GroupBy string     `json:"groupBy,omitempty"`
-	Waves   []waveJSON `json:"waves"`
+	GroupBy string `json:"groupBy,omitempty"`
+	// Waves are the syncs that start updating nodes, in order.
+	Waves []waveJSON `json:"waves"`
 	// Blocks say where the rollout blocks or what holds nodes back, in
 	// words.
 	Blocks []string `json:"blocks"`
@@ -55,6 +56,7 @@ type estimateJSON struct {
 
 // waveJSON is a sync that starts updating nodes.
 type waveJSON struct {
+	// Step and At are the sync's number and time since the start.
 	Step int    `json:"step"`
 	At   string `json:"at"`
 	// Nodes are the nodes it starts, by name.
@@ -70,29 +72,44 @@ type waveJSON struct {
 
 // worstJSON is daemontest.Peak.
 type worstJSON struct {
-	MaxDown        int   `json:"maxDown"`
-	MaxDownStep    int   `json:"maxDownStep"`
-	MaxUnavailable int   `json:"maxUnavailable"`
-	MaxSurge       int   `json:"maxSurge"`
-	MaxSurgeStep   int   `json:"maxSurgeStep"`
-	SurgeBudget    int   `json:"surgeBudget"`
-	OverBudget     []int `json:"overBudget"`
+	// MaxDown is the most nodes down (should run, no available pod) at
+	// once, MaxDownStep the first step it happened at (-1: the start),
+	// MaxUnavailable the budget then.
+	MaxDown        int `json:"maxDown"`
+	MaxDownStep    int `json:"maxDownStep"`
+	MaxUnavailable int `json:"maxUnavailable"`
+	// MaxSurge is the most nodes with two pods at once, MaxSurgeStep the
+	// first step it happened at, SurgeBudget maxSurge then.
+	MaxSurge     int `json:"maxSurge"`
+	MaxSurgeStep int `json:"maxSurgeStep"`
+	SurgeBudget  int `json:"surgeBudget"`
+	// OverBudget are the steps after which more nodes were down (or
+	// surging) than the budget and than at the start.
+	OverBudget []int `json:"overBudget"`
 }
 
 // stepJSON is one row of the step table.
 type stepJSON struct {
-	Step           int      `json:"step"`
-	At             string   `json:"at"`
-	Creates        int      `json:"creates"`
-	Deletes        int      `json:"deletes"`
-	Updated        int32    `json:"updated"`
-	Desired        int32    `json:"desired"`
-	Down           int      `json:"down"`
-	MaxUnavailable int      `json:"maxUnavailable"`
-	Surge          int      `json:"surge"`
-	MaxSurge       int      `json:"maxSurge"`
-	Events         []string `json:"events"`
-	Error          string   `json:"error,omitempty"`
+	// Step and At are the sync's number and time since the start.
+	Step int    `json:"step"`
+	At   string `json:"at"`
+	// Creates and Deletes are the plan's.
+	Creates int `json:"creates"`
+	Deletes int `json:"deletes"`
+	// Updated and Desired are the status the sync computed (before its
+	// plan).
+	Updated int32 `json:"updated"`
+	Desired int32 `json:"desired"`
+	// Down and Surge are measured after the plan, MaxUnavailable and
+	// MaxSurge the budgets they count against.
+	Down           int `json:"down"`
+	MaxUnavailable int `json:"maxUnavailable"`
+	Surge          int `json:"surge"`
+	MaxSurge       int `json:"maxSurge"`
+	// Events are the cluster events just before the sync.
+	Events []string `json:"events"`
+	// Error is Compute's error in the sync, if any.
+	Error string `json:"error,omitempty"`
 }
 
 func (r *simReport) toJSON() simulateJSON {
