@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -136,7 +137,7 @@ func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts WhatIfOptions) (*c
 	if genErr != nil {
 		generation = nil // as Compute: an unparsable annotation is ignored
 	}
-	pod := newPodFactory(ds, generation, hash).pod(node.Name)
+	pod := podbuild.New(ds, generation, hash).Pod(node.Name)
 	if opts.KeepTemplateAffinity {
 		pod.Spec.Affinity = ds.Spec.Template.Spec.Affinity.DeepCopy()
 	}
