@@ -13,53 +13,10 @@ import (
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 )
 
-// placementOptions make the DaemonSet of the performance issue's fixture:
-// a nodeSelector, a two-term required node affinity and three tolerations.
-func placementOptions() []dt.DaemonSetOption {
-	return []dt.DaemonSetOption{
-		dt.WithNodeSelector("kubernetes.io/os", "linux"),
-		dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule),
-		dt.WithToleration("gpu", corev1.TaintEffectNoSchedule),
-		dt.WithToleration("spot", corev1.TaintEffectNoExecute),
-		func(ds *appsv1.DaemonSet) {
-			ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
-					{MatchExpressions: []corev1.NodeSelectorRequirement{
-						{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "m5.xlarge"}},
-						{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpExists},
-					}},
-					{MatchExpressions: []corev1.NodeSelectorRequirement{
-						{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"general"}},
-					}},
-				}},
-			}}
-		},
-	}
-}
-
-// placementNode is a node of that fixture the DaemonSet may run on: ten
-// labels (zone, team and rack vary with i) and two taints, one tolerated by
-// the template and one PreferNoSchedule.
-func placementNode(name string, i int) *corev1.Node {
-	return dt.Node(name,
-		dt.WithLabel("kubernetes.io/os", "linux"),
-		dt.WithLabel("kubernetes.io/arch", "amd64"),
-		dt.WithLabel("node.kubernetes.io/instance-type", "m5.large"),
-		dt.WithLabel("topology.kubernetes.io/zone", fmt.Sprintf("zone-%d", i%3)),
-		dt.WithLabel("topology.kubernetes.io/region", "region-1"),
-		dt.WithLabel("pool", "general"),
-		dt.WithLabel("team", fmt.Sprintf("team-%d", i%7)),
-		dt.WithLabel("rack", fmt.Sprintf("rack-%d", i%40)),
-		dt.WithLabel("cpu-count", "8"),
-		dt.WithTaint("dedicated", "infra", corev1.TaintEffectNoSchedule),
-		dt.WithTaint("example.com/maintenance-window", "sunday", corev1.TaintEffectPreferNoSchedule),
-	)
-}
-
 // placementFixture is the performance issue's fixture: its DaemonSet and
 // one node it may run on.
 func placementFixture() (*appsv1.DaemonSet, *corev1.Node) {
-	return dt.DaemonSet("agent", placementOptions()...), placementNode("node-00001", 1)
+	return dt.DaemonSet("agent", dt.PlacementOptions()...), dt.PlacementNode("node-00001", 1)
 }
 
 func TestEligibilityExplain(t *testing.T) {

@@ -289,7 +289,7 @@ func TestCompileTemplateErrors(t *testing.T) {
 // template against one compiled DaemonSet, at zero allocations whatever the
 // number of requirements.
 func TestPlacementForDoesNotAllocate(t *testing.T) {
-	ds := dt.DaemonSet("agent", placementOptions()...)
+	ds := dt.DaemonSet("agent", dt.PlacementOptions()...)
 	e := daemon.NewEligibility(ds, false)
 	for _, tpl := range []daemon.NodeTemplate{
 		{Labels: map[string]string{"kubernetes.io/os": "linux", "pool": "general"}},
@@ -309,7 +309,7 @@ func TestPlacementForDoesNotAllocate(t *testing.T) {
 }
 
 func BenchmarkPlacementFor(b *testing.B) {
-	e := daemon.NewEligibility(dt.DaemonSet("agent", placementOptions()...), false)
+	e := daemon.NewEligibility(dt.DaemonSet("agent", dt.PlacementOptions()...), false)
 	ct, err := daemon.CompileTemplate(daemon.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}, Requirements: []corev1.NodeSelectorRequirement{
 		{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "c5.large"}},
 	}})
@@ -393,7 +393,7 @@ func TestEligibilityUnsatisfiable(t *testing.T) {
 	if err := daemon.NewEligibility(never, false).Unsatisfiable(); err == nil {
 		t.Errorf("Unsatisfiable() = nil for Exists and DoesNotExist on one key")
 	}
-	if err := daemon.NewEligibility(dt.DaemonSet("fine", placementOptions()...), false).Unsatisfiable(); err != nil {
+	if err := daemon.NewEligibility(dt.DaemonSet("fine", dt.PlacementOptions()...), false).Unsatisfiable(); err != nil {
 		t.Errorf("Unsatisfiable() = %v for a satisfiable DaemonSet", err)
 	}
 	if err := daemon.NewEligibility(nil, false).Unsatisfiable(); err != nil {

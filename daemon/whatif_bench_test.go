@@ -20,7 +20,7 @@ func whatIfFleet(n int) ([]*appsv1.DaemonSet, []*appsv1.ControllerRevision) {
 	revs := make([]*appsv1.ControllerRevision, n)
 	for i := range n {
 		name := fmt.Sprintf("agent-%03d", i)
-		dss[i] = dt.DaemonSet(name, append(placementOptions(), dt.WithImage("registry.example/"+name+":v1"))...)
+		dss[i] = dt.DaemonSet(name, append(dt.PlacementOptions(), dt.WithImage("registry.example/"+name+":v1"))...)
 		revs[i] = dt.Revision(dss[i], 1)
 	}
 	return dss, revs
@@ -31,7 +31,7 @@ func whatIfFleet(n int) ([]*appsv1.DaemonSet, []*appsv1.ControllerRevision) {
 // hashes every template).
 func BenchmarkPodsForNode(b *testing.B) {
 	dss, revs := whatIfFleet(100)
-	node := placementNode("node-1", 1)
+	node := dt.PlacementNode("node-1", 1)
 	for _, tc := range []struct {
 		name string
 		opts daemon.WhatIfOptions
@@ -57,7 +57,7 @@ func TestPodsForNodeAllocsPerDaemonSet(t *testing.T) {
 	}
 	const perDaemonSet = 450 // measured: 386, mostly the revision patch encoding
 	dss, revs := whatIfFleet(20)
-	node := placementNode("node-1", 1)
+	node := dt.PlacementNode("node-1", 1)
 	allocs := testing.AllocsPerRun(5, func() { _, _ = daemon.PodsForNode(node, dss, daemon.WhatIfOptions{Revisions: revs}) })
 	if per := allocs / float64(len(dss)); per > perDaemonSet {
 		t.Errorf("PodsForNode allocates %.0f times per DaemonSet, budget %d", per, perDaemonSet)
@@ -70,7 +70,7 @@ func TestPodsForNodeAllocsPerDaemonSet(t *testing.T) {
 // with a LimitRange.
 func BenchmarkOverhead(b *testing.B) {
 	dss, revs := whatIfFleet(100)
-	pods, err := daemon.PodsForNode(placementNode("node-1", 1), dss, daemon.WhatIfOptions{Revisions: revs})
+	pods, err := daemon.PodsForNode(dt.PlacementNode("node-1", 1), dss, daemon.WhatIfOptions{Revisions: revs})
 	if err != nil || len(pods) != 100 {
 		b.Fatalf("PodsForNode() = %d pods, %v", len(pods), err)
 	}
@@ -95,7 +95,7 @@ func TestOverheadAllocsPerPod(t *testing.T) {
 	}
 	const perPod = 40 // measured: 23
 	dss, revs := whatIfFleet(20)
-	pods, _ := daemon.PodsForNode(placementNode("node-1", 1), dss, daemon.WhatIfOptions{Revisions: revs})
+	pods, _ := daemon.PodsForNode(dt.PlacementNode("node-1", 1), dss, daemon.WhatIfOptions{Revisions: revs})
 	allocs := testing.AllocsPerRun(5, func() { _ = daemon.Overhead(pods) })
 	if per := allocs / float64(len(pods)); per > perPod {
 		t.Errorf("Overhead allocates %.0f times per pod, budget %d", per, perPod)

@@ -174,8 +174,8 @@ func TestPodsForNode(t *testing.T) {
 }
 
 func TestPodsForNodeKeepTemplateAffinity(t *testing.T) {
-	ds := dt.DaemonSet("agent", placementOptions()...)
-	node := placementNode("node-1", 1)
+	ds := dt.DaemonSet("agent", dt.PlacementOptions()...)
+	node := dt.PlacementNode("node-1", 1)
 	bound, err := daemon.PodsForNode(node, []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{})
 	if err != nil || len(bound) != 1 {
 		t.Fatalf("PodsForNode() = %d pods, %v; want 1 pod", len(bound), err)
