@@ -74,9 +74,9 @@
 // count; invalid maxSurge or maxUnavailable a wrapped *field.Error. Compute
 // never panics on bad input. Every error names the DaemonSet once.
 //
-// Compute does not validate the DaemonSet as the API server does; Validate
-// does, with the API server's paths and messages. Call it on DaemonSets
-// built in code or taken from a custom resource.
+// Compute does not validate the DaemonSet as the API server does; package
+// daemon/validation does, with the API server's paths and messages. Call
+// its Validate on DaemonSets built in code or taken from a custom resource.
 //
 // # Cost
 //
