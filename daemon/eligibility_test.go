@@ -11,6 +11,7 @@ import (
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/tolerations"
 )
 
 // placementFixture is the performance issue's fixture: its DaemonSet and
@@ -207,4 +208,73 @@ func ExampleEligibility_ShouldRun() {
 	// n0 true
 	// n1 false
 	// n2 true
+}
+
+func TestEligibilityUnsatisfiable(t *testing.T) {
+	never := dt.DaemonSet("never", func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "gpu", Operator: corev1.NodeSelectorOpExists},
+				{Key: "gpu", Operator: corev1.NodeSelectorOpDoesNotExist},
+			}}},
+		}}}
+	})
+	if err := daemon.NewEligibility(never, false).Unsatisfiable(); err == nil {
+		t.Errorf("Unsatisfiable() = nil for Exists and DoesNotExist on one key")
+	}
+	if err := daemon.NewEligibility(dt.DaemonSet("fine", dt.PlacementOptions()...), false).Unsatisfiable(); err != nil {
+		t.Errorf("Unsatisfiable() = %v for a satisfiable DaemonSet", err)
+	}
+	if err := daemon.NewEligibility(nil, false).Unsatisfiable(); err != nil {
+		t.Errorf("Unsatisfiable() = %v for a nil DaemonSet", err)
+	}
+}
+
+// TestEligibilityForNodesNotYetCreated covers the parts of the check that
+// judge what is not a node: the template's nodeName, the affinity on a set
+// of nodes and a list of taints; a nil Eligibility (from a nil DaemonSet)
+// admits nothing.
+func TestEligibilityForNodesNotYetCreated(t *testing.T) {
+	ds := dt.DaemonSet("agent", dt.PlacementOptions()...)
+	ds.Spec.Template.Spec.NodeName = "node-1"
+	e := daemon.NewEligibility(ds, false)
+	linux, err := affinity.NewNodeSet("", map[string]string{"kubernetes.io/os": "linux", "pool": "general"}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows, err := affinity.NewNodeSet("", map[string]string{"kubernetes.io/os": "windows"}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := corev1.Taint{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}
+	tolerated := corev1.Taint{Key: "spot", Effect: corev1.TaintEffectNoExecute}
+	tests := []struct {
+		name       string
+		e          *daemon.Eligibility
+		nodeName   string
+		linux      affinity.Truth
+		windows    affinity.Truth
+		untolTaint corev1.Taint
+		untol      bool
+	}{
+		{name: "a compiled DaemonSet", e: e, nodeName: "node-1", linux: affinity.Always, windows: affinity.Never, untolTaint: gpu, untol: true},
+		{name: "nil admits nothing", e: daemon.NewEligibility(nil, false), linux: affinity.Never, windows: affinity.Never, untolTaint: tolerated, untol: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.e.NodeName(); got != tt.nodeName {
+				t.Errorf("NodeName() = %q, want %q", got, tt.nodeName)
+			}
+			if got := tt.e.MatchSet(linux).Truth; got != tt.linux {
+				t.Errorf("MatchSet(linux) = %v, want %v", got, tt.linux)
+			}
+			if got := tt.e.MatchSet(windows).Truth; got != tt.windows {
+				t.Errorf("MatchSet(windows) = %v, want %v", got, tt.windows)
+			}
+			taint, found := tt.e.UntoleratedTaint([]corev1.Taint{tolerated, gpu}, tolerations.NoSchedule|tolerations.NoExecute)
+			if found != tt.untol || (found && taint.Key != tt.untolTaint.Key) {
+				t.Errorf("UntoleratedTaint() = %v, %v; want %v, %v", taint, found, tt.untolTaint, tt.untol)
+			}
+		})
+	}
 }

@@ -381,7 +381,9 @@ func ExamplePlacementFor() {
 	// fluentd        No    UntoleratedTaint team
 }
 
-func TestEligibilityUnsatisfiable(t *testing.T) {
+// TestPlacementForUnsatisfiable: a DaemonSet whose every term is
+// unsatisfiable is No on every template.
+func TestPlacementForUnsatisfiable(t *testing.T) {
 	never := dt.DaemonSet("never", func(ds *appsv1.DaemonSet) {
 		ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
@@ -390,16 +392,6 @@ func TestEligibilityUnsatisfiable(t *testing.T) {
 			}}},
 		}}}
 	})
-	if err := daemon.NewEligibility(never, false).Unsatisfiable(); err == nil {
-		t.Errorf("Unsatisfiable() = nil for Exists and DoesNotExist on one key")
-	}
-	if err := daemon.NewEligibility(dt.DaemonSet("fine", dt.PlacementOptions()...), false).Unsatisfiable(); err != nil {
-		t.Errorf("Unsatisfiable() = %v for a satisfiable DaemonSet", err)
-	}
-	if err := daemon.NewEligibility(nil, false).Unsatisfiable(); err != nil {
-		t.Errorf("Unsatisfiable() = %v for a nil DaemonSet", err)
-	}
-	// Every answer for it is No, whatever the template.
 	v, err := daemon.PlacementFor(daemon.NodeTemplate{}, never, false)
 	if err != nil || v.Placement != daemon.PlacementNo {
 		t.Errorf("PlacementFor() = %+v, %v; want No", v, err)
