@@ -22,19 +22,15 @@
 // NodeShouldRunDaemonPod answers upstream's placement question for one node.
 // NewEligibility compiles it once per DaemonSet; Eligibility.ShouldRun then
 // judges a node without allocating, and Eligibility.Explain says why a node
-// may not run the pod (the start of a what-if API for autoscalers).
+// may not run the pod.
 //
 // # What-if
 //
-// For autoscalers sizing nodes that do not exist yet: PodsForNode returns
-// the pods Compute would create on an empty node (built by the same code),
-// Overhead and OverheadWithOptions what pods take from a node as the API
-// server would admit them and the scheduler would count them, and
-// Footprint.Remaining what is left of an allocatable. PlacementFor answers
-// Yes, No or Maybe for a node template (label requirements and taints)
-// rather than a node, exactly where it answers Yes or No. IsDaemonSetPod
-// tells DaemonSet pods from workload, and Unavailable breaks a status's
-// unavailable count down by cause.
+// For autoscalers sizing nodes that do not exist yet, package daemon/whatif
+// answers with this package's placement check and pod construction: the
+// pods a node or node template would get, what they take from it, Yes, No
+// or Maybe for a node template, which pods are DaemonSet pods, and the
+// unavailable count by cause (from StatusByNode).
 //
 // # Rollout controls
 //

@@ -196,6 +196,25 @@ func BenchmarkNodeShouldRunDaemonPod(b *testing.B) {
 	})
 }
 
+// ExampleEligibility_Explain_allTaints prints every taint that keeps a DaemonSet off
+// a node, and whether a pod already there may stay.
+func ExampleEligibility_Explain_allTaints() {
+	ds := dt.DaemonSet("log-agent", dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule))
+	node := dt.Node("gpu-1",
+		dt.WithTaint("nvidia.com/gpu", "true", corev1.TaintEffectNoSchedule),
+		dt.WithTaint("dedicated", "ml", corev1.TaintEffectNoSchedule),
+		dt.WithTaint("team", "ml", corev1.TaintEffectNoSchedule))
+	v := daemon.NewEligibility(ds, false).Explain(node)
+	fmt.Println(v.Reason, "existing pod may stay:", v.ShouldContinueRunning)
+	for _, t := range v.UntoleratedTaints {
+		fmt.Printf("  %s=%s:%s\n", t.Key, t.Value, t.Effect)
+	}
+	// Output:
+	// UntoleratedTaint existing pod may stay: true
+	//   nvidia.com/gpu=true:NoSchedule
+	//   team=ml:NoSchedule
+}
+
 func ExampleEligibility_ShouldRun() {
 	ds := dt.DaemonSet("fluentd", dt.WithNodeSelector("pool", "general"))
 	e := daemon.NewEligibility(ds, false) // compile once

@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 var (
@@ -48,8 +49,8 @@ func randomRequirement(r *rand.Rand) corev1.NodeSelectorRequirement {
 	return req
 }
 
-func randomTemplate(r *rand.Rand) daemon.NodeTemplate {
-	t := daemon.NodeTemplate{LabelsComplete: r.IntN(3) == 0}
+func randomTemplate(r *rand.Rand) whatif.NodeTemplate {
+	t := whatif.NodeTemplate{LabelsComplete: r.IntN(3) == 0}
 	if r.IntN(4) == 0 {
 		t.Name = pickOf(r, []string{"node-x", "node-y"})
 	}
@@ -102,7 +103,7 @@ func randomPlacementDaemonSet(r *rand.Rand) *appsv1.DaemonSet {
 }
 
 // randomNodeIn draws a node and reports whether the template allows it.
-func randomNodeIn(r *rand.Rand, t daemon.NodeTemplate, ct *daemon.CompiledTemplate) (*corev1.Node, bool) {
+func randomNodeIn(r *rand.Rand, t whatif.NodeTemplate, ct *whatif.CompiledTemplate) (*corev1.Node, bool) {
 	name := t.Name
 	if name == "" {
 		name = pickOf(r, []string{"node-x", "node-y", "node-z"})
@@ -129,16 +130,16 @@ func randomNodeIn(r *rand.Rand, t daemon.NodeTemplate, ct *daemon.CompiledTempla
 // concrete node the template allows.
 func TestPlacementForAgreesWithConcreteNodes(t *testing.T) {
 	r := rand.New(rand.NewPCG(2026, 11))
-	counts := map[daemon.Placement]int{}
+	counts := map[whatif.Placement]int{}
 	checked := 0
 	for i := range 3000 {
 		tpl := randomTemplate(r)
-		ct, err := daemon.CompileTemplate(tpl)
+		ct, err := whatif.CompileTemplate(tpl)
 		if err != nil {
 			continue
 		}
 		ds := randomPlacementDaemonSet(r)
-		v := daemon.NewEligibility(ds, false).PlacementFor(ct)
+		v := ct.PlacementFor(daemon.NewEligibility(ds, false))
 		counts[v.Placement]++
 		var seenTrue, seenFalse bool
 		for range 60 {
@@ -149,14 +150,14 @@ func TestPlacementForAgreesWithConcreteNodes(t *testing.T) {
 			checked++
 			run, _ := daemon.NodeShouldRunDaemonPod(n, ds)
 			seenTrue, seenFalse = seenTrue || run, seenFalse || !run
-			if (v.Placement == daemon.PlacementYes && !run) || (v.Placement == daemon.PlacementNo && run) {
+			if (v.Placement == whatif.PlacementYes && !run) || (v.Placement == whatif.PlacementNo && run) {
 				t.Fatalf("case %d: PlacementFor = %+v but NodeShouldRunDaemonPod(%s %v taints %v) = %v\ntemplate %+v\nds spec nodeSelector %v affinity %+v tolerations %v nodeName %q",
 					i, v, n.Name, n.Labels, n.Spec.Taints, run, tpl, ds.Spec.Template.Spec.NodeSelector, ds.Spec.Template.Spec.Affinity, ds.Spec.Template.Spec.Tolerations, ds.Spec.Template.Spec.NodeName)
 			}
 		}
 	}
 	t.Logf("answers %v over %d concrete nodes", counts, checked)
-	if counts[daemon.PlacementYes] < 100 || counts[daemon.PlacementNo] < 100 || counts[daemon.PlacementMaybe] < 100 {
+	if counts[whatif.PlacementYes] < 100 || counts[whatif.PlacementNo] < 100 || counts[whatif.PlacementMaybe] < 100 {
 		t.Errorf("answers %v: the generator should give each answer often", counts)
 	}
 }
@@ -164,7 +165,7 @@ func TestPlacementForAgreesWithConcreteNodes(t *testing.T) {
 // TestPlacementForAutoscalerReports pins the template answers autoscaler
 // users reported wrong (see the field notes).
 func TestPlacementForAutoscalerReports(t *testing.T) {
-	gpuPool := daemon.NodeTemplate{
+	gpuPool := whatif.NodeTemplate{
 		Labels: map[string]string{"karpenter.sh/nodepool": "gpu", "kubernetes.io/os": "linux"},
 		Requirements: []corev1.NodeSelectorRequirement{
 			{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"p3.2xlarge", "p3.8xlarge"}},
@@ -184,36 +185,36 @@ func TestPlacementForAutoscalerReports(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		template daemon.NodeTemplate
+		template whatif.NodeTemplate
 		ds       *appsv1.DaemonSet
-		want     daemon.PlacementVerdict
+		want     whatif.PlacementVerdict
 	}{
 		{
 			name:     "an Exists toleration with no key runs on a tainted pool (kubernetes-sigs/karpenter#1749)",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementYes},
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementYes},
 		},
 		{
 			name:     "an untolerated taint of the pool is No, naming the taint",
 			template: gpuPool, ds: dt.DaemonSet("agent"),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementNo, Reason: daemon.IneligibleTaint, Taint: gpuPool.Taints[0]},
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleTaint, Taint: gpuPool.Taints[0]},
 		},
 		{
 			name:     "affinity on a label the node gets at registration is Maybe, not No (kubernetes-sigs/karpenter#919)",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll, withAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel")}})),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Sometimes, Term: 0, Requirement: 0, Key: "feature.node.kubernetes.io/cpu-model.vendor_id"}},
 		},
 		{
 			name:     "an instance type the pool may or may not launch is Maybe (kubernetes-sigs/karpenter#2838, #715)",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll, withAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in("node.kubernetes.io/instance-type", "p3.8xlarge")}})),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Sometimes, Term: 0, Requirement: 0, Key: "node.kubernetes.io/instance-type"}},
 		},
 		{
 			name:     "an instance type the pool never launches is No",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll, withAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in("node.kubernetes.io/instance-type", "m5.large")}})),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Never, Term: 0, Requirement: 0, Key: "node.kubernetes.io/instance-type"}},
 		},
 		{
@@ -223,37 +224,37 @@ func TestPlacementForAutoscalerReports(t *testing.T) {
 				corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in("kubernetes.io/os", "windows")}},
 				corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in("karpenter.sh/nodepool", "gpu")}},
 			)),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementYes},
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementYes},
 		},
 		{
 			name:     "the node-name rewrite of a live pod is not a constraint: a template with an unknown name is Maybe for a template nodeName (kubernetes-sigs/karpenter#532)",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll, func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.NodeName = "node-1" }),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementMaybe, Reason: daemon.IneligibleNodeName},
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeName},
 		},
 		{
 			name:     "a startup taint left out of the template does not keep the pod off",
-			template: daemon.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}},
+			template: whatif.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}},
 			ds:       dt.DaemonSet("cni", dt.WithNodeSelector("kubernetes.io/os", "linux")),
-			want:     daemon.PlacementVerdict{Placement: daemon.PlacementYes},
+			want:     whatif.PlacementVerdict{Placement: whatif.PlacementYes},
 		},
 		{
 			name:     "a nodeSelector on a fixed label with another value is No",
 			template: gpuPool, ds: dt.DaemonSet("win", tolerateAll, dt.WithNodeSelector("kubernetes.io/os", "windows")),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Never, NodeSelector: true, NodeSelectorKey: "kubernetes.io/os", Term: -1, Requirement: -1}},
 		},
 		{
 			name:     "a label the complete template lacks is No",
-			template: daemon.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}, LabelsComplete: true},
+			template: whatif.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}, LabelsComplete: true},
 			ds:       dt.DaemonSet("agent", dt.WithNodeSelector("pool", "infra")),
-			want: daemon.PlacementVerdict{Placement: daemon.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Never, NodeSelector: true, NodeSelectorKey: "pool", Term: -1, Requirement: -1}},
 		},
-		{name: "a nil DaemonSet", template: gpuPool, want: daemon.PlacementVerdict{Placement: daemon.PlacementNo, Reason: daemon.IneligibleNilNode}},
+		{name: "a nil DaemonSet", template: gpuPool, want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNilNode}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := daemon.PlacementFor(tt.template, tt.ds, false)
+			got, err := whatif.PlacementFor(tt.template, tt.ds, false)
 			if err != nil {
 				t.Fatalf("PlacementFor() error = %v", err)
 			}
@@ -267,18 +268,18 @@ func TestPlacementForAutoscalerReports(t *testing.T) {
 func TestCompileTemplateErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		t    daemon.NodeTemplate
+		t    whatif.NodeTemplate
 	}{
-		{name: "an invalid label value", t: daemon.NodeTemplate{Labels: map[string]string{"zone": "has space"}}},
-		{name: "an unknown operator", t: daemon.NodeTemplate{Requirements: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: "Near"}}}},
-		{name: "requirements that allow no node", t: daemon.NodeTemplate{Requirements: []corev1.NodeSelectorRequirement{
+		{name: "an invalid label value", t: whatif.NodeTemplate{Labels: map[string]string{"zone": "has space"}}},
+		{name: "an unknown operator", t: whatif.NodeTemplate{Requirements: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: "Near"}}}},
+		{name: "requirements that allow no node", t: whatif.NodeTemplate{Requirements: []corev1.NodeSelectorRequirement{
 			{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}},
 			{Key: "zone", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"a"}},
 		}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := daemon.CompileTemplate(tt.t); err == nil {
+			if _, err := whatif.CompileTemplate(tt.t); err == nil {
 				t.Errorf("CompileTemplate() error = nil, want an error")
 			}
 		})
@@ -291,26 +292,26 @@ func TestCompileTemplateErrors(t *testing.T) {
 func TestPlacementForDoesNotAllocate(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.PlacementOptions()...)
 	e := daemon.NewEligibility(ds, false)
-	for _, tpl := range []daemon.NodeTemplate{
+	for _, tpl := range []whatif.NodeTemplate{
 		{Labels: map[string]string{"kubernetes.io/os": "linux", "pool": "general"}},
 		{Labels: map[string]string{"kubernetes.io/os": "linux"}, Requirements: []corev1.NodeSelectorRequirement{
 			{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "c5.large"}},
 			{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpExists},
 		}, Taints: []corev1.Taint{{Key: "dedicated", Value: "infra", Effect: corev1.TaintEffectNoSchedule}}},
 	} {
-		ct, err := daemon.CompileTemplate(tpl)
+		ct, err := whatif.CompileTemplate(tpl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if allocs := testing.AllocsPerRun(100, func() { e.PlacementFor(ct) }); allocs != 0 {
-			t.Errorf("PlacementFor(%v) allocates %v times, want 0", e.PlacementFor(ct), allocs)
+		if allocs := testing.AllocsPerRun(100, func() { ct.PlacementFor(e) }); allocs != 0 {
+			t.Errorf("PlacementFor(%v) allocates %v times, want 0", ct.PlacementFor(e), allocs)
 		}
 	}
 }
 
 func BenchmarkPlacementFor(b *testing.B) {
 	e := daemon.NewEligibility(dt.DaemonSet("agent", dt.PlacementOptions()...), false)
-	ct, err := daemon.CompileTemplate(daemon.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}, Requirements: []corev1.NodeSelectorRequirement{
+	ct, err := whatif.CompileTemplate(whatif.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}, Requirements: []corev1.NodeSelectorRequirement{
 		{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "c5.large"}},
 	}})
 	if err != nil {
@@ -318,7 +319,7 @@ func BenchmarkPlacementFor(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		e.PlacementFor(ct)
+		ct.PlacementFor(e)
 	}
 }
 
@@ -329,18 +330,18 @@ func FuzzNodeTemplate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		r := rand.New(rand.NewPCG(seed, seed>>7))
 		tpl := randomTemplate(r)
-		ct, err := daemon.CompileTemplate(tpl)
+		ct, err := whatif.CompileTemplate(tpl)
 		if err != nil {
 			return
 		}
 		ds := randomPlacementDaemonSet(r)
-		v := daemon.NewEligibility(ds, false).PlacementFor(ct)
+		v := ct.PlacementFor(daemon.NewEligibility(ds, false))
 		for range 40 {
 			n, in := randomNodeIn(r, tpl, ct)
 			if !in {
 				continue
 			}
-			if run, _ := daemon.NodeShouldRunDaemonPod(n, ds); (v.Placement == daemon.PlacementYes && !run) || (v.Placement == daemon.PlacementNo && run) {
+			if run, _ := daemon.NodeShouldRunDaemonPod(n, ds); (v.Placement == whatif.PlacementYes && !run) || (v.Placement == whatif.PlacementNo && run) {
 				t.Fatalf("PlacementFor = %+v, NodeShouldRunDaemonPod(%s %v) = %v", v, n.Name, n.Labels, run)
 			}
 		}
@@ -348,7 +349,7 @@ func FuzzNodeTemplate(f *testing.F) {
 }
 
 func ExamplePlacementFor() {
-	pool := daemon.NodeTemplate{
+	pool := whatif.NodeTemplate{
 		Labels: map[string]string{"kubernetes.io/os": "linux"},
 		Requirements: []corev1.NodeSelectorRequirement{
 			{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"g5.xlarge", "m5.large"}},
@@ -368,7 +369,7 @@ func ExamplePlacementFor() {
 		dt.DaemonSet("dcgm-exporter", tolerateTeam, gpuOnly),
 		dt.DaemonSet("fluentd"),
 	} {
-		v, err := daemon.PlacementFor(pool, ds, false)
+		v, err := whatif.PlacementFor(pool, ds, false)
 		if err != nil {
 			fmt.Println(err)
 			continue
@@ -392,14 +393,14 @@ func TestPlacementForUnsatisfiable(t *testing.T) {
 			}}},
 		}}}
 	})
-	v, err := daemon.PlacementFor(daemon.NodeTemplate{}, never, false)
-	if err != nil || v.Placement != daemon.PlacementNo {
+	v, err := whatif.PlacementFor(whatif.NodeTemplate{}, never, false)
+	if err != nil || v.Placement != whatif.PlacementNo {
 		t.Errorf("PlacementFor() = %+v, %v; want No", v, err)
 	}
 }
 
 func TestCompileTemplateKeepsNoReference(t *testing.T) {
-	tpl := daemon.NodeTemplate{
+	tpl := whatif.NodeTemplate{
 		Labels:       map[string]string{"kubernetes.io/os": "linux"},
 		Requirements: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}},
 		Taints:       []corev1.Taint{{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule}},
@@ -408,7 +409,7 @@ func TestCompileTemplateKeepsNoReference(t *testing.T) {
 	before.Labels = map[string]string{"kubernetes.io/os": "linux"}
 	before.Requirements = []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}}
 	before.Taints = []corev1.Taint{{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule}}
-	ct, err := daemon.CompileTemplate(tpl)
+	ct, err := whatif.CompileTemplate(tpl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,11 +419,11 @@ func TestCompileTemplateKeepsNoReference(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.WithNodeSelector("kubernetes.io/os", "linux"), dt.WithToleration("team", corev1.TaintEffectNoSchedule))
 	dsBefore := ds.DeepCopy()
 	e := daemon.NewEligibility(ds, false)
-	want := e.PlacementFor(ct)
+	want := ct.PlacementFor(e)
 	tpl.Labels["kubernetes.io/os"] = "windows"
 	tpl.Requirements[0].Values[0] = "c"
 	tpl.Taints[0].Key = "other"
-	if got := e.PlacementFor(ct); got != want || got.Placement != daemon.PlacementYes {
+	if got := ct.PlacementFor(e); got != want || got.Placement != whatif.PlacementYes {
 		t.Errorf("after changing the template: PlacementFor() = %+v, want %+v (Yes)", got, want)
 	}
 	if diff := cmp.Diff(dsBefore, ds); diff != "" {

@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"errors"
@@ -14,6 +14,8 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/internal/scenario"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // emptyNodeCreates returns the pods Compute creates for ds when node is
@@ -36,7 +38,7 @@ func checkPodsForNodeAgrees(t *testing.T, name string, ds *appsv1.DaemonSet, nod
 		return false
 	}
 	want, wantErr := emptyNodeCreates(ds, node, revs, gate)
-	got, err := daemon.PodsForNode(node, []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{Revisions: revs, EnableTaintTolerationComparisonOperators: gate})
+	got, err := whatif.PodsForNode(node, []*appsv1.DaemonSet{ds}, whatif.Options{Revisions: revs, EnableTaintTolerationComparisonOperators: gate})
 	if err != nil {
 		if wantErr == nil {
 			t.Errorf("%s: PodsForNode(%s) error = %v; Compute succeeded", name, node.Name, err)
@@ -109,7 +111,7 @@ func TestPodsForNode(t *testing.T) {
 		name     string
 		node     *corev1.Node
 		ds       []*appsv1.DaemonSet
-		opts     daemon.WhatIfOptions
+		opts     whatif.Options
 		wantPods []string // namespace/DaemonSet of each pod
 		wantErr  bool
 	}{
@@ -120,21 +122,21 @@ func TestPodsForNode(t *testing.T) {
 		{name: "a startup taint keeps every pod off", node: dt.Node("n", startup), ds: []*appsv1.DaemonSet{plain}},
 		{
 			name: "a startup taint ignored by key", node: dt.Node("n", startup), ds: []*appsv1.DaemonSet{plain},
-			opts:     daemon.WhatIfOptions{IgnoreTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready"}}},
+			opts:     whatif.Options{IgnoreTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready"}}},
 			wantPods: []string{"default/plain"},
 		},
 		{
 			name: "an ignored taint with another effect still counts", node: dt.Node("n", startup), ds: []*appsv1.DaemonSet{plain},
-			opts: daemon.WhatIfOptions{IgnoreTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready", Effect: corev1.TaintEffectNoExecute}}},
+			opts: whatif.Options{IgnoreTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready", Effect: corev1.TaintEffectNoExecute}}},
 		},
 		{
 			name: "a startup taint ignored by predicate", node: dt.Node("n", startup), ds: []*appsv1.DaemonSet{plain},
-			opts:     daemon.WhatIfOptions{IgnoreTaint: func(t corev1.Taint) bool { return t.Value == "true" }},
+			opts:     whatif.Options{IgnoreTaint: func(t corev1.Taint) bool { return t.Value == "true" }},
 			wantPods: []string{"default/plain"},
 		},
 		{
 			name: "Include leaves out what the caller's policy rejects", node: dt.Node("n"), ds: []*appsv1.DaemonSet{plain, other},
-			opts:     daemon.WhatIfOptions{Include: func(ds *appsv1.DaemonSet) bool { return ds.Namespace == "monitoring" }},
+			opts:     whatif.Options{Include: func(ds *appsv1.DaemonSet) bool { return ds.Namespace == "monitoring" }},
 			wantPods: []string{"monitoring/aaa"},
 		},
 		{
@@ -155,7 +157,7 @@ func TestPodsForNode(t *testing.T) {
 			if tt.node != nil {
 				nodeBefore = tt.node.DeepCopy()
 			}
-			pods, err := daemon.PodsForNode(tt.node, tt.ds, tt.opts)
+			pods, err := whatif.PodsForNode(tt.node, tt.ds, tt.opts)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("PodsForNode() error = %v, want error %v", err, tt.wantErr)
 			}
@@ -176,11 +178,11 @@ func TestPodsForNode(t *testing.T) {
 func TestPodsForNodeKeepTemplateAffinity(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.PlacementOptions()...)
 	node := dt.PlacementNode("node-1", 1)
-	bound, err := daemon.PodsForNode(node, []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{})
+	bound, err := whatif.PodsForNode(node, []*appsv1.DaemonSet{ds}, whatif.Options{})
 	if err != nil || len(bound) != 1 {
 		t.Fatalf("PodsForNode() = %d pods, %v; want 1 pod", len(bound), err)
 	}
-	kept, err := daemon.PodsForNode(node, []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{KeepTemplateAffinity: true})
+	kept, err := whatif.PodsForNode(node, []*appsv1.DaemonSet{ds}, whatif.Options{KeepTemplateAffinity: true})
 	if err != nil || len(kept) != 1 {
 		t.Fatalf("PodsForNode(KeepTemplateAffinity) = %d pods, %v; want 1 pod", len(kept), err)
 	}
@@ -203,7 +205,7 @@ func TestPodsForNodeDoesNotModifyInput(t *testing.T) {
 	c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: true})
 	before := c.DeepCopy()
 	for _, n := range c.Nodes {
-		_, _ = daemon.PodsForNode(n, []*appsv1.DaemonSet{c.DaemonSet}, daemon.WhatIfOptions{Revisions: c.Revisions, IgnoreTaints: []corev1.Taint{{Key: "node-role.kubernetes.io/control-plane"}}})
+		_, _ = whatif.PodsForNode(n, []*appsv1.DaemonSet{c.DaemonSet}, whatif.Options{Revisions: c.Revisions, IgnoreTaints: []corev1.Taint{{Key: "node-role.kubernetes.io/control-plane"}}})
 	}
 	if diff := cmp.Diff(before.Input(), c.Input()); diff != "" {
 		t.Errorf("PodsForNode() modified its input (-before +after):\n%s", diff)
@@ -214,6 +216,9 @@ func TestPodsForNodeDoesNotModifyInput(t *testing.T) {
 // which only read it.
 var cachedScenarios = sync.OnceValues(func() ([]*scenario.Scenario, error) { return scenario.LoadDir(conformanceDir) })
 
+// conformanceDir is daemon's corpus of recorded scenarios.
+const conformanceDir = "../testdata/conformance"
+
 func whatIfScenarios(t *testing.T) []*scenario.Scenario {
 	t.Helper()
 	all, err := cachedScenarios()
@@ -221,4 +226,28 @@ func whatIfScenarios(t *testing.T) []*scenario.Scenario {
 		t.Fatalf("loading the conformance scenarios: %v", err)
 	}
 	return all
+}
+
+// emptySpecDiff is how a collision error names the first difference when
+// the revision's data is {"spec":{}}: the template is missing from it.
+const emptySpecDiff = `; first difference: spec.template: the revision has nothing, the DaemonSet's patch has {"$patch":"replace","metadata":{"labels":{"app":"x"}},"spec":{"c…`
+
+// TestPodsForNodeErrorText pins that PodsForNode, too, names the DaemonSet
+// once in a revision-history error.
+func TestPodsForNodeErrorText(t *testing.T) {
+	ds := dt.DaemonSet("x")
+	rev := dt.Revision(ds, 1)
+	rev.Data.Raw = []byte(`{"spec":{}}`)
+	_, err := whatif.PodsForNode(dt.Node("a"), []*appsv1.DaemonSet{ds}, whatif.Options{Revisions: []*appsv1.ControllerRevision{rev}})
+	want := `daemonSets[0]: revision history: daemonset "default/x": controllerrevision "x-` + dt.Hash(ds) + `" already exists with different data; status.collisionCount must become 1` + emptySpecDiff
+	if err == nil {
+		t.Fatal("PodsForNode: no error")
+	}
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("error text (-want,+got):\n%s", diff)
+	}
+	var c *rollout.CollisionError
+	if !errors.As(err, &c) {
+		t.Errorf("errors.As(*rollout.CollisionError) failed on %v", err)
+	}
 }

@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // ExampleFootprint_Remaining is an autoscaler's question "how much room is
@@ -41,12 +41,12 @@ func ExampleFootprint_Remaining() {
 		corev1.ResourcePods:   resource.MustParse("29"),
 	}
 
-	pods, err := daemon.PodsForNode(nodeType, daemonSets, daemon.WhatIfOptions{})
+	pods, err := whatif.PodsForNode(nodeType, daemonSets, whatif.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	f := daemon.OverheadWithOptions(pods, daemon.OverheadOptions{LimitRanges: []*corev1.LimitRange{limitRange}})
+	f := whatif.OverheadWithOptions(pods, whatif.OverheadOptions{LimitRanges: []*corev1.LimitRange{limitRange}})
 	left := f.Remaining(allocatable)
 	fmt.Printf("daemon pods: %d\n", f.Pods)
 	fmt.Printf("requested:   cpu=%s memory=%s\n", f.Requests.Cpu(), f.Requests.Memory())
@@ -70,7 +70,7 @@ func ExampleOverhead() {
 				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}}}},
 		},
 	}
-	f := daemon.Overhead([]*corev1.Pod{pod})
+	f := whatif.Overhead([]*corev1.Pod{pod})
 	fmt.Println("cpu:", f.Requests.Cpu())
 	for _, p := range f.HostPorts {
 		fmt.Printf("port: %s %s:%d (%s, container %s)\n", p.Protocol, p.HostIP, p.Port, p.Pod, p.Container)
@@ -87,7 +87,7 @@ func ExampleDaemonSetOverhead() {
 			corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("32Mi"),
 		}
 	})
-	f := daemon.DaemonSetOverhead(ds, daemon.OverheadOptions{})
+	f := whatif.DaemonSetOverhead(ds, whatif.OverheadOptions{})
 	fmt.Printf("pods=%d cpu=%s memory=%s\n", f.Pods, f.Requests.Cpu(), f.Requests.Memory())
 	// Output:
 	// pods=1 cpu=50m memory=32Mi

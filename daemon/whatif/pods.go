@@ -1,4 +1,4 @@
-package daemon
+package whatif
 
 import (
 	"cmp"
@@ -13,22 +13,24 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
-// WhatIfOptions are the inputs of PodsForNode besides the node and the
+// Options are the inputs of PodsForNode besides the node and the
 // DaemonSets. The zero value works: no revisions (every hash is computed as
 // a first sync would), the comparison-operator gate off, every taint kept,
 // and the node-name affinity rewrite applied as the controller applies it.
-type WhatIfOptions struct {
+type Options struct {
 	// Revisions are the ControllerRevisions of the DaemonSets' namespaces,
-	// as Options.Revisions; each DaemonSet claims its own. With none, the
-	// hash label is the one the first sync of each DaemonSet would compute.
+	// as daemon.Options.Revisions; each DaemonSet claims its own. With
+	// none, the hash label is the one the first sync of each DaemonSet
+	// would compute.
 	Revisions []*appsv1.ControllerRevision
 	// EnableTaintTolerationComparisonOperators is the
-	// TaintTolerationComparisonOperators feature gate, as in Options.
+	// TaintTolerationComparisonOperators feature gate, as in daemon.Options.
 	EnableTaintTolerationComparisonOperators bool
 	// IgnoreTaints are taints the node is judged without: startup or
 	// ephemeral taints the caller knows will be removed once the node is
@@ -53,10 +55,11 @@ type WhatIfOptions struct {
 
 // PodsForNode returns the pods the DaemonSet controller would create on
 // node if it had no daemon pods yet: one per DaemonSet whose pod should run
-// there, each built exactly as Compute builds it on that node (labels with
-// pod-template-generation and controller-revision-hash, generateName,
-// namespace, controller reference, daemon tolerations, the node-name
-// affinity), sorted by DaemonSet namespace, then name. node is judged
+// there, each built exactly as daemon.Compute builds it on that node (with
+// the same code: labels with pod-template-generation and
+// controller-revision-hash, generateName, namespace, controller reference,
+// daemon tolerations, the node-name affinity), sorted by DaemonSet
+// namespace, then name. node is judged
 // after dropping the taints opts says to ignore.
 //
 // DaemonSets Compute would skip (a {} selector, being deleted), those
@@ -77,7 +80,7 @@ type WhatIfOptions struct {
 // template when its namespace has no revision, else one revision-history
 // construction as in Compute (an encoding of the DaemonSet to compare with
 // the revisions).
-func PodsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts WhatIfOptions) ([]*corev1.Pod, error) {
+func PodsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts Options) ([]*corev1.Pod, error) {
 	if node == nil {
 		return nil, field.Required(field.NewPath("node"), "a node is required")
 	}
@@ -105,7 +108,7 @@ func PodsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts WhatIfO
 
 // podForNode is the pod Compute would create for ds on node with no pods:
 // nil when it creates none.
-func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts WhatIfOptions) (*corev1.Pod, error) {
+func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts Options) (*corev1.Pod, error) {
 	if ds == nil {
 		return nil, field.Required(field.NewPath("daemonSet"), "nil DaemonSet")
 	}
@@ -123,7 +126,7 @@ func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts WhatIfOptions) (*c
 	if err != nil {
 		return nil, err // a *selector.Error names the DaemonSet
 	}
-	if run, _ := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators).ShouldRun(node); !run {
+	if run, _ := daemon.NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators).ShouldRun(node); !run {
 		return nil, nil
 	}
 	if opts.Include != nil && !opts.Include(ds) {
@@ -131,7 +134,7 @@ func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts WhatIfOptions) (*c
 	}
 	hash, err := whatIfHash(ds, sel, opts.Revisions)
 	if err != nil {
-		return nil, nameOnce(key, stageHistory, err)
+		return nil, fmt.Errorf("revision history: %w", err) // its errors name the DaemonSet
 	}
 	generation, genErr := rollout.GetTemplateGeneration(ds)
 	if genErr != nil {
@@ -159,7 +162,7 @@ func whatIfHash(ds *appsv1.DaemonSet, sel labels.Selector, revisions []*appsv1.C
 
 // withoutIgnoredTaints returns node, or a shallow copy of it with its own
 // taint slice when opts drops some of its taints.
-func withoutIgnoredTaints(node *corev1.Node, opts WhatIfOptions) *corev1.Node {
+func withoutIgnoredTaints(node *corev1.Node, opts Options) *corev1.Node {
 	if len(opts.IgnoreTaints) == 0 && opts.IgnoreTaint == nil {
 		return node
 	}

@@ -1,4 +1,4 @@
-package daemon
+package whatif
 
 import (
 	"cmp"
@@ -9,6 +9,8 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/daemonplan/daemonplan/daemon"
 )
 
 // Footprint is what a set of pods takes from a node: the result of
@@ -116,13 +118,13 @@ func OverheadWithOptions(pods []*corev1.Pod, opts OverheadOptions) Footprint {
 }
 
 // DaemonSetOverhead returns the footprint of one pod of ds, built as the
-// controller builds it (see NewPod), on any node. A nil ds gives the zero
+// controller builds it (see daemon.NewPod), on any node. A nil ds gives the zero
 // Footprint. It modifies nothing.
 func DaemonSetOverhead(ds *appsv1.DaemonSet, opts OverheadOptions) Footprint {
 	if ds == nil {
 		return Footprint{}
 	}
-	pod := NewPod(ds, "")
+	pod := daemon.NewPod(ds, "")
 	pod.GenerateName = ds.Name + "-"
 	return OverheadWithOptions([]*corev1.Pod{pod}, opts)
 }

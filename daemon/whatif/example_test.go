@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // ExamplePodsForNode asks which DaemonSet pods a new GPU node of a node
@@ -28,7 +29,7 @@ func ExamplePodsForNode() {
 		dt.WithLabel("accelerator", "nvidia"),
 		dt.WithTaint("node.cilium.io/agent-not-ready", "true", corev1.TaintEffectNoSchedule))
 
-	pods, err := daemon.PodsForNode(node, daemonSets, daemon.WhatIfOptions{
+	pods, err := whatif.PodsForNode(node, daemonSets, whatif.Options{
 		IgnoreTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready"}},
 	})
 	if err != nil {
@@ -43,29 +44,10 @@ func ExamplePodsForNode() {
 	// default/nvidia-device-plugin-* hash=6746774d76
 }
 
-// ExampleEligibility_Explain_allTaints prints every taint that keeps a DaemonSet off
-// a node, and whether a pod already there may stay.
-func ExampleEligibility_Explain_allTaints() {
-	ds := dt.DaemonSet("log-agent", dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule))
-	node := dt.Node("gpu-1",
-		dt.WithTaint("nvidia.com/gpu", "true", corev1.TaintEffectNoSchedule),
-		dt.WithTaint("dedicated", "ml", corev1.TaintEffectNoSchedule),
-		dt.WithTaint("team", "ml", corev1.TaintEffectNoSchedule))
-	v := daemon.NewEligibility(ds, false).Explain(node)
-	fmt.Println(v.Reason, "existing pod may stay:", v.ShouldContinueRunning)
-	for _, t := range v.UntoleratedTaints {
-		fmt.Printf("  %s=%s:%s\n", t.Key, t.Value, t.Effect)
-	}
-	// Output:
-	// UntoleratedTaint existing pod may stay: true
-	//   nvidia.com/gpu=true:NoSchedule
-	//   team=ml:NoSchedule
-}
-
 // ExampleCompileTemplate compiles a node group once and judges many
 // DaemonSets against it without allocating.
 func ExampleCompileTemplate() {
-	group, err := daemon.CompileTemplate(daemon.NodeTemplate{
+	group, err := whatif.CompileTemplate(whatif.NodeTemplate{
 		Labels: map[string]string{"kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64"},
 	})
 	if err != nil {
@@ -77,7 +59,7 @@ func ExampleCompileTemplate() {
 		dt.DaemonSet("amd64-only", dt.WithNodeSelector("kubernetes.io/arch", "amd64")),
 		dt.DaemonSet("zonal", dt.WithNodeSelector("topology.kubernetes.io/zone", "eu-west-1a")),
 	} {
-		v := daemon.NewEligibility(ds, false).PlacementFor(group)
+		v := group.PlacementFor(daemon.NewEligibility(ds, false))
 		fmt.Println(strings.TrimSpace(fmt.Sprint(ds.Name, " ", v.Placement, " ", v.Affinity.NodeSelectorKey)))
 	}
 	// Output:
@@ -90,9 +72,9 @@ func ExampleIsDaemonSetPod() {
 	yes := true
 	pod := &corev1.Pod{}
 	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "fluentd", Controller: &yes}}
-	fmt.Println(daemon.IsDaemonSetPod(pod))
+	fmt.Println(whatif.IsDaemonSetPod(pod))
 	pod.OwnerReferences[0].Kind = "ReplicaSet"
-	fmt.Println(daemon.IsDaemonSetPod(pod))
+	fmt.Println(whatif.IsDaemonSetPod(pod))
 	// Output:
 	// true
 	// false
@@ -105,7 +87,7 @@ func ExampleOverheadWithOptions() {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "sandboxed", GenerateName: "agent-"},
 		Spec:       corev1.PodSpec{RuntimeClassName: ptr.To("kata"), Containers: []corev1.Container{{Name: "agent"}}},
 	}
-	f := daemon.OverheadWithOptions([]*corev1.Pod{pod}, daemon.OverheadOptions{
+	f := whatif.OverheadWithOptions([]*corev1.Pod{pod}, whatif.OverheadOptions{
 		LimitRanges: []*corev1.LimitRange{{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "sandboxed", Name: "defaults"},
 			Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{

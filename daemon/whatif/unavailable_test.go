@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // conditionNotReady sets the node's Ready condition to False without the
@@ -36,17 +37,17 @@ func TestUnavailable(t *testing.T) {
 	}
 	pods := []*corev1.Pod{ok, pending, notReady, young, terminating, onDown}
 
-	got, err := daemon.Unavailable(ds, nodes, pods, daemon.Options{Now: now})
+	got, err := whatif.Unavailable(ds, nodes, pods, daemon.Options{Now: now})
 	if err != nil {
 		t.Fatalf("Unavailable() error = %v", err)
 	}
-	want := daemon.Unavailability{Nodes: []daemon.UnavailableNode{
-		{NodeName: "n-down", Pod: onDown, Cause: daemon.CauseNodeNotReady},
-		{NodeName: "n-empty", Cause: daemon.CauseNoPod},
-		{NodeName: "n-notready", Pod: notReady, Cause: daemon.CauseNotReady},
-		{NodeName: "n-pending", Pod: pending, Cause: daemon.CausePending},
-		{NodeName: "n-term", Pod: terminating, Cause: daemon.CauseTerminating},
-		{NodeName: "n-young", Pod: young, Cause: daemon.CauseMinReadySeconds, AvailableAt: now.Add(50 * time.Second)},
+	want := whatif.Unavailability{Nodes: []whatif.UnavailableNode{
+		{NodeName: "n-down", Pod: onDown, Cause: whatif.CauseNodeNotReady},
+		{NodeName: "n-empty", Cause: whatif.CauseNoPod},
+		{NodeName: "n-notready", Pod: notReady, Cause: whatif.CauseNotReady},
+		{NodeName: "n-pending", Pod: pending, Cause: whatif.CausePending},
+		{NodeName: "n-term", Pod: terminating, Cause: whatif.CauseTerminating},
+		{NodeName: "n-young", Pod: young, Cause: whatif.CauseMinReadySeconds, AvailableAt: now.Add(50 * time.Second)},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Unavailable() (-want +got):\n%s", diff)
@@ -58,11 +59,11 @@ func TestUnavailable(t *testing.T) {
 	if int32(len(got.Nodes)) != plan.Status.NumberUnavailable {
 		t.Errorf("Unavailable() lists %d nodes, the status counts %d", len(got.Nodes), plan.Status.NumberUnavailable)
 	}
-	if got.Count(daemon.CauseNoPod) != 1 || got.Count(daemon.CauseNotReady) != 1 {
-		t.Errorf("Count() = %d NoPod, %d NotReady; want 1 and 1", got.Count(daemon.CauseNoPod), got.Count(daemon.CauseNotReady))
+	if got.Count(whatif.CauseNoPod) != 1 || got.Count(whatif.CauseNotReady) != 1 {
+		t.Errorf("Count() = %d NoPod, %d NotReady; want 1 and 1", got.Count(whatif.CauseNoPod), got.Count(whatif.CauseNotReady))
 	}
 
-	if _, err := daemon.Unavailable(nil, nodes, pods, daemon.Options{}); err == nil {
+	if _, err := whatif.Unavailable(nil, nodes, pods, daemon.Options{}); err == nil {
 		t.Errorf("Unavailable(nil) error = nil")
 	}
 }
@@ -74,7 +75,7 @@ func TestUnavailableMatchesStatus(t *testing.T) {
 	check := func(name string, ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) {
 		t.Helper()
 		plan, perr := daemon.Compute(ds, nodes, pods, opts)
-		u, err := daemon.Unavailable(ds, nodes, pods, opts)
+		u, err := whatif.Unavailable(ds, nodes, pods, opts)
 		if err != nil && perr == nil {
 			t.Errorf("%s: Unavailable() error = %v; Compute succeeded", name, err)
 		}
@@ -109,7 +110,7 @@ func ExampleUnavailable() {
 		dt.Pod(ds, "agent-a", "a", dt.ReadySince(now.Add(-5*time.Second))),
 		dt.Pod(ds, "agent-c", "c", dt.NotReadyPod()),
 	}
-	u, err := daemon.Unavailable(ds, nodes, pods, daemon.Options{Now: now})
+	u, err := whatif.Unavailable(ds, nodes, pods, daemon.Options{Now: now})
 	if err != nil {
 		fmt.Println(err)
 		return
