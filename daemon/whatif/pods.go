@@ -19,8 +19,8 @@ import (
 	"github.com/daemonplan/daemonplan/selector"
 )
 
-// Options are the inputs of PodsForNode besides the node and the
-// DaemonSets. The zero value works: no revisions (every hash is computed as
+// Options are the inputs of PodsForNode and PodsForTemplate besides the
+// node or template and the DaemonSets. The zero value works: no revisions (every hash is computed as
 // a first sync would), the comparison-operator gate off, every taint kept,
 // and the node-name affinity rewrite applied as the controller applies it.
 type Options struct {
@@ -32,12 +32,12 @@ type Options struct {
 	// EnableTaintTolerationComparisonOperators is the
 	// TaintTolerationComparisonOperators feature gate, as in daemon.Options.
 	EnableTaintTolerationComparisonOperators bool
-	// IgnoreTaints are taints the node is judged without: startup or
-	// ephemeral taints the caller knows will be removed once the node is
-	// up. A node taint is ignored when an entry has its key and either its
-	// effect or an empty effect; values are not compared.
+	// IgnoreTaints are taints the node (or template) is judged without:
+	// startup or ephemeral taints the caller knows will be removed once the
+	// node is up. A taint is ignored when an entry has its key and either
+	// its effect or an empty effect; values are not compared.
 	IgnoreTaints []corev1.Taint
-	// IgnoreTaint, when non-nil, also ignores every node taint for which it
+	// IgnoreTaint, when non-nil, also ignores every taint for which it
 	// returns true. It is called with a copy and must not keep it.
 	IgnoreTaint func(corev1.Taint) bool
 	// KeepTemplateAffinity keeps the template's own affinity on the pods
@@ -46,10 +46,11 @@ type Options struct {
 	// exist yet (Karpenter restores the template affinity for that reason).
 	KeepTemplateAffinity bool
 	// Include, when non-nil, is asked about each DaemonSet whose pod
-	// should run on the node; false leaves its pod out. It is the caller's
-	// own policy, not the controller's: cluster-autoscaler with
-	// --force-ds=false, for example, counts only DaemonSets whose pods are
-	// system-node-critical. It must not modify the DaemonSet.
+	// should (or, on a template, may) run on the node; false leaves its
+	// pod out. It is the caller's own policy, not the controller's:
+	// cluster-autoscaler with --force-ds=false, for example, counts only
+	// DaemonSets whose pods are system-node-critical. It must not modify
+	// the DaemonSet.
 	Include func(*appsv1.DaemonSet) bool
 }
 
@@ -87,64 +88,140 @@ func PodsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts Options
 	if node.Name == "" {
 		return nil, field.Required(field.NewPath("node", "metadata", "name"), "")
 	}
-	judged := withoutIgnoredTaints(node, opts)
-	var pods []*corev1.Pod
-	var errs []error
-	for i, ds := range daemonSets {
-		pod, err := podForNode(judged, ds, opts)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("daemonSets[%d]: %w", i, err))
-			continue
-		}
-		if pod != nil {
-			pods = append(pods, pod)
-		}
+	judged := node
+	if taints, dropped := keptTaints(node.Spec.Taints, opts); dropped {
+		c := *node
+		c.Spec.Taints = taints
+		judged = &c
 	}
-	slices.SortStableFunc(pods, func(a, b *corev1.Pod) int {
-		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.OwnerReferences[0].Name, b.OwnerReferences[0].Name))
+	var pods []*corev1.Pod
+	err := eachPod(daemonSets, opts, node.Name, func(e *daemon.Eligibility) (PlacementVerdict, bool) {
+		run, _ := e.ShouldRun(judged)
+		return PlacementVerdict{Placement: PlacementYes}, run
+	}, func(pod *corev1.Pod, _ PlacementVerdict) {
+		pods = append(pods, pod)
 	})
-	return pods, errors.Join(errs...)
+	slices.SortStableFunc(pods, compareDaemonPods)
+	return pods, err
 }
 
-// podForNode is the pod Compute would create for ds on node with no pods:
-// nil when it creates none.
-func podForNode(node *corev1.Node, ds *appsv1.DaemonSet, opts Options) (*corev1.Pod, error) {
+// TemplatePod is a pod PodsForTemplate answers: the pod and the placement
+// of its DaemonSet on the template.
+type TemplatePod struct {
+	// Pod is the pod the controller would create on a node of the
+	// template, built as PodsForNode builds it.
+	Pod *corev1.Pod
+	// Placement is PlacementYes, or PlacementMaybe with what leaves it
+	// open: the pod then lands only on the nodes of the template that
+	// satisfy it.
+	Placement PlacementVerdict
+}
+
+// PodsForTemplate is PodsForNode for a node not created yet, described by
+// a node template: the pods the DaemonSet controller would create on a new
+// node of t, one per DaemonSet whose placement on t is Yes or Maybe (see
+// CompiledTemplate.PlacementFor), each with that verdict, sorted by
+// DaemonSet namespace, then name. A caller that sizes a node for the worst
+// case counts the Maybe pods too (as Karpenter does); one that counts what
+// is sure leaves them out.
+//
+// The pods are built as PodsForNode builds them on a node named t's name;
+// when t leaves the name open there is no node to bind them to, and they
+// keep the template's own affinity, as with opts.KeepTemplateAffinity.
+// opts.IgnoreTaints and opts.IgnoreTaint drop taints of t as they drop a
+// node's. DaemonSets are skipped, included and reported in error exactly as
+// by PodsForNode. A nil t is an error and no pod.
+//
+// It modifies none of its arguments; the pods are new objects. It costs
+// what PodsForNode costs, with each DaemonSet's placement judged on the
+// template instead of a node.
+func PodsForTemplate(t *CompiledTemplate, daemonSets []*appsv1.DaemonSet, opts Options) ([]TemplatePod, error) {
+	if t == nil {
+		return nil, field.Required(field.NewPath("template"), "a compiled node template is required")
+	}
+	judged := t
+	if taints, dropped := keptTaints(t.taints, opts); dropped {
+		c := *t
+		c.taints = taints
+		judged = &c
+	}
+	if t.name == "" {
+		opts.KeepTemplateAffinity = true
+	}
+	var pods []TemplatePod
+	err := eachPod(daemonSets, opts, t.name, func(e *daemon.Eligibility) (PlacementVerdict, bool) {
+		v := judged.PlacementFor(e)
+		return v, v.Placement != PlacementNo
+	}, func(pod *corev1.Pod, v PlacementVerdict) {
+		pods = append(pods, TemplatePod{Pod: pod, Placement: v})
+	})
+	slices.SortStableFunc(pods, func(a, b TemplatePod) int { return compareDaemonPods(a.Pod, b.Pod) })
+	return pods, err
+}
+
+// compareDaemonPods orders pods built by eachPod by namespace, then the
+// name of their DaemonSet.
+func compareDaemonPods(a, b *corev1.Pod) int {
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.OwnerReferences[0].Name, b.OwnerReferences[0].Name))
+}
+
+// eachPod builds, for each DaemonSet of daemonSets that Compute would not
+// skip, that places admits and that opts.Include accepts, the pod Compute
+// would create for it on a node named nodeName with no pods, and hands it
+// to emit with place's verdict, in the order of daemonSets. The errors of
+// the others are joined, each naming its DaemonSet's index.
+func eachPod(daemonSets []*appsv1.DaemonSet, opts Options, nodeName string,
+	place func(*daemon.Eligibility) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
+	var errs []error
+	for i, ds := range daemonSets {
+		if err := podFor(ds, opts, nodeName, place, emit); err != nil {
+			errs = append(errs, fmt.Errorf("daemonSets[%d]: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// podFor is eachPod for one DaemonSet.
+func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string,
+	place func(*daemon.Eligibility) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
 	if ds == nil {
-		return nil, field.Required(field.NewPath("daemonSet"), "nil DaemonSet")
+		return field.Required(field.NewPath("daemonSet"), "nil DaemonSet")
 	}
 	key := ds.Namespace + "/" + ds.Name
 	switch {
 	case ds.Name == "":
-		return nil, fmt.Errorf("daemonset %q: %w", key, field.Required(field.NewPath("metadata", "name"), ""))
+		return fmt.Errorf("daemonset %q: %w", key, field.Required(field.NewPath("metadata", "name"), ""))
 	case ds.Namespace == "":
-		return nil, fmt.Errorf("daemonset %q: %w", key, field.Required(field.NewPath("metadata", "namespace"), "pods are namespaced"))
+		return fmt.Errorf("daemonset %q: %w", key, field.Required(field.NewPath("metadata", "namespace"), "pods are namespaced"))
 	}
 	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) || ds.DeletionTimestamp != nil {
-		return nil, nil // Compute skips the DaemonSet
+		return nil // Compute skips the DaemonSet
 	}
 	sel, err := selector.ForDaemonSet(ds)
 	if err != nil {
-		return nil, err // a *selector.Error names the DaemonSet
+		return err // a *selector.Error names the DaemonSet
 	}
-	if run, _ := daemon.NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators).ShouldRun(node); !run {
-		return nil, nil
+	verdict, ok := place(daemon.NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators))
+	if !ok {
+		return nil
 	}
 	if opts.Include != nil && !opts.Include(ds) {
-		return nil, nil
+		return nil
 	}
 	hash, err := whatIfHash(ds, sel, opts.Revisions)
 	if err != nil {
-		return nil, fmt.Errorf("revision history: %w", err) // its errors name the DaemonSet
+		return fmt.Errorf("revision history: %w", err) // its errors name the DaemonSet
 	}
 	generation, genErr := rollout.GetTemplateGeneration(ds)
 	if genErr != nil {
 		generation = nil // as Compute: an unparsable annotation is ignored
 	}
-	pod := podbuild.New(ds, generation, hash).Pod(node.Name)
+	pod := podbuild.New(ds, generation, hash).Pod(nodeName)
 	if opts.KeepTemplateAffinity {
 		pod.Spec.Affinity = ds.Spec.Template.Spec.Affinity.DeepCopy()
 	}
-	return pod, nil
+	emit(pod, verdict)
+	return nil
 }
 
 // whatIfHash is the hash Compute's revision history gives ds. With no
@@ -160,11 +237,11 @@ func whatIfHash(ds *appsv1.DaemonSet, sel labels.Selector, revisions []*appsv1.C
 	return hist.Hash, err
 }
 
-// withoutIgnoredTaints returns node, or a shallow copy of it with its own
-// taint slice when opts drops some of its taints.
-func withoutIgnoredTaints(node *corev1.Node, opts Options) *corev1.Node {
+// keptTaints returns taints without those opts says to ignore, in a new
+// slice, and true; or taints itself and false when opts drops none.
+func keptTaints(taints []corev1.Taint, opts Options) ([]corev1.Taint, bool) {
 	if len(opts.IgnoreTaints) == 0 && opts.IgnoreTaint == nil {
-		return node
+		return taints, false
 	}
 	ignored := func(t corev1.Taint) bool {
 		for _, it := range opts.IgnoreTaints {
@@ -174,10 +251,8 @@ func withoutIgnoredTaints(node *corev1.Node, opts Options) *corev1.Node {
 		}
 		return opts.IgnoreTaint != nil && opts.IgnoreTaint(*t.DeepCopy())
 	}
-	if !slices.ContainsFunc(node.Spec.Taints, ignored) {
-		return node
+	if !slices.ContainsFunc(taints, ignored) {
+		return taints, false
 	}
-	c := *node
-	c.Spec.Taints = slices.DeleteFunc(slices.Clone(node.Spec.Taints), ignored)
-	return &c
+	return slices.DeleteFunc(slices.Clone(taints), ignored), true
 }

@@ -251,3 +251,171 @@ func TestPodsForNodeErrorText(t *testing.T) {
 		t.Errorf("errors.As(*rollout.CollisionError) failed on %v", err)
 	}
 }
+
+func TestPodsForTemplate(t *testing.T) {
+	gpuPool := whatif.NodeTemplate{
+		Labels: map[string]string{"kubernetes.io/os": "linux"},
+		Requirements: []corev1.NodeSelectorRequirement{
+			{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"g5.xlarge", "p3.2xlarge"}},
+		},
+		Taints: []corev1.Taint{
+			{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule},
+			{Key: "node.cilium.io/agent-not-ready", Value: "true", Effect: corev1.TaintEffectNoExecute},
+		},
+	}
+	named := gpuPool
+	named.Name = "gpu-node-1"
+	tolerateGPU := dt.WithToleration("nvidia.com/gpu", corev1.TaintEffectNoSchedule)
+	tolerateAll := func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+	}
+	g5Only := func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"g5.xlarge"}},
+			}}},
+		}}}
+	}
+	everywhere := dt.DaemonSet("cilium", tolerateAll)
+	dcgm := dt.DaemonSet("dcgm-exporter", tolerateAll, g5Only)
+	logs := dt.DaemonSet("fluent-bit", tolerateGPU)
+	windows := dt.DaemonSet("windows-exporter", tolerateAll, dt.WithNodeSelector("kubernetes.io/os", "windows"))
+	ignoreStartup := whatif.Options{IgnoreTaints: []corev1.Taint{{Key: "node.cilium.io/agent-not-ready"}}}
+
+	tests := []struct {
+		name     string
+		template whatif.NodeTemplate
+		ds       []*appsv1.DaemonSet
+		opts     whatif.Options
+		want     []string // DaemonSet and placement of each pod
+	}{
+		{name: "no DaemonSets give no pods", template: gpuPool},
+		{
+			name: "Yes and Maybe give pods, No none; sorted by DaemonSet", template: gpuPool,
+			ds:   []*appsv1.DaemonSet{windows, logs, dcgm, everywhere},
+			want: []string{"cilium Yes", "dcgm-exporter Maybe"},
+		},
+		{
+			name: "an ignored startup taint lets a DaemonSet that does not tolerate it in", template: gpuPool, opts: ignoreStartup,
+			ds:   []*appsv1.DaemonSet{logs, everywhere},
+			want: []string{"cilium Yes", "fluent-bit Yes"},
+		},
+		{
+			name: "Include leaves out what the caller's policy rejects", template: gpuPool,
+			ds:   []*appsv1.DaemonSet{dcgm, everywhere},
+			opts: whatif.Options{Include: func(ds *appsv1.DaemonSet) bool { return ds.Name != "cilium" }},
+			want: []string{"dcgm-exporter Maybe"},
+		},
+		{
+			name: "a named template binds the pods to its name", template: named,
+			ds:   []*appsv1.DaemonSet{everywhere},
+			want: []string{"cilium Yes"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ct, err := whatif.CompileTemplate(tt.template)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before []*appsv1.DaemonSet
+			for _, ds := range tt.ds {
+				before = append(before, ds.DeepCopy())
+			}
+			pods, err := whatif.PodsForTemplate(ct, tt.ds, tt.opts)
+			if err != nil {
+				t.Fatalf("PodsForTemplate() error = %v", err)
+			}
+			var got []string
+			for _, p := range pods {
+				got = append(got, p.Pod.OwnerReferences[0].Name+" "+string(p.Placement.Placement))
+				wantAffinity := p.Pod.Spec.Affinity
+				if tt.template.Name == "" {
+					// No node name to bind to: the template's own affinity.
+					var ds *appsv1.DaemonSet
+					for _, d := range tt.ds {
+						if d.Name == p.Pod.OwnerReferences[0].Name {
+							ds = d
+						}
+					}
+					wantAffinity = ds.Spec.Template.Spec.Affinity
+				} else {
+					terms := p.Pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+					if len(terms) != 1 || len(terms[0].MatchFields) != 1 || terms[0].MatchFields[0].Values[0] != tt.template.Name {
+						t.Errorf("pod of %s: affinity %v is not bound to %s", p.Pod.OwnerReferences[0].Name, terms, tt.template.Name)
+					}
+				}
+				if diff := cmp.Diff(wantAffinity, p.Pod.Spec.Affinity); diff != "" {
+					t.Errorf("pod of %s: affinity (-want +got):\n%s", p.Pod.OwnerReferences[0].Name, diff)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("PodsForTemplate() (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, tt.ds); len(tt.ds) > 0 && diff != "" {
+				t.Errorf("PodsForTemplate() modified the DaemonSets (-before +after):\n%s", diff)
+			}
+		})
+	}
+	if _, err := whatif.PodsForTemplate(nil, []*appsv1.DaemonSet{everywhere}, whatif.Options{}); err == nil {
+		t.Errorf("PodsForTemplate(nil) error = nil, want an error")
+	}
+	ct, _ := whatif.CompileTemplate(gpuPool)
+	pods, err := whatif.PodsForTemplate(ct, []*appsv1.DaemonSet{nil, everywhere}, whatif.Options{})
+	if err == nil || len(pods) != 1 {
+		t.Errorf("PodsForTemplate(nil DaemonSet, good one) = %d pods, %v; want the good one's pod and an error", len(pods), err)
+	}
+}
+
+// TestPodsForTemplateAgreesWithPodsForNode is the property test: on every
+// concrete node a template allows, PodsForNode gives a pod for each
+// DaemonSet PodsForTemplate answers Yes for, the same pod (the template's
+// affinity kept on both sides), and none for the DaemonSets it leaves out.
+func TestPodsForTemplateAgreesWithPodsForNode(t *testing.T) {
+	r := rand.New(rand.NewPCG(2026, 12))
+	counts := map[whatif.Placement]int{}
+	for range 1500 {
+		tpl := randomTemplate(r)
+		ct, err := whatif.CompileTemplate(tpl)
+		if err != nil {
+			continue
+		}
+		ds := randomPlacementDaemonSet(r)
+		opts := whatif.Options{KeepTemplateAffinity: true}
+		fromTemplate, err := whatif.PodsForTemplate(ct, []*appsv1.DaemonSet{ds}, opts)
+		if err != nil {
+			t.Fatalf("PodsForTemplate() error = %v", err)
+		}
+		placement := whatif.PlacementNo
+		if len(fromTemplate) == 1 {
+			placement = fromTemplate[0].Placement.Placement
+		}
+		counts[placement]++
+		for range 20 {
+			n, in := randomNodeIn(r, tpl, ct)
+			if !in {
+				continue
+			}
+			fromNode, err := whatif.PodsForNode(n, []*appsv1.DaemonSet{ds}, opts)
+			if err != nil {
+				t.Fatalf("PodsForNode() error = %v", err)
+			}
+			switch placement {
+			case whatif.PlacementYes:
+				if len(fromNode) != 1 {
+					t.Fatalf("template %+v: Yes, but PodsForNode(%s %v) gives %d pods", tpl, n.Name, n.Labels, len(fromNode))
+				}
+				if diff := cmp.Diff(fromNode[0], fromTemplate[0].Pod); diff != "" {
+					t.Fatalf("template %+v: the pods differ (-node +template):\n%s", tpl, diff)
+				}
+			case whatif.PlacementNo:
+				if len(fromNode) != 0 {
+					t.Fatalf("template %+v: No, but PodsForNode(%s %v) gives a pod", tpl, n.Name, n.Labels)
+				}
+			}
+		}
+	}
+	if counts[whatif.PlacementYes] < 50 || counts[whatif.PlacementNo] < 50 || counts[whatif.PlacementMaybe] < 50 {
+		t.Errorf("answers %v: the generator should give each answer often", counts)
+	}
+}
