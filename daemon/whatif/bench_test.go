@@ -82,7 +82,7 @@ func BenchmarkOverhead(b *testing.B) {
 	}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = whatif.OverheadWithOptions(pods, opts)
+		_ = whatif.Overhead(pods, opts)
 	}
 }
 
@@ -96,7 +96,7 @@ func TestOverheadAllocsPerPod(t *testing.T) {
 	const perPod = 40 // measured: 23
 	dss, revs := whatIfFleet(20)
 	pods, _ := whatif.PodsForNode(dt.PlacementNode("node-1", 1), dss, whatif.Options{Revisions: revs})
-	allocs := testing.AllocsPerRun(5, func() { _ = whatif.Overhead(pods) })
+	allocs := testing.AllocsPerRun(5, func() { _ = whatif.Overhead(pods, whatif.OverheadOptions{}) })
 	if per := allocs / float64(len(pods)); per > perPod {
 		t.Errorf("Overhead allocates %.0f times per pod, budget %d", per, perPod)
 	} else {

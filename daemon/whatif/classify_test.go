@@ -74,7 +74,7 @@ func TestOverheadCountsOnlyDaemonSetPods(t *testing.T) {
 			daemonPods = append(daemonPods, p)
 		}
 	}
-	got := whatif.Overhead(daemonPods)
+	got := whatif.Overhead(daemonPods, whatif.OverheadOptions{})
 	if diff := cmp.Diff(whatif.Footprint{Pods: 1, Requests: rl("cpu", "100m")}, got, quantityCmp); diff != "" {
 		t.Errorf("overhead of the node's DaemonSet pods (-want +got):\n%s", diff)
 	}

@@ -6,10 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	nodev1 "k8s.io/api/node/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
@@ -78,28 +75,4 @@ func ExampleIsDaemonSetPod() {
 	// Output:
 	// true
 	// false
-}
-
-// ExampleOverheadWithOptions sizes a pod that sets no resources in a
-// namespace with a LimitRange, running under a RuntimeClass with overhead.
-func ExampleOverheadWithOptions() {
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "sandboxed", GenerateName: "agent-"},
-		Spec:       corev1.PodSpec{RuntimeClassName: ptr.To("kata"), Containers: []corev1.Container{{Name: "agent"}}},
-	}
-	f := whatif.OverheadWithOptions([]*corev1.Pod{pod}, whatif.OverheadOptions{
-		LimitRanges: []*corev1.LimitRange{{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "sandboxed", Name: "defaults"},
-			Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
-				Type: corev1.LimitTypeContainer, Default: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
-			}}},
-		}},
-		RuntimeClasses: []*nodev1.RuntimeClass{{
-			ObjectMeta: metav1.ObjectMeta{Name: "kata"},
-			Overhead:   &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("160Mi")}},
-		}},
-	})
-	fmt.Println("memory request:", f.Requests.Memory())
-	// Output:
-	// memory request: 416Mi
 }

@@ -187,16 +187,16 @@ func TestOverheadAutoscalerReports(t *testing.T) {
 			for i, p := range tt.pods {
 				before[i] = p.DeepCopy()
 			}
-			got := whatif.OverheadWithOptions(tt.pods, tt.opts)
+			got := whatif.Overhead(tt.pods, tt.opts)
 			want := whatif.Footprint{Pods: len(tt.pods), Requests: tt.wantRequests, Limits: tt.wantLimits, HostPorts: tt.wantPorts}
 			if tt.name == "nil pods are skipped" {
 				want.Pods = 0
 			}
 			if diff := cmp.Diff(want, got, quantityCmp, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("OverheadWithOptions() (-want +got):\n%s", diff)
+				t.Errorf("Overhead() (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, tt.pods); diff != "" {
-				t.Errorf("OverheadWithOptions() modified its input (-before +after):\n%s", diff)
+				t.Errorf("Overhead() modified its input (-before +after):\n%s", diff)
 			}
 		})
 	}
@@ -209,7 +209,7 @@ func TestOverheadEqualsPodRequests(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for i := range 200 {
 		pods := randomPods(r, 1+r.IntN(5), false)
-		got := whatif.Overhead(pods)
+		got := whatif.Overhead(pods, whatif.OverheadOptions{})
 		var wantReq, wantLim corev1.ResourceList
 		for _, p := range pods {
 			wantReq = sumInto(wantReq, resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
@@ -295,13 +295,23 @@ func randomPods(r *rand.Rand, n int, loose bool) []*corev1.Pod {
 	return pods
 }
 
-func TestDaemonSetOverheadAndRemaining(t *testing.T) {
+// TestTemplatePodOverheadAndRemaining sizes one DaemonSet's pod, as
+// PodsForTemplate builds it for any node, and what is left of a node.
+func TestTemplatePodOverheadAndRemaining(t *testing.T) {
 	ds := dt.DaemonSet("agent", func(ds *appsv1.DaemonSet) {
 		ds.Spec.Template.Spec.Containers[0].Resources.Limits = rl("cpu", "250m", "memory", "256Mi")
 		ds.Spec.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 9100, HostPort: 9100}}
 	})
 	before := ds.DeepCopy()
-	got := whatif.DaemonSetOverhead(ds, whatif.OverheadOptions{})
+	anyNode, err := whatif.CompileTemplate(whatif.NodeTemplate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := whatif.PodsForTemplate(anyNode, []*appsv1.DaemonSet{ds}, whatif.Options{})
+	if err != nil || len(pods) != 1 {
+		t.Fatalf("PodsForTemplate() = %d pods, %v; want 1", len(pods), err)
+	}
+	got := whatif.Overhead([]*corev1.Pod{pods[0].Pod}, whatif.OverheadOptions{})
 	want := whatif.Footprint{
 		Pods:      1,
 		Requests:  rl("cpu", "250m", "memory", "256Mi"),
@@ -309,13 +319,10 @@ func TestDaemonSetOverheadAndRemaining(t *testing.T) {
 		HostPorts: []whatif.HostPort{{Port: 9100, Protocol: corev1.ProtocolTCP, HostIP: "0.0.0.0", Pod: "default/agent-", Container: ds.Spec.Template.Spec.Containers[0].Name}},
 	}
 	if diff := cmp.Diff(want, got, quantityCmp); diff != "" {
-		t.Errorf("DaemonSetOverhead() (-want +got):\n%s", diff)
+		t.Errorf("Overhead() (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(before, ds); diff != "" {
-		t.Errorf("DaemonSetOverhead() modified the DaemonSet (-before +after):\n%s", diff)
-	}
-	if diff := cmp.Diff(whatif.Footprint{}, whatif.DaemonSetOverhead(nil, whatif.OverheadOptions{})); diff != "" {
-		t.Errorf("DaemonSetOverhead(nil) (-want +got):\n%s", diff)
+		t.Errorf("PodsForTemplate() or Overhead() modified the DaemonSet (-before +after):\n%s", diff)
 	}
 
 	allocatable := rl("cpu", "2", "memory", "4Gi", "pods", "110")
@@ -344,12 +351,12 @@ func FuzzOverhead(f *testing.F) {
 		for i, p := range pods {
 			before[i] = p.DeepCopy()
 		}
-		all := whatif.Overhead(pods)
+		all := whatif.Overhead(pods, whatif.OverheadOptions{})
 		// Additivity: the footprint of all is the sum of each pod's.
 		var req corev1.ResourceList
 		ports := 0
 		for _, p := range pods {
-			one := whatif.Overhead([]*corev1.Pod{p})
+			one := whatif.Overhead([]*corev1.Pod{p}, whatif.OverheadOptions{})
 			req = sumInto(req, one.Requests)
 			ports += len(one.HostPorts)
 			for name, q := range one.Requests {
