@@ -430,3 +430,20 @@ func TestCompileTemplateKeepsNoReference(t *testing.T) {
 		t.Errorf("PlacementFor() modified the DaemonSet (-before +after):\n%s", diff)
 	}
 }
+
+// TestPlacementYesDoesNotPrintNever is the autoscaler report of a Yes
+// verdict printing Affinity:{Truth:Never ...}: the affinity part of a Yes is
+// empty, and empty reads Unknown.
+func TestPlacementYesDoesNotPrintNever(t *testing.T) {
+	v, err := whatif.PlacementFor(whatif.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}},
+		dt.DaemonSet("agent", dt.WithNodeSelector("kubernetes.io/os", "linux")), false)
+	if err != nil || v.Placement != whatif.PlacementYes {
+		t.Fatalf("PlacementFor() = %+v, %v; want Yes", v, err)
+	}
+	if v.Affinity.Truth != affinity.Unknown {
+		t.Errorf("a Yes verdict's Affinity.Truth = %v, want Unknown", v.Affinity.Truth)
+	}
+	if s := fmt.Sprintf("%+v", v.Affinity); strings.Contains(s, "Never") {
+		t.Errorf("a Yes verdict's affinity prints %s", s)
+	}
+}
