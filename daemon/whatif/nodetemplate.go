@@ -3,8 +3,11 @@ package whatif
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/affinity"
 )
@@ -20,10 +23,18 @@ type NodeTemplate struct {
 	// (key In values, NotIn, Exists, DoesNotExist, Gt, Lt), as a node
 	// group's or NodePool's requirements do.
 	Requirements []corev1.NodeSelectorRequirement
+	// AbsentLabels are label keys no node carries, where the template knows
+	// that much without knowing all of its labels: a node group that never
+	// runs on Fargate lacks eks.amazonaws.com/compute-type, which settles
+	// an affinity of "NotIn [fargate]" on that key. Each is a DoesNotExist
+	// requirement; a key that Labels fixes, or that Requirements ask to
+	// exist, is an error.
+	AbsentLabels []string
 	// LabelsComplete: the nodes carry no label but those Labels and
 	// Requirements name. When false (the default), a node may carry any
 	// other label with any value, as nodes get labels at registration and
-	// from agents that an autoscaler cannot know.
+	// from agents that an autoscaler cannot know; AbsentLabels then names
+	// the keys known absent.
 	LabelsComplete bool
 	// Taints are the taints every node carries, all of them (leave out the
 	// startup taints that will be gone before the pods are placed).
@@ -40,10 +51,30 @@ type CompiledTemplate struct {
 }
 
 // CompileTemplate compiles t. It returns an error naming the field when a
-// label or requirement is invalid or when the requirements on a key allow
-// no node.
+// label, requirement or absent label is invalid or when the requirements
+// on a key allow no node.
 func CompileTemplate(t NodeTemplate) (*CompiledTemplate, error) {
-	set, err := affinity.NewNodeSet(t.Name, t.Labels, t.Requirements, t.LabelsComplete)
+	requirements := t.Requirements
+	if len(t.AbsentLabels) > 0 {
+		var errs field.ErrorList
+		requirements = slices.Clip(requirements)
+		for i, key := range t.AbsentLabels {
+			p := field.NewPath("absentLabels").Index(i)
+			if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(p, key, strings.Join(msgs, "; ")))
+				continue
+			}
+			if _, fixed := t.Labels[key]; fixed {
+				errs = append(errs, field.Invalid(p, key, "the template's labels give this key a value"))
+				continue
+			}
+			requirements = append(requirements, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpDoesNotExist})
+		}
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("node template %q: %w", t.Name, errs.ToAggregate())
+		}
+	}
+	set, err := affinity.NewNodeSet(t.Name, t.Labels, requirements, t.LabelsComplete)
 	if err != nil {
 		return nil, fmt.Errorf("node template %q: %w", t.Name, err)
 	}

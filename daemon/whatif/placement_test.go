@@ -63,6 +63,11 @@ func randomTemplate(r *rand.Rand) whatif.NodeTemplate {
 	for range r.IntN(3) {
 		t.Requirements = append(t.Requirements, randomRequirement(r))
 	}
+	if r.IntN(4) == 0 {
+		if key := pickOf(r, tplKeys); !hasKey(t.Labels, key) {
+			t.AbsentLabels = append(t.AbsentLabels, key)
+		}
+	}
 	for _, taint := range tplTaints {
 		if r.IntN(3) == 0 {
 			t.Taints = append(t.Taints, taint)
@@ -446,4 +451,77 @@ func TestPlacementYesDoesNotPrintNever(t *testing.T) {
 	if s := fmt.Sprintf("%+v", v.Affinity); strings.Contains(s, "Never") {
 		t.Errorf("a Yes verdict's affinity prints %s", s)
 	}
+}
+
+// TestNodeTemplateAbsentLabels is the autoscaler report of aws-node: its
+// affinity asks for eks.amazonaws.com/compute-type NotIn [fargate], and
+// since a node may get any label, every template was Maybe unless it
+// claimed to know all of its labels (LabelsComplete). A template names the
+// keys it knows are absent instead.
+func TestNodeTemplateAbsentLabels(t *testing.T) {
+	awsNode := dt.DaemonSet("aws-node", func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+		ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "kubernetes.io/os", Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}},
+				{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64", "arm64"}},
+				{Key: "eks.amazonaws.com/compute-type", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"fargate"}},
+			}}},
+		}}}
+	})
+	group := whatif.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64"}}
+	withAbsent := group
+	withAbsent.AbsentLabels = []string{"eks.amazonaws.com/compute-type"}
+	fargate := whatif.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "eks.amazonaws.com/compute-type": "fargate"}}
+	tests := []struct {
+		name     string
+		template whatif.NodeTemplate
+		want     whatif.Placement
+	}{
+		{name: "a label that may appear leaves it open", template: group, want: whatif.PlacementMaybe},
+		{name: "a label known absent settles it", template: withAbsent, want: whatif.PlacementYes},
+		{name: "a fargate template is No", template: fargate, want: whatif.PlacementNo},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := whatif.PlacementFor(tt.template, awsNode, false)
+			if err != nil {
+				t.Fatalf("PlacementFor() error = %v", err)
+			}
+			if v.Placement != tt.want {
+				t.Errorf("PlacementFor() = %+v, want %s", v, tt.want)
+			}
+		})
+	}
+
+	// A node with the label is not in the template; one without is.
+	ct, err := whatif.CompileTemplate(withAbsent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := dt.Node("n", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("kubernetes.io/arch", "arm64"))
+	if !ct.Contains(node) {
+		t.Errorf("Contains(a node without the absent label) = false")
+	}
+	node.Labels["eks.amazonaws.com/compute-type"] = "ec2"
+	if ct.Contains(node) {
+		t.Errorf("Contains(a node with the absent label) = true")
+	}
+
+	for _, bad := range []whatif.NodeTemplate{
+		{Labels: map[string]string{"zone": "a"}, AbsentLabels: []string{"zone"}},
+		{AbsentLabels: []string{"not a key"}},
+		{Requirements: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpExists}}, AbsentLabels: []string{"zone"}},
+	} {
+		if _, err := whatif.CompileTemplate(bad); err == nil {
+			t.Errorf("CompileTemplate(%+v) error = nil, want an error", bad)
+		} else if !strings.Contains(err.Error(), "absentLabels") && bad.Requirements == nil {
+			t.Errorf("CompileTemplate(%+v) error = %v, want it to name absentLabels", bad, err)
+		}
+	}
+}
+
+func hasKey(m map[string]string, key string) bool {
+	_, ok := m[key]
+	return ok
 }
