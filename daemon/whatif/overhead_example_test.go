@@ -145,7 +145,7 @@ func ExamplePodsForTemplate() {
 	}
 	var sure, worst []*corev1.Pod
 	for _, p := range pods {
-		fmt.Println(p.Pod.GenerateName, p.Placement.Placement)
+		fmt.Println(p.Pod.GenerateName, p.Placement)
 		if p.Placement.Placement == whatif.PlacementYes {
 			sure = append(sure, p.Pod)
 		}
@@ -156,7 +156,7 @@ func ExamplePodsForTemplate() {
 	fmt.Println("cpu, sure:", sureCPU.String())
 	fmt.Println("cpu, worst case:", worstCPU.String())
 	// Output:
-	// dcgm-exporter- Maybe
+	// dcgm-exporter- Maybe: NodeAffinityMismatch (required term 0, matchExpressions[0] node.kubernetes.io/instance-type: Sometimes)
 	// kube-proxy- Yes
 	// cpu, sure: 100m
 	// cpu, worst case: 150m

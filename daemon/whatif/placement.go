@@ -1,6 +1,8 @@
 package whatif
 
 import (
+	"fmt"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -39,6 +41,43 @@ type PlacementVerdict struct {
 	// Taint is the deciding untolerated taint for the taint reasons: the
 	// first NoExecute one when there is one, else the first NoSchedule one.
 	Taint corev1.Taint
+}
+
+// String returns the verdict on one line: the placement, then for a No or
+// a Maybe the reason and what decided it: "Yes"; "No: UntoleratedTaint
+// (nvidia.com/gpu=true:NoSchedule)"; "Maybe: NodeAffinityMismatch
+// (required term 0, matchExpressions[1] topology.kubernetes.io/zone:
+// Sometimes)"; "No: NodeAffinityMismatch (nodeSelector kubernetes.io/os:
+// Never)". The zero verdict is "Unknown". The text is meant to be read,
+// not parsed.
+func (v PlacementVerdict) String() string {
+	if v.Placement == "" {
+		return "Unknown"
+	}
+	if v.Reason == "" {
+		return string(v.Placement)
+	}
+	s := string(v.Placement) + ": " + string(v.Reason)
+	switch v.Reason {
+	case daemon.IneligibleNodeAffinity:
+		a := v.Affinity
+		switch {
+		case a.NodeSelector:
+			s += " (nodeSelector " + a.NodeSelectorKey
+		case a.Term < 0:
+			s += " (no required term can match"
+		default:
+			list := "matchExpressions"
+			if a.Field {
+				list = "matchFields"
+			}
+			s += fmt.Sprintf(" (required term %d, %s[%d] %s", a.Term, list, a.Requirement, a.Key)
+		}
+		s += ": " + a.Truth.String() + ")"
+	case daemon.IneligibleTaint, daemon.IneligibleNoExecuteTaint:
+		s += " (" + v.Taint.ToString() + ")"
+	}
+	return s
 }
 
 // PlacementFor judges the template against e, a DaemonSet's compiled

@@ -379,12 +379,12 @@ func ExamplePlacementFor() {
 			fmt.Println(err)
 			continue
 		}
-		fmt.Println(strings.TrimSpace(fmt.Sprintf("%-14s %-5s %s %s%s", ds.Name, v.Placement, v.Reason, v.Affinity.Key, v.Taint.Key)))
+		fmt.Printf("%-14s %v\n", ds.Name, v)
 	}
 	// Output:
 	// node-exporter  Yes
-	// dcgm-exporter  Maybe NodeAffinityMismatch node.kubernetes.io/instance-type
-	// fluentd        No    UntoleratedTaint team
+	// dcgm-exporter  Maybe: NodeAffinityMismatch (required term 0, matchExpressions[0] node.kubernetes.io/instance-type: Sometimes)
+	// fluentd        No: UntoleratedTaint (team=ml:NoSchedule)
 }
 
 // TestPlacementForUnsatisfiable: a DaemonSet whose every term is
@@ -524,4 +524,60 @@ func TestNodeTemplateAbsentLabels(t *testing.T) {
 func hasKey(m map[string]string, key string) bool {
 	_, ok := m[key]
 	return ok
+}
+
+// TestPlacementVerdictString: a verdict prints as one line that says the
+// answer and what decided it, and %v and %+v print the same (the autoscaler
+// report of a struct dump that read Truth:Never for a Yes).
+func TestPlacementVerdictString(t *testing.T) {
+	tests := []struct {
+		name string
+		v    whatif.PlacementVerdict
+		want string
+	}{
+		{name: "the zero verdict", want: "Unknown"},
+		{name: "yes", v: whatif.PlacementVerdict{Placement: whatif.PlacementYes}, want: "Yes"},
+		{
+			name: "a nodeSelector key",
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+				Affinity: affinity.SetVerdict{Truth: affinity.Never, NodeSelector: true, NodeSelectorKey: "kubernetes.io/os", Term: -1, Requirement: -1}},
+			want: "No: NodeAffinityMismatch (nodeSelector kubernetes.io/os: Never)",
+		},
+		{
+			name: "a term's requirement",
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
+				Affinity: affinity.SetVerdict{Truth: affinity.Sometimes, Term: 1, Requirement: 0, Key: "node.kubernetes.io/instance-type"}},
+			want: "Maybe: NodeAffinityMismatch (required term 1, matchExpressions[0] node.kubernetes.io/instance-type: Sometimes)",
+		},
+		{
+			name: "a field requirement",
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
+				Affinity: affinity.SetVerdict{Truth: affinity.Sometimes, Term: 0, Requirement: 0, Field: true, Key: "metadata.name"}},
+			want: "Maybe: NodeAffinityMismatch (required term 0, matchFields[0] metadata.name: Sometimes)",
+		},
+		{
+			name: "no term that parses",
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+				Affinity: affinity.SetVerdict{Truth: affinity.Never, Term: -1, Requirement: -1}},
+			want: "No: NodeAffinityMismatch (no required term can match: Never)",
+		},
+		{
+			name: "a taint",
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleTaint,
+				Taint: corev1.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}},
+			want: "No: UntoleratedTaint (nvidia.com/gpu=true:NoSchedule)",
+		},
+		{name: "the template's name", v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeName}, want: "Maybe: NodeNameMismatch"},
+		{name: "a nil DaemonSet", v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNilNode}, want: "No: NilNode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.v.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+			if got := fmt.Sprintf("%+v", tt.v); got != tt.want {
+				t.Errorf("%%+v prints %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
