@@ -390,14 +390,18 @@ func ExamplePlacementFor() {
 // TestPlacementForUnsatisfiable: a DaemonSet whose every term is
 // unsatisfiable is No on every template.
 func TestPlacementForUnsatisfiable(t *testing.T) {
+	// No integer is above 5 and below 3.
 	never := dt.DaemonSet("never", func(ds *appsv1.DaemonSet) {
 		ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-				{Key: "gpu", Operator: corev1.NodeSelectorOpExists},
-				{Key: "gpu", Operator: corev1.NodeSelectorOpDoesNotExist},
+				{Key: "cores", Operator: corev1.NodeSelectorOpGt, Values: []string{"5"}},
+				{Key: "cores", Operator: corev1.NodeSelectorOpLt, Values: []string{"3"}},
 			}}},
 		}}}
 	})
+	if err := daemon.NewEligibility(never, false).Unsatisfiable(); err == nil {
+		t.Fatalf("the fixture is satisfiable")
+	}
 	v, err := whatif.PlacementFor(whatif.NodeTemplate{}, never, false)
 	if err != nil || v.Placement != whatif.PlacementNo {
 		t.Errorf("PlacementFor() = %+v, %v; want No", v, err)

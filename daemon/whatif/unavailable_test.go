@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -68,37 +67,36 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
-// TestUnavailableMatchesStatus holds the attribution to Compute's status
-// over generated clusters and the conformance corpus: as many nodes as
-// status.numberUnavailable.
-func TestUnavailableMatchesStatus(t *testing.T) {
-	check := func(name string, ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) {
-		t.Helper()
-		plan, perr := daemon.Compute(ds, nodes, pods, opts)
-		u, err := whatif.Unavailable(ds, nodes, pods, opts)
-		if err != nil && perr == nil {
-			t.Errorf("%s: Unavailable() error = %v; Compute succeeded", name, err)
-		}
-		// Compute also fails on revision collisions and invalid budgets,
-		// which Unavailable does not look at.
-		if err != nil || perr != nil || plan.Skip != "" {
-			return
-		}
-		if int32(len(u.Nodes)) != plan.Status.NumberUnavailable {
-			t.Errorf("%s: Unavailable() lists %d nodes, the status counts %d", name, len(u.Nodes), plan.Status.NumberUnavailable)
-		}
-	}
+// TestUnavailableIsStatusByNode: Unavailable lists, in order, exactly the
+// nodes daemon.StatusByNode gives that should run a pod and have no
+// available one (package daemon holds StatusByNode to Compute's status,
+// over generated clusters and the conformance corpus).
+func TestUnavailableIsStatusByNode(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	compared := 0
 	for i := range 100 {
-		c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%4 == 0})
-		in := c.Input()
-		check(fmt.Sprintf("generated %d", i), in.DaemonSet, in.Nodes, in.Pods, in.Options)
-	}
-	for i, s := range whatIfScenarios(t) {
-		if i%2 == 1 {
-			continue // half the corpus covers the causes; all of it costs seconds under -race
+		in := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%4 == 0}).Input()
+		u, err := whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, in.Options)
+		byNode, byNodeErr := daemon.StatusByNode(in.DaemonSet, in.Nodes, in.Pods, in.Options)
+		if (err == nil) != (byNodeErr == nil) {
+			t.Fatalf("cluster %d: Unavailable() error = %v, StatusByNode() error = %v", i, err, byNodeErr)
 		}
-		check(s.Name, s.DaemonSet, s.Nodes, s.Pods, daemon.Options{Now: s.Now, Revisions: s.Revisions})
+		var want, got []string
+		for _, n := range byNode {
+			if n.ShouldRun && !n.Available {
+				want = append(want, n.Node.Name)
+			}
+		}
+		for _, n := range u.Nodes {
+			got = append(got, n.NodeName)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("cluster %d: Unavailable() nodes (-StatusByNode +Unavailable):\n%s", i, diff)
+		}
+		compared += len(got)
+	}
+	if compared < 100 {
+		t.Errorf("only %d unavailable nodes compared", compared)
 	}
 }
 
