@@ -111,11 +111,17 @@ func (t *CompiledTemplate) PlacementFor(e *daemon.Eligibility) PlacementVerdict 
 			maybe = PlacementVerdict{Placement: PlacementMaybe, Reason: daemon.IneligibleNodeAffinity, Affinity: sv}
 		}
 	}
-	if taint, found := e.UntoleratedTaint(t.taints, tolerations.NoExecute); found {
+	// The first untolerated NoExecute taint decides, else the first
+	// NoSchedule one; a template without either is read once.
+	if taint, found := e.UntoleratedTaint(t.taints, tolerations.NoSchedule|tolerations.NoExecute); found {
+		if taint.Effect != corev1.TaintEffectNoExecute {
+			noExecute, found := e.UntoleratedTaint(t.taints, tolerations.NoExecute)
+			if !found {
+				return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleTaint, Taint: taint}
+			}
+			taint = noExecute
+		}
 		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNoExecuteTaint, Taint: taint}
-	}
-	if taint, found := e.UntoleratedTaint(t.taints, tolerations.NoSchedule); found {
-		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleTaint, Taint: taint}
 	}
 	if maybe.Placement != "" {
 		return maybe
