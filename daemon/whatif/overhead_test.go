@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"math/rand/v2"
@@ -14,8 +14,8 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // rl builds a resource list from name, quantity pairs.
@@ -66,15 +66,15 @@ func TestOverheadAutoscalerReports(t *testing.T) {
 	tests := []struct {
 		name         string
 		pods         []*corev1.Pod
-		opts         daemon.OverheadOptions
+		opts         whatif.OverheadOptions
 		wantRequests corev1.ResourceList
 		wantLimits   corev1.ResourceList
-		wantPorts    []daemon.HostPort
+		wantPorts    []whatif.HostPort
 	}{
 		{
 			name: "empty requests in a LimitRange namespace take defaultRequest and default (aws/karpenter-provider-aws#3199)",
 			pods: []*corev1.Pod{podOf(corev1.PodSpec{Containers: []corev1.Container{ctr("agent", nil, nil)}})},
-			opts: daemon.OverheadOptions{LimitRanges: []*corev1.LimitRange{limitRange}},
+			opts: whatif.OverheadOptions{LimitRanges: []*corev1.LimitRange{limitRange}},
 			// memory has a default limit only: its request defaults to it.
 			wantRequests: rl("cpu", "100m", "memory", "512Mi"),
 			wantLimits:   rl("cpu", "500m", "memory", "512Mi"),
@@ -82,19 +82,19 @@ func TestOverheadAutoscalerReports(t *testing.T) {
 		{
 			name:         "a LimitRange max alone becomes the default limit and request",
 			pods:         []*corev1.Pod{podOf(corev1.PodSpec{Containers: []corev1.Container{ctr("agent", nil, nil)}})},
-			opts:         daemon.OverheadOptions{LimitRanges: []*corev1.LimitRange{maxOnly}},
+			opts:         whatif.OverheadOptions{LimitRanges: []*corev1.LimitRange{maxOnly}},
 			wantRequests: rl("memory", "1Gi"),
 			wantLimits:   rl("memory", "1Gi"),
 		},
 		{
 			name: "a LimitRange of another namespace does not apply",
 			pods: []*corev1.Pod{podOf(corev1.PodSpec{Containers: []corev1.Container{ctr("agent", nil, nil)}})},
-			opts: daemon.OverheadOptions{LimitRanges: []*corev1.LimitRange{otherNS}},
+			opts: whatif.OverheadOptions{LimitRanges: []*corev1.LimitRange{otherNS}},
 		},
 		{
 			name: "the LimitRange fills only what is missing, after requests default from limits",
 			pods: []*corev1.Pod{podOf(corev1.PodSpec{Containers: []corev1.Container{ctr("agent", nil, rl("cpu", "2"))}})},
-			opts: daemon.OverheadOptions{LimitRanges: []*corev1.LimitRange{limitRange}},
+			opts: whatif.OverheadOptions{LimitRanges: []*corev1.LimitRange{limitRange}},
 			// cpu: the request is the container's own limit, not defaultRequest.
 			wantRequests: rl("cpu", "2", "memory", "512Mi"),
 			wantLimits:   rl("cpu", "2", "memory", "512Mi"),
@@ -127,7 +127,7 @@ func TestOverheadAutoscalerReports(t *testing.T) {
 		{
 			name:         "pod overhead from the RuntimeClass is added (aws/karpenter-provider-aws#9269)",
 			pods:         []*corev1.Pod{podOf(corev1.PodSpec{RuntimeClassName: ptr.To("kata"), Containers: []corev1.Container{ctr("agent", rl("cpu", "100m"), nil)}})},
-			opts:         daemon.OverheadOptions{RuntimeClasses: []*nodev1.RuntimeClass{kata}},
+			opts:         whatif.OverheadOptions{RuntimeClasses: []*nodev1.RuntimeClass{kata}},
 			wantRequests: rl("cpu", "350m", "memory", "160Mi"),
 			wantLimits:   nil,
 		},
@@ -166,7 +166,7 @@ func TestOverheadAutoscalerReports(t *testing.T) {
 					Containers: []corev1.Container{{Name: "dns", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}},
 				}),
 			},
-			wantPorts: []daemon.HostPort{
+			wantPorts: []whatif.HostPort{
 				{Port: 53, Protocol: corev1.ProtocolUDP, HostIP: "10.0.0.1", Pod: "kube-system/p", Container: "side"},
 				{Port: 9100, Protocol: corev1.ProtocolTCP, HostIP: "0.0.0.0", Pod: "kube-system/p", Container: "exporter"},
 			},
@@ -174,7 +174,7 @@ func TestOverheadAutoscalerReports(t *testing.T) {
 		{
 			name: "Mutate applies what a webhook or VPA sets (gardener-extension-networking-calico#767)",
 			pods: []*corev1.Pod{podOf(corev1.PodSpec{Containers: []corev1.Container{ctr("calico", rl("cpu", "100m"), nil)}})},
-			opts: daemon.OverheadOptions{Mutate: func(p *corev1.Pod) {
+			opts: whatif.OverheadOptions{Mutate: func(p *corev1.Pod) {
 				p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("700m")
 			}},
 			wantRequests: rl("cpu", "700m"),
@@ -187,16 +187,16 @@ func TestOverheadAutoscalerReports(t *testing.T) {
 			for i, p := range tt.pods {
 				before[i] = p.DeepCopy()
 			}
-			got := daemon.OverheadWithOptions(tt.pods, tt.opts)
-			want := daemon.Footprint{Pods: len(tt.pods), Requests: tt.wantRequests, Limits: tt.wantLimits, HostPorts: tt.wantPorts}
+			got := whatif.Overhead(tt.pods, tt.opts)
+			want := whatif.Footprint{Pods: len(tt.pods), Requests: tt.wantRequests, Limits: tt.wantLimits, HostPorts: tt.wantPorts}
 			if tt.name == "nil pods are skipped" {
 				want.Pods = 0
 			}
 			if diff := cmp.Diff(want, got, quantityCmp, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("OverheadWithOptions() (-want +got):\n%s", diff)
+				t.Errorf("Overhead() (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, tt.pods); diff != "" {
-				t.Errorf("OverheadWithOptions() modified its input (-before +after):\n%s", diff)
+				t.Errorf("Overhead() modified its input (-before +after):\n%s", diff)
 			}
 		})
 	}
@@ -209,7 +209,7 @@ func TestOverheadEqualsPodRequests(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for i := range 200 {
 		pods := randomPods(r, 1+r.IntN(5), false)
-		got := daemon.Overhead(pods)
+		got := whatif.Overhead(pods, whatif.OverheadOptions{})
 		var wantReq, wantLim corev1.ResourceList
 		for _, p := range pods {
 			wantReq = sumInto(wantReq, resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
@@ -295,27 +295,34 @@ func randomPods(r *rand.Rand, n int, loose bool) []*corev1.Pod {
 	return pods
 }
 
-func TestDaemonSetOverheadAndRemaining(t *testing.T) {
+// TestTemplatePodOverheadAndRemaining sizes one DaemonSet's pod, as
+// PodsForTemplate builds it for any node, and what is left of a node.
+func TestTemplatePodOverheadAndRemaining(t *testing.T) {
 	ds := dt.DaemonSet("agent", func(ds *appsv1.DaemonSet) {
 		ds.Spec.Template.Spec.Containers[0].Resources.Limits = rl("cpu", "250m", "memory", "256Mi")
 		ds.Spec.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 9100, HostPort: 9100}}
 	})
 	before := ds.DeepCopy()
-	got := daemon.DaemonSetOverhead(ds, daemon.OverheadOptions{})
-	want := daemon.Footprint{
+	anyNode, err := whatif.CompileTemplate(whatif.NodeTemplate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := whatif.PodsForTemplate(anyNode, []*appsv1.DaemonSet{ds}, whatif.Options{})
+	if err != nil || len(pods) != 1 {
+		t.Fatalf("PodsForTemplate() = %d pods, %v; want 1", len(pods), err)
+	}
+	got := whatif.Overhead([]*corev1.Pod{pods[0].Pod}, whatif.OverheadOptions{})
+	want := whatif.Footprint{
 		Pods:      1,
 		Requests:  rl("cpu", "250m", "memory", "256Mi"),
 		Limits:    rl("cpu", "250m", "memory", "256Mi"),
-		HostPorts: []daemon.HostPort{{Port: 9100, Protocol: corev1.ProtocolTCP, HostIP: "0.0.0.0", Pod: "default/agent-", Container: ds.Spec.Template.Spec.Containers[0].Name}},
+		HostPorts: []whatif.HostPort{{Port: 9100, Protocol: corev1.ProtocolTCP, HostIP: "0.0.0.0", Pod: "default/agent-", Container: ds.Spec.Template.Spec.Containers[0].Name}},
 	}
 	if diff := cmp.Diff(want, got, quantityCmp); diff != "" {
-		t.Errorf("DaemonSetOverhead() (-want +got):\n%s", diff)
+		t.Errorf("Overhead() (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(before, ds); diff != "" {
-		t.Errorf("DaemonSetOverhead() modified the DaemonSet (-before +after):\n%s", diff)
-	}
-	if diff := cmp.Diff(daemon.Footprint{}, daemon.DaemonSetOverhead(nil, daemon.OverheadOptions{})); diff != "" {
-		t.Errorf("DaemonSetOverhead(nil) (-want +got):\n%s", diff)
+		t.Errorf("PodsForTemplate() or Overhead() modified the DaemonSet (-before +after):\n%s", diff)
 	}
 
 	allocatable := rl("cpu", "2", "memory", "4Gi", "pods", "110")
@@ -327,7 +334,7 @@ func TestDaemonSetOverheadAndRemaining(t *testing.T) {
 	if diff := cmp.Diff(allocBefore, allocatable, quantityCmp); diff != "" {
 		t.Errorf("Remaining() modified allocatable:\n%s", diff)
 	}
-	gpu := daemon.Footprint{Requests: rl("nvidia.com/gpu", "1")}.Remaining(allocatable)
+	gpu := whatif.Footprint{Requests: rl("nvidia.com/gpu", "1")}.Remaining(allocatable)
 	if q := gpu["nvidia.com/gpu"]; q.Sign() >= 0 {
 		t.Errorf("Remaining() of a resource the node lacks = %s, want negative", q.String())
 	}
@@ -344,12 +351,12 @@ func FuzzOverhead(f *testing.F) {
 		for i, p := range pods {
 			before[i] = p.DeepCopy()
 		}
-		all := daemon.Overhead(pods)
+		all := whatif.Overhead(pods, whatif.OverheadOptions{})
 		// Additivity: the footprint of all is the sum of each pod's.
 		var req corev1.ResourceList
 		ports := 0
 		for _, p := range pods {
-			one := daemon.Overhead([]*corev1.Pod{p})
+			one := whatif.Overhead([]*corev1.Pod{p}, whatif.OverheadOptions{})
 			req = sumInto(req, one.Requests)
 			ports += len(one.HostPorts)
 			for name, q := range one.Requests {

@@ -1,10 +1,9 @@
-package daemon
+package whatif
 
 import (
 	"cmp"
 	"slices"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -86,19 +85,14 @@ type OverheadOptions struct {
 // Overhead returns the footprint of pods as the API server would admit
 // them: requests defaulted from limits (containers, init containers and
 // the pod-level resources) and hostPort from containerPort under
-// hostNetwork, then summed with the scheduler's rules (see Footprint). It
-// is OverheadWithOptions with the zero options. nil pods are skipped; it
-// modifies nothing.
-func Overhead(pods []*corev1.Pod) Footprint {
-	return OverheadWithOptions(pods, OverheadOptions{})
-}
-
-// OverheadWithOptions is Overhead with the LimitRange defaults, RuntimeClass
-// overhead and mutation of opts applied to each pod after the API server's
-// defaulting. nil pods are skipped; it modifies none of its arguments (it
-// works on copies). It allocates a copy of each pod plus its resource
-// lists.
-func OverheadWithOptions(pods []*corev1.Pod, opts OverheadOptions) Footprint {
+// hostNetwork, then the LimitRange defaults, RuntimeClass overhead and
+// mutation of opts (the zero OverheadOptions apply none), then summed with
+// the scheduler's rules (see Footprint). The pods of one DaemonSet, or of
+// all that a node would run, come from PodsForNode or PodsForTemplate.
+//
+// nil pods are skipped; it modifies none of its arguments (it works on
+// copies). It allocates a copy of each pod plus its resource lists.
+func Overhead(pods []*corev1.Pod, opts OverheadOptions) Footprint {
 	var f Footprint
 	limitRanges := sortedLimitRanges(opts.LimitRanges)
 	for _, p := range pods {
@@ -113,18 +107,6 @@ func OverheadWithOptions(pods []*corev1.Pod, opts OverheadOptions) Footprint {
 			cmp.Compare(a.HostIP, b.HostIP), cmp.Compare(a.Pod, b.Pod), cmp.Compare(a.Container, b.Container))
 	})
 	return f
-}
-
-// DaemonSetOverhead returns the footprint of one pod of ds, built as the
-// controller builds it (see NewPod), on any node. A nil ds gives the zero
-// Footprint. It modifies nothing.
-func DaemonSetOverhead(ds *appsv1.DaemonSet, opts OverheadOptions) Footprint {
-	if ds == nil {
-		return Footprint{}
-	}
-	pod := NewPod(ds, "")
-	pod.GenerateName = ds.Name + "-"
-	return OverheadWithOptions([]*corev1.Pod{pod}, opts)
 }
 
 // Remaining returns allocatable minus f's requests and pod count (under

@@ -1,19 +1,22 @@
-// Command validateoracle checks daemon.Validate's wanted messages against
-// kube-apiserver v1.36.3's own DaemonSet validation: it reads, on stdin, a
-// JSON array of cases {"name", "daemonSet" (apps/v1), "want" (error
-// texts)}, applies the API server's defaults, converts each DaemonSet to
-// the internal type and validates it as a create, and reports every case
-// whose errors differ from "want" (compared as sorted lists: the API
-// server's order within labels and annotations is Go map order). A
-// DaemonSet the API server cannot decode (an unparsable
-// deprecated.daemonset.template.generation annotation) matches a want of
-// one error ending in the decoding error's text.
+// Command oracle is a conformance tool, not an example: it checks the
+// wanted messages of daemon/validation's tests against kube-apiserver
+// v1.36.3's own DaemonSet validation. It reads, on stdin, a JSON array of
+// cases {"name", "daemonSet" (apps/v1), "want" (error texts)}, applies the
+// API server's defaults, converts each DaemonSet to the internal type and
+// validates it as a create, and reports every case whose errors differ
+// from "want" (compared as sorted lists: the API server's order within
+// labels and annotations is Go map order). A DaemonSet the API server
+// cannot decode (an unparsable deprecated.daemonset.template.generation
+// annotation) matches a want of one error ending in the decoding error's
+// text. It exits 1 when a case mismatches, 2 when the input does not
+// decode.
 //
-// It is a nested module because it needs k8s.io/kubernetes, which the
-// library never imports. From the repository root:
+// It is a nested module, excluded from the library's module, because it
+// needs k8s.io/kubernetes, which the library never imports. CI runs it
+// (.ci/run, step 11); from the repository root:
 //
-//	DAEMONPLAN_VALIDATE_CASES=/tmp/validate-cases.json go test ./daemon -run TestValidateCasesFile
-//	cd examples/validateoracle && go run . < /tmp/validate-cases.json
+//	DAEMONPLAN_VALIDATE_CASES=/tmp/validate-cases.json go test ./daemon/validation -run TestValidateCasesFile
+//	cd daemon/validation/oracle && go run . < /tmp/validate-cases.json
 //
 // The first build compiles much of Kubernetes (a few minutes on 2 cores).
 package main
@@ -44,7 +47,7 @@ type validateCase struct {
 func main() {
 	var cases []validateCase
 	if err := json.NewDecoder(os.Stdin).Decode(&cases); err != nil {
-		fmt.Fprintln(os.Stderr, "validateoracle: reading the cases:", err)
+		fmt.Fprintln(os.Stderr, "oracle: reading the cases:", err)
 		os.Exit(2)
 	}
 	failed := 0

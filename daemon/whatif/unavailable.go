@@ -1,16 +1,13 @@
-package daemon
+package whatif
 
 import (
-	"fmt"
-	"reflect"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/rollout"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // UnavailableCause says why a node that should run a daemon pod counts in
@@ -66,66 +63,50 @@ func (u Unavailability) Count(cause UnavailableCause) int {
 	return n
 }
 
-// Unavailable attributes the unavailable count of the status Compute would
-// write for the same input: every node that should run the pod and has no
-// available one, with the cause. Compute's status counts the same nodes
-// (len(Nodes) == Plan.Status.NumberUnavailable). opts.Now is the clock of
+// Unavailable attributes the unavailable count of the status daemon.Compute
+// would write for the same input: every node that should run the pod and
+// has no available one, with the cause. Compute's status counts the same
+// nodes (len(Nodes) == Plan.Status.NumberUnavailable): the nodes and the
+// pods judged are daemon.StatusByNode's. opts.Now is the clock of
 // availability; the revisions, backoff and burst play no part. A DaemonSet
 // Compute skips (a {} selector, being deleted) gives the zero
-// Unavailability. Input errors are Compute's (ErrInvalidInput, an invalid
-// selector). It modifies none of its arguments; Nodes share the caller's
-// pods.
-func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (Unavailability, error) {
-	if err := validateInput(ds, nodes, pods, nil); err != nil {
-		return Unavailability{}, err
-	}
-	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) || ds.DeletionTimestamp != nil {
-		return Unavailability{}, nil
-	}
-	sel, err := selector.ForDaemonSet(ds)
+// Unavailability. Input errors are Compute's (daemon.ErrInvalidInput, an
+// invalid selector). It modifies none of its arguments; Nodes share the
+// caller's pods.
+func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (Unavailability, error) {
+	byNode, err := daemon.StatusByNode(ds, nodes, pods, opts)
 	if err != nil {
 		return Unavailability{}, err
-	}
-	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
-	judge := podJudge{minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	c, err := newCluster(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge, nil)
-	if err != nil {
-		return Unavailability{}, fmt.Errorf("daemonset %q: %w: %w", ds.Namespace+"/"+ds.Name, ErrInvalidInput, err)
 	}
 	var u Unavailability
-	for i := range c.nodes {
-		n := &c.nodes[i]
-		if !n.ShouldRun {
+	for _, n := range byNode {
+		if !n.ShouldRun || n.Available {
 			continue
 		}
-		if len(n.Pods) == 0 {
-			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.Name, Cause: CauseNoPod})
+		if n.Pod == nil {
+			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.Node.Name, Cause: CauseNoPod})
 			continue
 		}
-		o := oldest(n.Pods)
-		if n.States[o].Available {
-			continue
-		}
-		pod := n.Pods[o]
-		un := UnavailableNode{NodeName: n.Name, Pod: pod, Cause: causeOf(c.info[i].node, pod, n.States[o])}
+		un := UnavailableNode{NodeName: n.Node.Name, Pod: n.Pod, Cause: causeOf(n)}
 		if un.Cause == CauseMinReadySeconds {
-			un.AvailableAt, _ = rollout.AvailableAt(pod, ds.Spec.MinReadySeconds)
+			un.AvailableAt, _ = rollout.AvailableAt(n.Pod, ds.Spec.MinReadySeconds)
 		}
 		u.Nodes = append(u.Nodes, un)
 	}
 	return u, nil
 }
 
-// causeOf is the cause of an unavailable pod on node.
-func causeOf(node *corev1.Node, pod *corev1.Pod, st rollout.PodState) UnavailableCause {
+// causeOf is the cause of the unavailable pod of n.
+func causeOf(n daemon.StatusNode) UnavailableCause {
+	pod := n.Pod
 	switch {
 	case pod.DeletionTimestamp != nil:
 		return CauseTerminating
-	case !nodeReady(node):
+	case !nodeReady(n.Node):
 		return CauseNodeNotReady
 	case pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodPending:
 		return CausePending
-	case !st.Ready:
+	case !n.Ready:
 		return CauseNotReady
 	default:
 		return CauseMinReadySeconds

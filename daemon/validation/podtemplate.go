@@ -1,4 +1,4 @@
-package daemon
+package validation
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/util/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -93,7 +93,7 @@ func validateNodeLabelRequirement(req corev1.NodeSelectorRequirement, checkValue
 	errs = append(errs, metavalidation.ValidateLabelName(req.Key, p.Child("key"))...)
 	if checkValues {
 		for i, v := range req.Values {
-			for _, msg := range validation.IsValidLabelValue(v) {
+			for _, msg := range utilvalidation.IsValidLabelValue(v) {
 				errs = append(errs, field.Invalid(p.Child("values").Index(i), v, msg).WithOrigin("format=k8s-label-value"))
 			}
 		}
@@ -146,7 +146,7 @@ func validateTolerations(tols []corev1.Toleration, p *field.Path) field.ErrorLis
 		}
 		switch t.Operator {
 		case corev1.TolerationOpEqual, "":
-			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
+			if msgs := utilvalidation.IsValidLabelValue(t.Value); len(msgs) != 0 {
 				errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, strings.Join(msgs, ";")))
 			}
 		case corev1.TolerationOpExists:

@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // whatIfFleet is n DaemonSets of the placement fixture, with distinct names
@@ -20,7 +20,7 @@ func whatIfFleet(n int) ([]*appsv1.DaemonSet, []*appsv1.ControllerRevision) {
 	revs := make([]*appsv1.ControllerRevision, n)
 	for i := range n {
 		name := fmt.Sprintf("agent-%03d", i)
-		dss[i] = dt.DaemonSet(name, append(placementOptions(), dt.WithImage("registry.example/"+name+":v1"))...)
+		dss[i] = dt.DaemonSet(name, append(dt.PlacementOptions(), dt.WithImage("registry.example/"+name+":v1"))...)
 		revs[i] = dt.Revision(dss[i], 1)
 	}
 	return dss, revs
@@ -31,18 +31,18 @@ func whatIfFleet(n int) ([]*appsv1.DaemonSet, []*appsv1.ControllerRevision) {
 // hashes every template).
 func BenchmarkPodsForNode(b *testing.B) {
 	dss, revs := whatIfFleet(100)
-	node := placementNode("node-1", 1)
+	node := dt.PlacementNode("node-1", 1)
 	for _, tc := range []struct {
 		name string
-		opts daemon.WhatIfOptions
+		opts whatif.Options
 	}{
-		{"daemonsets=100/revisions", daemon.WhatIfOptions{Revisions: revs}},
-		{"daemonsets=100/first-sync", daemon.WhatIfOptions{}},
+		{"daemonsets=100/revisions", whatif.Options{Revisions: revs}},
+		{"daemonsets=100/first-sync", whatif.Options{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_, _ = daemon.PodsForNode(node, dss, tc.opts)
+				_, _ = whatif.PodsForNode(node, dss, tc.opts)
 			}
 		})
 	}
@@ -57,8 +57,8 @@ func TestPodsForNodeAllocsPerDaemonSet(t *testing.T) {
 	}
 	const perDaemonSet = 450 // measured: 386, mostly the revision patch encoding
 	dss, revs := whatIfFleet(20)
-	node := placementNode("node-1", 1)
-	allocs := testing.AllocsPerRun(5, func() { _, _ = daemon.PodsForNode(node, dss, daemon.WhatIfOptions{Revisions: revs}) })
+	node := dt.PlacementNode("node-1", 1)
+	allocs := testing.AllocsPerRun(5, func() { _, _ = whatif.PodsForNode(node, dss, whatif.Options{Revisions: revs}) })
 	if per := allocs / float64(len(dss)); per > perDaemonSet {
 		t.Errorf("PodsForNode allocates %.0f times per DaemonSet, budget %d", per, perDaemonSet)
 	} else {
@@ -70,11 +70,11 @@ func TestPodsForNodeAllocsPerDaemonSet(t *testing.T) {
 // with a LimitRange.
 func BenchmarkOverhead(b *testing.B) {
 	dss, revs := whatIfFleet(100)
-	pods, err := daemon.PodsForNode(placementNode("node-1", 1), dss, daemon.WhatIfOptions{Revisions: revs})
+	pods, err := whatif.PodsForNode(dt.PlacementNode("node-1", 1), dss, whatif.Options{Revisions: revs})
 	if err != nil || len(pods) != 100 {
 		b.Fatalf("PodsForNode() = %d pods, %v", len(pods), err)
 	}
-	opts := daemon.OverheadOptions{LimitRanges: []*corev1.LimitRange{{
+	opts := whatif.OverheadOptions{LimitRanges: []*corev1.LimitRange{{
 		ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: "default"},
 		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
 			Type: corev1.LimitTypeContainer, DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m")},
@@ -82,7 +82,7 @@ func BenchmarkOverhead(b *testing.B) {
 	}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = daemon.OverheadWithOptions(pods, opts)
+		_ = whatif.Overhead(pods, opts)
 	}
 }
 
@@ -95,8 +95,8 @@ func TestOverheadAllocsPerPod(t *testing.T) {
 	}
 	const perPod = 40 // measured: 23
 	dss, revs := whatIfFleet(20)
-	pods, _ := daemon.PodsForNode(placementNode("node-1", 1), dss, daemon.WhatIfOptions{Revisions: revs})
-	allocs := testing.AllocsPerRun(5, func() { _ = daemon.Overhead(pods) })
+	pods, _ := whatif.PodsForNode(dt.PlacementNode("node-1", 1), dss, whatif.Options{Revisions: revs})
+	allocs := testing.AllocsPerRun(5, func() { _ = whatif.Overhead(pods, whatif.OverheadOptions{}) })
 	if per := allocs / float64(len(pods)); per > perPod {
 		t.Errorf("Overhead allocates %.0f times per pod, budget %d", per, perPod)
 	} else {

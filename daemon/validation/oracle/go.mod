@@ -1,4 +1,4 @@
-module github.com/daemonplan/daemonplan/examples/validateoracle
+module github.com/daemonplan/daemonplan/daemon/validation/oracle
 
 go 1.26.0
 

@@ -1,4 +1,4 @@
-package daemon
+package whatif
 
 import (
 	corev1 "k8s.io/api/core/v1"

@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // conditionNotReady sets the node's Ready condition to False without the
@@ -36,17 +36,17 @@ func TestUnavailable(t *testing.T) {
 	}
 	pods := []*corev1.Pod{ok, pending, notReady, young, terminating, onDown}
 
-	got, err := daemon.Unavailable(ds, nodes, pods, daemon.Options{Now: now})
+	got, err := whatif.Unavailable(ds, nodes, pods, daemon.Options{Now: now})
 	if err != nil {
 		t.Fatalf("Unavailable() error = %v", err)
 	}
-	want := daemon.Unavailability{Nodes: []daemon.UnavailableNode{
-		{NodeName: "n-down", Pod: onDown, Cause: daemon.CauseNodeNotReady},
-		{NodeName: "n-empty", Cause: daemon.CauseNoPod},
-		{NodeName: "n-notready", Pod: notReady, Cause: daemon.CauseNotReady},
-		{NodeName: "n-pending", Pod: pending, Cause: daemon.CausePending},
-		{NodeName: "n-term", Pod: terminating, Cause: daemon.CauseTerminating},
-		{NodeName: "n-young", Pod: young, Cause: daemon.CauseMinReadySeconds, AvailableAt: now.Add(50 * time.Second)},
+	want := whatif.Unavailability{Nodes: []whatif.UnavailableNode{
+		{NodeName: "n-down", Pod: onDown, Cause: whatif.CauseNodeNotReady},
+		{NodeName: "n-empty", Cause: whatif.CauseNoPod},
+		{NodeName: "n-notready", Pod: notReady, Cause: whatif.CauseNotReady},
+		{NodeName: "n-pending", Pod: pending, Cause: whatif.CausePending},
+		{NodeName: "n-term", Pod: terminating, Cause: whatif.CauseTerminating},
+		{NodeName: "n-young", Pod: young, Cause: whatif.CauseMinReadySeconds, AvailableAt: now.Add(50 * time.Second)},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Unavailable() (-want +got):\n%s", diff)
@@ -58,46 +58,45 @@ func TestUnavailable(t *testing.T) {
 	if int32(len(got.Nodes)) != plan.Status.NumberUnavailable {
 		t.Errorf("Unavailable() lists %d nodes, the status counts %d", len(got.Nodes), plan.Status.NumberUnavailable)
 	}
-	if got.Count(daemon.CauseNoPod) != 1 || got.Count(daemon.CauseNotReady) != 1 {
-		t.Errorf("Count() = %d NoPod, %d NotReady; want 1 and 1", got.Count(daemon.CauseNoPod), got.Count(daemon.CauseNotReady))
+	if got.Count(whatif.CauseNoPod) != 1 || got.Count(whatif.CauseNotReady) != 1 {
+		t.Errorf("Count() = %d NoPod, %d NotReady; want 1 and 1", got.Count(whatif.CauseNoPod), got.Count(whatif.CauseNotReady))
 	}
 
-	if _, err := daemon.Unavailable(nil, nodes, pods, daemon.Options{}); err == nil {
+	if _, err := whatif.Unavailable(nil, nodes, pods, daemon.Options{}); err == nil {
 		t.Errorf("Unavailable(nil) error = nil")
 	}
 }
 
-// TestUnavailableMatchesStatus holds the attribution to Compute's status
-// over generated clusters and the conformance corpus: as many nodes as
-// status.numberUnavailable.
-func TestUnavailableMatchesStatus(t *testing.T) {
-	check := func(name string, ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) {
-		t.Helper()
-		plan, perr := daemon.Compute(ds, nodes, pods, opts)
-		u, err := daemon.Unavailable(ds, nodes, pods, opts)
-		if err != nil && perr == nil {
-			t.Errorf("%s: Unavailable() error = %v; Compute succeeded", name, err)
-		}
-		// Compute also fails on revision collisions and invalid budgets,
-		// which Unavailable does not look at.
-		if err != nil || perr != nil || plan.Skip != "" {
-			return
-		}
-		if int32(len(u.Nodes)) != plan.Status.NumberUnavailable {
-			t.Errorf("%s: Unavailable() lists %d nodes, the status counts %d", name, len(u.Nodes), plan.Status.NumberUnavailable)
-		}
-	}
+// TestUnavailableIsStatusByNode: Unavailable lists, in order, exactly the
+// nodes daemon.StatusByNode gives that should run a pod and have no
+// available one (package daemon holds StatusByNode to Compute's status,
+// over generated clusters and the conformance corpus).
+func TestUnavailableIsStatusByNode(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	compared := 0
 	for i := range 100 {
-		c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%4 == 0})
-		in := c.Input()
-		check(fmt.Sprintf("generated %d", i), in.DaemonSet, in.Nodes, in.Pods, in.Options)
-	}
-	for i, s := range whatIfScenarios(t) {
-		if i%2 == 1 {
-			continue // half the corpus covers the causes; all of it costs seconds under -race
+		in := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%4 == 0}).Input()
+		u, err := whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, in.Options)
+		byNode, byNodeErr := daemon.StatusByNode(in.DaemonSet, in.Nodes, in.Pods, in.Options)
+		if (err == nil) != (byNodeErr == nil) {
+			t.Fatalf("cluster %d: Unavailable() error = %v, StatusByNode() error = %v", i, err, byNodeErr)
 		}
-		check(s.Name, s.DaemonSet, s.Nodes, s.Pods, daemon.Options{Now: s.Now, Revisions: s.Revisions})
+		var want, got []string
+		for _, n := range byNode {
+			if n.ShouldRun && !n.Available {
+				want = append(want, n.Node.Name)
+			}
+		}
+		for _, n := range u.Nodes {
+			got = append(got, n.NodeName)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("cluster %d: Unavailable() nodes (-StatusByNode +Unavailable):\n%s", i, diff)
+		}
+		compared += len(got)
+	}
+	if compared < 100 {
+		t.Errorf("only %d unavailable nodes compared", compared)
 	}
 }
 
@@ -109,7 +108,7 @@ func ExampleUnavailable() {
 		dt.Pod(ds, "agent-a", "a", dt.ReadySince(now.Add(-5*time.Second))),
 		dt.Pod(ds, "agent-c", "c", dt.NotReadyPod()),
 	}
-	u, err := daemon.Unavailable(ds, nodes, pods, daemon.Options{Now: now})
+	u, err := whatif.Unavailable(ds, nodes, pods, daemon.Options{Now: now})
 	if err != nil {
 		fmt.Println(err)
 		return

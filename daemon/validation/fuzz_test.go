@@ -1,4 +1,4 @@
-package daemon_test
+package validation_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/validation"
 )
 
 // FuzzValidate feeds Validate DaemonSets decoded from arbitrary JSON: it
@@ -33,8 +33,8 @@ func FuzzValidate(f *testing.F) {
 		if ds != nil {
 			before = ds.DeepCopy()
 		}
-		first := daemon.Validate(ds)
-		second := daemon.Validate(ds)
+		first := validation.Validate(ds)
+		second := validation.Validate(ds)
 		if ds == nil && len(first) != 1 {
 			t.Fatalf("Validate(nil) gave %d errors, want 1", len(first))
 		}

@@ -1,4 +1,4 @@
-package daemon_test
+package whatif_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 func ownedPod(apiVersion, kind string, controller bool, annotations map[string]string) *corev1.Pod {
@@ -22,11 +22,11 @@ func ownedPod(apiVersion, kind string, controller bool, annotations map[string]s
 }
 
 func TestIsDaemonSetPod(t *testing.T) {
-	kruise := daemon.PodClassifier{ExtraKinds: []schema.GroupKind{daemon.KruiseDaemonSet}}
+	kruise := whatif.PodClassifier{ExtraKinds: []schema.GroupKind{whatif.KruiseDaemonSet}}
 	tests := []struct {
 		name       string
 		pod        *corev1.Pod
-		classifier daemon.PodClassifier
+		classifier whatif.PodClassifier
 		want       bool
 	}{
 		{name: "a nil pod", pod: nil},
@@ -39,9 +39,9 @@ func TestIsDaemonSetPod(t *testing.T) {
 		{name: "OpenKruise's DaemonSet is not one by default (kubernetes/autoscaler#2453)", pod: ownedPod("apps.kruise.io/v1alpha1", "DaemonSet", true, nil)},
 		{name: "OpenKruise's DaemonSet when named", pod: ownedPod("apps.kruise.io/v1beta1", "DaemonSet", true, nil), classifier: kruise, want: true},
 		{name: "the extra kind needs its group", pod: ownedPod("example.com/v1", "DaemonSet", true, nil), classifier: kruise},
-		{name: "the cluster-autoscaler annotation", pod: ownedPod("crd.example/v1", "NodeAgent", true, map[string]string{daemon.DaemonSetPodAnnotation: "true"}), want: true},
-		{name: "the annotation must say exactly true", pod: ownedPod("", "", false, map[string]string{daemon.DaemonSetPodAnnotation: "True"})},
-		{name: "the annotation can be ignored", pod: ownedPod("", "", false, map[string]string{daemon.DaemonSetPodAnnotation: "true"}), classifier: daemon.PodClassifier{IgnoreAnnotation: true}},
+		{name: "the cluster-autoscaler annotation", pod: ownedPod("crd.example/v1", "NodeAgent", true, map[string]string{whatif.DaemonSetPodAnnotation: "true"}), want: true},
+		{name: "the annotation must say exactly true", pod: ownedPod("", "", false, map[string]string{whatif.DaemonSetPodAnnotation: "True"})},
+		{name: "the annotation can be ignored", pod: ownedPod("", "", false, map[string]string{whatif.DaemonSetPodAnnotation: "true"}), classifier: whatif.PodClassifier{IgnoreAnnotation: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,8 +49,8 @@ func TestIsDaemonSetPod(t *testing.T) {
 				t.Errorf("IsDaemonSetPod() = %v, want %v", got, tt.want)
 			}
 			if tt.classifier.ExtraKinds == nil && !tt.classifier.IgnoreAnnotation {
-				if got := daemon.IsDaemonSetPod(tt.pod); got != tt.want {
-					t.Errorf("daemon.IsDaemonSetPod() = %v, want %v", got, tt.want)
+				if got := whatif.IsDaemonSetPod(tt.pod); got != tt.want {
+					t.Errorf("whatif.IsDaemonSetPod() = %v, want %v", got, tt.want)
 				}
 			}
 		})
@@ -70,12 +70,12 @@ func TestOverheadCountsOnlyDaemonSetPods(t *testing.T) {
 	training.Spec.Containers = []corev1.Container{ctr("train", rl("cpu", "8", "nvidia.com/gpu", "1"), nil)}
 	var daemonPods []*corev1.Pod
 	for _, p := range []*corev1.Pod{agent, training} {
-		if daemon.IsDaemonSetPod(p) {
+		if whatif.IsDaemonSetPod(p) {
 			daemonPods = append(daemonPods, p)
 		}
 	}
-	got := daemon.Overhead(daemonPods)
-	if diff := cmp.Diff(daemon.Footprint{Pods: 1, Requests: rl("cpu", "100m")}, got, quantityCmp); diff != "" {
+	got := whatif.Overhead(daemonPods, whatif.OverheadOptions{})
+	if diff := cmp.Diff(whatif.Footprint{Pods: 1, Requests: rl("cpu", "100m")}, got, quantityCmp); diff != "" {
 		t.Errorf("overhead of the node's DaemonSet pods (-want +got):\n%s", diff)
 	}
 }
@@ -85,9 +85,9 @@ func ExamplePodClassifier_IsDaemonSetPod() {
 		ownedPod("apps/v1", "DaemonSet", true, nil),
 		ownedPod("apps.kruise.io/v1beta1", "DaemonSet", true, nil),
 		ownedPod("batch/v1", "Job", true, nil),
-		ownedPod("example.com/v1", "NodeAgent", true, map[string]string{daemon.DaemonSetPodAnnotation: "true"}),
+		ownedPod("example.com/v1", "NodeAgent", true, map[string]string{whatif.DaemonSetPodAnnotation: "true"}),
 	}
-	c := daemon.PodClassifier{ExtraKinds: []schema.GroupKind{daemon.KruiseDaemonSet}}
+	c := whatif.PodClassifier{ExtraKinds: []schema.GroupKind{whatif.KruiseDaemonSet}}
 	for _, p := range pods {
 		ref := p.OwnerReferences[0]
 		fmt.Printf("%s %s: %v\n", ref.APIVersion, ref.Kind, c.IsDaemonSetPod(p))

@@ -1,4 +1,4 @@
-package daemon
+package validation
 
 import (
 	"cmp"
@@ -12,7 +12,7 @@ import (
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -51,8 +51,8 @@ import (
 // plan does not read them. Where the API server ranges over a map (labels,
 // annotations), Validate sorts that group's errors by field, then text.
 //
-// When to call it: Compute stays faithful to the controller and does not
-// validate, so a DaemonSet the API server would refuse (maxUnavailable
+// When to call it: daemon.Compute stays faithful to the controller and does
+// not validate, so a DaemonSet the API server would refuse (maxUnavailable
 // "150%", a negative budget, a selector that misses the template) gives the
 // plan the controller would make of it, often a surprising one. Call
 // Validate on DaemonSets built in code or taken from a custom resource
@@ -198,7 +198,7 @@ func validateIntOrPercent(v intstr.IntOrString, p *field.Path) field.ErrorList {
 	switch v.Type {
 	case intstr.String:
 		var errs field.ErrorList
-		for _, msg := range validation.IsValidPercent(v.StrVal) {
+		for _, msg := range utilvalidation.IsValidPercent(v.StrVal) {
 			errs = append(errs, field.Invalid(p, v, msg))
 		}
 		return errs
@@ -212,7 +212,7 @@ func validateIntOrPercent(v intstr.IntOrString, p *field.Path) field.ErrorList {
 
 // percentValue returns the number of a well-formed percentage.
 func percentValue(v intstr.IntOrString) (int, bool) {
-	if v.Type != intstr.String || len(validation.IsValidPercent(v.StrVal)) != 0 {
+	if v.Type != intstr.String || len(utilvalidation.IsValidPercent(v.StrVal)) != 0 {
 		return 0, false
 	}
 	n, _ := strconv.Atoi(v.StrVal[:len(v.StrVal)-1]) // out of range: clamped, as the API server reads it

@@ -1,4 +1,4 @@
-package daemon_test
+package validation_test
 
 import (
 	"encoding/json"
@@ -11,14 +11,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/validation"
 )
 
 // validateCase is one DaemonSet and the API server's answer to creating
 // it. The wanted texts are kube-apiserver v1.36.3's own validation's
 // (apps/v1 defaults, conversion, ValidateDaemonSet) on the same objects:
-// examples/validateoracle checks them (see TestValidateCasesFile).
+// the conformance tool daemon/validation/oracle checks them (see
+// TestValidateCasesFile).
 type validateCase struct {
 	name string
 	ds   *appsv1.DaemonSet
@@ -316,7 +317,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := tt.ds.DeepCopy()
 			var got []string
-			for _, e := range daemon.Validate(tt.ds) {
+			for _, e := range validation.Validate(tt.ds) {
 				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -332,7 +333,7 @@ func TestValidate(t *testing.T) {
 // TestValidateNil pins the one error for a nil DaemonSet.
 func TestValidateNil(t *testing.T) {
 	var got []string
-	for _, e := range daemon.Validate(nil) {
+	for _, e := range validation.Validate(nil) {
 		got = append(got, e.Error())
 	}
 	want := []string{"daemonSet: Required value: a DaemonSet is required"}
@@ -343,7 +344,7 @@ func TestValidateNil(t *testing.T) {
 
 // TestValidateCasesFile writes the cases of TestValidate, with their wanted
 // errors, to the file named by DAEMONPLAN_VALIDATE_CASES, for
-// examples/validateoracle to check against the API server's own
+// daemon/validation/oracle to check against the API server's own
 // validation. Without the variable it does nothing.
 func TestValidateCasesFile(t *testing.T) {
 	path := os.Getenv("DAEMONPLAN_VALIDATE_CASES")
@@ -375,7 +376,7 @@ func TestValidateImpossibleIntOrString(t *testing.T) {
 	odd := intstr.IntOrString{Type: 7, IntVal: 2}
 	ds := dsWith(budgets(&odd, ios("0")))
 	var got []string
-	for _, e := range daemon.Validate(ds) {
+	for _, e := range validation.Validate(ds) {
 		got = append(got, e.Error())
 	}
 	want := []string{
