@@ -17,6 +17,6 @@
 // dropped, where kubectl apply's three-way merge would keep it. Changes
 // lists such fields, so that a caller can say so.
 //
-// Validation is not repeated here: call daemon.Validate on the manifest
+// Validation is not repeated here: call validation.Validate on the manifest
 // first, as the API server validates before it stores.
 package apply

@@ -49,7 +49,7 @@ type Change struct {
 //
 // It returns an error, naming the field, for a nil manifest or an
 // annotation that is not a base-10 integer (the API server cannot decode
-// such an object). It does not validate otherwise: call daemon.Validate
+// such an object). It does not validate otherwise: call validation.Validate
 // first. It modifies nothing.
 func Create(manifest *appsv1.DaemonSet, uid types.UID, now time.Time) (*appsv1.DaemonSet, error) {
 	if manifest == nil {
@@ -93,7 +93,7 @@ func Create(manifest *appsv1.DaemonSet, uid types.UID, now time.Time) (*appsv1.D
 // stored's, as a request's URL supplies it), an unparsable
 // template-generation annotation on either, and a changed
 // spec.selector, which the API server refuses as immutable. It does not
-// validate otherwise: call daemon.Validate on manifest first. It modifies
+// validate otherwise: call validation.Validate on manifest first. It modifies
 // nothing.
 func Update(stored, manifest *appsv1.DaemonSet) (*appsv1.DaemonSet, Change, error) {
 	switch {

@@ -30,7 +30,7 @@
 //
 // What if I apply this? A DaemonSet without metadata.uid in the input is a
 // manifest (from git, a chart), not a capture: dsplan validates it as the
-// API server would (daemon.Validate; a manifest it would reject is that
+// API server would (validation.Validate; a manifest it would reject is that
 // error, exit 1), defaults it and writes it over the captured DaemonSet of
 // the same namespace and name, taking the cluster object's identity and
 // status and bumping its generation and template generation when the

@@ -16,6 +16,7 @@ import (
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 func explainFlags(inv *invocation, fs *flag.FlagSet) {
@@ -142,7 +143,7 @@ type explainDSJSON struct {
 	// affinity and not yet scheduled), by name.
 	Pods []podJSON `json:"pods"`
 	// Unavailable, when the node counts as unavailable for the rolling
-	// update, says why (daemon.Unavailable's cause) and, for a pod that is
+	// update, says why (whatif.Unavailable's cause) and, for a pod that is
 	// ready but not yet for minReadySeconds, when it becomes available.
 	Unavailable *unavailableJSON `json:"unavailable,omitempty"`
 	// Next are the next sync's actions on the node, in words.
@@ -172,7 +173,7 @@ type podJSON struct {
 
 // unavailableJSON says why a node counts as unavailable.
 type unavailableJSON struct {
-	// Cause is daemon.Unavailable's: NoPod, NotReady, NodeNotReady,
+	// Cause is whatif.Unavailable's: NoPod, NotReady, NodeNotReady,
 	// MinReadySeconds, Terminating, ...
 	Cause string `json:"cause"`
 	// AvailableAt is when a pod ready but not yet for minReadySeconds
@@ -218,7 +219,7 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 		out.Pods = append(out.Pods, podOf(p, l.now, nodeIsReady(node)))
 	}
 	if in, err := l.snap.For(r.ds.Namespace, r.ds.Name); err == nil {
-		if u, err := daemon.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now, Revisions: in.Revisions}); err == nil {
+		if u, err := whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now, Revisions: in.Revisions}); err == nil {
 			for _, un := range u.Nodes {
 				if un.NodeName != node.Name {
 					continue

@@ -12,15 +12,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
+	"github.com/daemonplan/daemonplan/daemon/validation"
 )
 
 // "What if I apply this?": a DaemonSet without metadata.uid in the input
 // is a manifest (from git, a chart's output), not an object read from a
 // cluster, which always has one. It is applied as the API server would
-// store it: validated (daemon.Validate: a manifest the API server would
+// store it: validated (validation.Validate: a manifest the API server would
 // reject is that error), defaulted, written over the captured DaemonSet
 // of the same namespace and name (identity and status from the cluster's
 // object, generation and template generation bumped on a change: see
@@ -82,7 +82,7 @@ func takeManifests(s *snapshot.Snapshot, file string) []manifest {
 func (l *loaded) applyManifests() error {
 	for _, m := range l.manifests {
 		name := m.ds.Namespace + "/" + m.ds.Name
-		if errs := daemon.Validate(m.ds); len(errs) > 0 {
+		if errs := validation.Validate(m.ds); len(errs) > 0 {
 			return &inputError{fmt.Errorf("%s: daemonset %q: the API server would reject it: %w", m.file, name, errs.ToAggregate())}
 		}
 		a := appliedManifest{file: m.file, name: name}
