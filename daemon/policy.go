@@ -319,14 +319,24 @@ func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err
 		})
 		for r, i := range idx {
 			n, _ := node(i)
-			n.Rank = r
+			n.Rank = int32(r)
 		}
 	}
 	if d := p.DomainBudget; d != nil {
+		// Domains are numbered by label value; the empty value, which nodes
+		// without the label and missing nodes share, is 0.
+		ids := map[string]int32{"": 0}
 		for i := range c.nodes {
-			if walked(i) {
-				c.nodes[i].Domain = c.info[i].node.Labels[d.Label]
+			if !walked(i) {
+				continue
 			}
+			v := c.info[i].node.Labels[d.Label]
+			id, ok := ids[v]
+			if !ok {
+				id = int32(len(ids))
+				ids[v] = id
+			}
+			c.nodes[i].Domain = id
 		}
 		rp.DomainMaxUnavailable, rp.DomainMaxSurge = d.MaxUnavailable, d.MaxSurge
 	}

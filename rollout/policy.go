@@ -57,7 +57,7 @@ func checkPolicy(p *Policy) error {
 // per-domain limit scaled from the domain's desired nodes. A nil *domains
 // (no per-domain budget) admits everything.
 type domains struct {
-	used, limit map[string]int
+	used, limit map[int32]int
 }
 
 // newDomains scales budget against each domain's desired nodes; nil when
@@ -66,8 +66,8 @@ func newDomains(budget *intstr.IntOrString, nodes []Node) (*domains, error) {
 	if budget == nil {
 		return nil, nil
 	}
-	d := &domains{used: map[string]int{}, limit: map[string]int{}}
-	desired := map[string]int{}
+	d := &domains{used: map[int32]int{}, limit: map[int32]int{}}
+	desired := map[int32]int{}
 	for i := range nodes {
 		if !nodes[i].Missing && nodes[i].ShouldRun {
 			desired[nodes[i].Domain]++
