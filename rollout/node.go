@@ -8,7 +8,7 @@ import (
 
 // Node is what the rolling-update step knows of one node: where it stands
 // (Missing, ShouldRun), its pods, and what a Policy says of it (Hold, Rank,
-// Domain). The policy facts are the zero value under upstream's step.
+// Domain, Wave). The policy facts are the zero value under upstream's step.
 type Node struct {
 	Name string
 	// Missing is true for a node name that pods target but that is not in
@@ -41,6 +41,9 @@ type Node struct {
 	// budgets: nodes with equal Domain share one. It is ignored when the
 	// Policy sets no per-domain budget.
 	Domain int32
+	// Wave is the node's wave under Policy.Waves: waves are started in
+	// increasing order (see WaveBarrier). Ignored without a barrier.
+	Wave int32
 }
 
 // PodState is what one sync needs to know of a pod's progress, judged once.

@@ -99,6 +99,9 @@ type stepper struct {
 	c     chooser
 	// surplus is how many classSurplus pods may still go.
 	surplus int
+	// open is the last wave the step may start on (see WaveBarrier);
+	// math.MaxInt32 without a barrier.
+	open int32
 }
 
 // classify gives n its verdict in the step's mode.
@@ -120,6 +123,9 @@ func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 		return err
 	}
 	s.dom = dom
+	if s.p.Waves != nil && step.Policy != nil {
+		s.barrier(step, nodes, order)
+	}
 	var members [numClasses]int
 	var flight, nAvailable, remaining, held int
 	for _, i := range order {

@@ -26,11 +26,14 @@ type Policy struct {
 	// at once: they count against maxUnavailable, or maxSurge, when
 	// replaced, and the partition and domain budgets apply to them too.
 	Strict bool
+	// Waves, when set, puts a barrier between the waves of nodes
+	// (Node.Wave); see WaveBarrier.
+	Waves *WaveBarrier
 }
 
 // IsZero reports whether p sets nothing.
 func (p *Policy) IsZero() bool {
-	return p.Partition == 0 && p.DomainMaxUnavailable == nil && p.DomainMaxSurge == nil && !p.Strict
+	return p.Partition == 0 && p.DomainMaxUnavailable == nil && p.DomainMaxSurge == nil && !p.Strict && p.Waves == nil
 }
 
 // StepPolicy is what a step under a Policy counted for it.
@@ -41,8 +44,11 @@ type StepPolicy struct {
 	// old pods before the step; the rollout under the policy is done when
 	// it is at most Partition and nothing else is in flight.
 	Remaining int
-	// Held is the number of desired nodes the policy held.
+	// Held is the number of desired nodes the policy held (Node.Hold).
 	Held int
+	// Wave is where the waves stand under Policy.Waves; nil without a
+	// barrier, or without nodes.
+	Wave *WaveProgress
 }
 
 // checkPolicy rejects a negative partition.
