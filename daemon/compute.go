@@ -209,6 +209,9 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	var wait durationMin
 	wait.add(time.Duration(m.backoffWait))
 	wait.add(availabilityWait(c, ds.Spec.MinReadySeconds, opts.Now))
+	if w := opts.Rollout.Waves; w != nil {
+		wait.add(bakeWait(plan.Rolling, w.Bake, opts.Now))
+	}
 	plan.RequeueAfter = time.Duration(wait)
 
 	if stepErr != nil {
