@@ -40,9 +40,11 @@
 //
 // Options.Rollout, a RolloutPolicy, adds what upstream lacks: a Partition
 // (a canary), a Scope of nodes, Paused, an update Order (by a label's value
-// or a caller's comparator), per-domain budgets and Strict budgets. Its
-// zero value is upstream's behaviour; RolloutComplete judges a rollout under
-// the policy (complete at the partition).
+// or a caller's comparator), per-domain budgets, Strict budgets and Waves
+// (a barrier between the values of the order label, with a bake). Its zero
+// value is upstream's behaviour; RolloutComplete judges a rollout under the
+// policy (complete at the partition) and says what holds it back, as a
+// RolloutReason.
 //
 // # Faithfulness
 //
