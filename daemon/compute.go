@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -187,7 +188,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.StatusChanged = statusChanged(ds.Status, plan.Status, ds.Generation)
 
 	burst := opts.burst()
-	factory := newPodFactory(ds, generation, hist.Hash)
+	factory := podbuild.New(ds, generation, hist.Hash)
 	creates := m.creates[:min(len(m.creates), burst)]
 	deletes := m.deletes[:min(len(m.deletes), burst)]
 	plan.DeferredCreates = len(m.creates) - len(creates)
@@ -195,7 +196,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	if len(creates) > 0 {
 		plan.Creates = slices.Clone(creates)
 		for i := range plan.Creates {
-			plan.Creates[i].Pod = factory.pod(plan.Creates[i].NodeName)
+			plan.Creates[i].Pod = factory.Pod(plan.Creates[i].NodeName)
 		}
 		slices.SortStableFunc(plan.Creates, func(a, b Create) int { return cmp.Compare(a.NodeName, b.NodeName) })
 	}
