@@ -23,8 +23,9 @@ type Node struct {
 	Hold bool
 	// Rank orders the nodes for update, ascending, ties broken by node
 	// name; all 0 (the default) is by name. Unavailable old pods are still
-	// replaced before available ones, each kind in this order. (Rank and
-	// Domain are int32 so that Node is no larger than without them.)
+	// replaced before available ones, each kind in this order. (Rank,
+	// Domain and Wave are int32 and Hold sits beside ShouldRun, so that the
+	// policy facts cost a Node 8 bytes.)
 	Rank int32
 	// Pods are the DaemonSet's pods targeting the node, terminal pods that
 	// are being deleted excluded. Pods that are being deleted (but are not
