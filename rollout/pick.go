@@ -104,14 +104,6 @@ type stepper struct {
 	open int32
 }
 
-// classify gives n its verdict in the step's mode.
-func (s *stepper) classify(n *Node) (verdict, error) {
-	if !s.surge {
-		return s.withoutSurge(n), nil
-	}
-	return s.withSurge(n)
-}
-
 // run counts, then admits the actions of each tier in order.
 func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 	budget := s.p.DomainMaxUnavailable
@@ -130,9 +122,15 @@ func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 	var flight, nAvailable, remaining, held int
 	for _, i := range order {
 		n := &nodes[i]
-		v, err := s.classify(n)
-		if err != nil {
-			return err
+		// The verdict in the step's mode (not through a function: the call
+		// is measurable on a fleet).
+		var v verdict
+		if s.surge {
+			if v, err = s.withSurge(n); err != nil {
+				return err
+			}
+		} else {
+			v = s.withoutSurge(n)
 		}
 		if v.facts.has(busy) {
 			flight++
@@ -189,7 +187,12 @@ func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 				break
 			}
 			n := &nodes[i]
-			v, _ := s.classify(n) // the count walk saw any error
+			var v verdict
+			if s.surge {
+				v, _ = s.withSurge(n) // the count walk saw any error
+			} else {
+				v = s.withoutSurge(n)
+			}
 			if !t.has(v.class) {
 				continue
 			}
