@@ -34,6 +34,13 @@ import (
 // the current template. A node so given the current revision counts as
 // updated: the partition then keeps fewer old nodes than asked, never
 // more replacements than asked.
+//
+// Annotations. A DaemonSet asks for a policy without Go code through its
+// annotations under AnnotationPrefix (rollout.daemonplan.io/partition,
+// …/scope, …/order-by, …); ParseRolloutAnnotations turns them into a
+// RolloutPolicy, the budget of an OnDelete DaemonSet and a progress
+// deadline, with errors at metadata.annotations[<key>]. A DaemonSet
+// without such keys has not opted in.
 type RolloutPolicy struct {
 	// Partition is the number of desired nodes in Scope that keep their old
 	// pods: the step stops replacing once only that many in-scope nodes run
