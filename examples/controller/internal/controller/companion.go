@@ -1,0 +1,546 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/daemonplan/daemonplan/daemon"
+)
+
+// companionFieldManager is the field manager of the companion's status
+// patches.
+const companionFieldManager = "daemonplan-companion"
+
+// companionState is what the companion keeps in memory between syncs: the
+// warnings already recorded (one per DaemonSet spec and annotations) and the
+// waves already announced. Everything a restart must not forget (a
+// self-pause, the progress clock) lives in the DaemonSet's conditions.
+type companionState struct {
+	mu     sync.Mutex
+	warned map[string]string
+	waves  map[string]*waveMemory
+}
+
+// waveMemory is the waves announced complete for one revision of one
+// DaemonSet.
+type waveMemory struct {
+	uid  types.UID
+	hash string
+	done map[string]bool
+}
+
+func newCompanionState() *companionState {
+	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}}
+}
+
+// warnOnce reports whether the warning fingerprint fp (the DaemonSet's UID,
+// generation, annotations and the warning) is new for key.
+func (s *companionState) warnOnce(key, fp string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.warned[key] == fp {
+		return false
+	}
+	s.warned[key] = fp
+	return true
+}
+
+// newlyComplete returns the waves of pr complete now and not announced
+// before for (uid, hash), and remembers them. The first look at a key
+// after a start announces nothing: the waves complete then were announced
+// by a previous instance, or before the companion ran.
+func (s *companionState) newlyComplete(key string, uid types.UID, hash string, pr progress) []wave {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, seen := s.waves[key]
+	if !seen || m.uid != uid || m.hash != hash {
+		m = &waveMemory{uid: uid, hash: hash, done: map[string]bool{}}
+		s.waves[key] = m
+	}
+	var out []wave
+	for _, w := range pr.Waves {
+		id := w.Value
+		if w.Unlabelled {
+			id = "\x00"
+		}
+		if w.complete() && w.Desired > 0 && !m.done[id] {
+			m.done[id] = true
+			if seen {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+func (s *companionState) forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.warned, key)
+	delete(s.waves, key)
+}
+
+// fingerprint identifies a DaemonSet spec and its rollout annotations.
+func fingerprint(ds *appsv1.DaemonSet, what string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/%d/%s", ds.UID, ds.Generation, what)
+	for _, k := range slices.Sorted(maps.Keys(ds.Annotations)) {
+		if strings.Contains(k, "daemonplan") {
+			fmt.Fprintf(&b, "\x00%s=%s", k, ds.Annotations[k])
+		}
+	}
+	return b.String()
+}
+
+// syncCompanion is the sync of ModeCompanion: it rolls out one opted-in
+// OnDelete DaemonSet by deleting old pods, as the rolling step of a plan
+// computed as if the DaemonSet were RollingUpdate allows, and reports
+// where the rollout is in the DaemonSet's conditions.
+//
+// The races with kube-controller-manager, and why they are safe:
+//   - A pod the companion deleted and kube-controller-manager has not
+//     recreated yet leaves its node without an available pod: the plan
+//     counts that node unavailable (or, once the pod is gone, wants a pod
+//     created there, and then runs no rolling step at all), so it never
+//     spends that budget twice. The companion acts again only once its pod
+//     cache has seen each of its deletes (expectations by UID), so it
+//     never plans from a cache that misses them.
+//   - The companion deletes only when the current revision exists in its
+//     cache: kube-controller-manager writes it before it creates a pod, so
+//     the hash the plan judges pods by is the one kube-controller-manager
+//     labels new pods with (the hash covers the template only and is
+//     upstream's).
+//   - Its status writes are patches of its own conditions only, and its
+//     next sync waits until its DaemonSet cache has them; kube-controller-
+//     manager's whole-status updates carry the conditions it read, and a
+//     stale one meets a conflict and is redone on a fresh read.
+func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) {
+	start := c.cfg.Clock.Now()
+	result := resultSuccess
+	defer func() {
+		c.metrics.syncs.WithLabelValues(result).Inc()
+		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
+	}()
+
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		result = resultInvalid
+		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
+		return nil
+	}
+	if err := c.fence.behind(key); err != nil {
+		result = resultBehind
+		return fmt.Errorf("daemonset %q: %w", key, err)
+	}
+	ds, err := c.dsLister.DaemonSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		result = resultGone
+		c.expectations.Forget(key)
+		c.fence.forget(key)
+		c.companion.forget(key)
+		c.rolloutMetrics.forget(key)
+		return nil
+	}
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: read from cache: %w", key, err)
+	}
+	if ds.DeletionTimestamp != nil {
+		return nil
+	}
+
+	a, annErr := daemon.ParseRolloutAnnotations(ds.Annotations)
+	if a == nil && annErr == nil {
+		// Not opted in: kube-controller-manager's alone.
+		c.rolloutMetrics.forget(key)
+		return c.dropConditions(ctx, key, ds)
+	}
+	if ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+		c.rolloutMetrics.forget(key)
+		c.warn(key, ds, "RolloutAnnotationsIgnored", fmt.Sprintf(
+			"the rollout annotations are ignored: the companion rolls out OnDelete DaemonSets; kube-controller-manager rolls out this %s one by itself",
+			ds.Spec.UpdateStrategy.Type))
+		return c.dropConditions(ctx, key, ds)
+	}
+	var strategy appsv1.DaemonSetUpdateStrategy
+	reason := ReasonInvalidAnnotations
+	if annErr == nil {
+		strategy, annErr = a.Strategy(ds)
+		reason = strategyReason(annErr)
+	}
+	if annErr != nil {
+		// A typo must not mean "no policy": nothing is deleted until the
+		// annotations (or the spec) are fixed.
+		result = resultInvalid
+		c.warn(key, ds, reason, annErr.Error())
+		return c.patchConditions(ctx, key, ds, start, []appsv1.DaemonSetCondition{
+			condition(ConditionProgressing, false, reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", annErr, ds.Generation)),
+		})
+	}
+	planned := *ds
+	planned.Spec.UpdateStrategy = strategy
+
+	nodes, err := c.nodes.List(labels.Everything())
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: list nodes: %w", key, err)
+	}
+	pods, err := c.pods.Pods(ns).List(labels.Everything())
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: list pods: %w", key, err)
+	}
+	revs, err := c.revs.ControllerRevisions(ns).List(labels.Everything())
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: list revisions: %w", key, err)
+	}
+
+	satisfied := c.expectations.Satisfied(key)
+	policy := a.Policy
+	opts := daemon.Options{
+		Now:                                      start,
+		Revisions:                                revs,
+		BurstReplicas:                            c.cfg.BurstReplicas,
+		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
+		Rollout:                                  policy,
+	}
+	plan, computeErr := daemon.Compute(&planned, nodes, pods, opts)
+	if computeErr != nil {
+		if isInvalidSpec(computeErr) {
+			result = resultInvalid
+			c.warn(key, ds, "InvalidSpec", HumanError(key, computeErr))
+			return nil
+		}
+		result = resultError
+		return fmt.Errorf("daemonset %q: %w", key, humanError{msg: HumanError(key, computeErr), err: computeErr})
+	}
+	if plan.Skip != daemon.SkipNone || plan.Hash == "" {
+		return nil
+	}
+
+	// The self-pause holds while the revision and the paused annotation
+	// are those it paused at.
+	sp, selfPaused := readSelfPause(ds.Status.Conditions)
+	if selfPaused && (sp.Hash != plan.Hash || sp.Paused != pausedValue(ds)) {
+		selfPaused = false
+	}
+	pr := measure(&planned, c.placement.get(ds).elig, &policy, nodes, pods, plan.Hash, start)
+	complete, _, err := daemon.RolloutComplete(&planned, nodes, pods, opts)
+	if err != nil {
+		result = resultError
+		return fmt.Errorf("daemonset %q: %w", key, err)
+	}
+	partition := 0
+	if plan.Rolling != nil && plan.Rolling.Policy != nil {
+		partition = plan.Rolling.Policy.Partition
+	}
+
+	// The progress clock: the latest of the revision's creation, the last
+	// updated pod becoming available, and the last resume (or the
+	// companion's first look); all of it read from the cluster.
+	rev := currentRevision(revs, ds, plan.Hash)
+	lastProgress := pr.LastAvailable
+	if rev == nil {
+		lastProgress = start
+	} else if t := rev.CreationTimestamp.Time; t.After(lastProgress) {
+		lastProgress = t
+	}
+	switch pc := findCondition(ds.Status.Conditions, ConditionPaused); {
+	case pc == nil:
+		// The companion's first look.
+		lastProgress = start
+	case pc.Status == corev1.ConditionTrue && !policy.Paused && !selfPaused:
+		// Resumed by this sync.
+		lastProgress = start
+	case pc.Status == corev1.ConditionFalse && pc.LastTransitionTime.After(lastProgress):
+		lastProgress = pc.LastTransitionTime.Time
+	}
+	deadlineHit := false
+	if d := a.ProgressDeadline; d > 0 && !complete && !policy.Paused && !selfPaused {
+		if wait := lastProgress.Add(d).Sub(start); wait <= 0 {
+			deadlineHit, selfPaused = true, true
+			sp = selfPause{Hash: plan.Hash, Paused: pausedValue(ds)}
+		} else {
+			c.queue.AddAfter(key, wait+time.Second)
+		}
+	}
+
+	var out outcome
+	var errs errorList
+	if satisfied && !policy.Paused && !selfPaused && rev != nil {
+		c.deleteOldPods(ctx, key, ds, plan, &out, &errs)
+	}
+
+	// Conditions.
+	gen := fmt.Sprintf(" (generation %d)", ds.Generation)
+	summary := pr.summary()
+	if partition > 0 {
+		summary += fmt.Sprintf("; the partition keeps %d on the old revision", partition)
+	}
+	var want []appsv1.DaemonSetCondition
+	switch {
+	case selfPaused:
+		want = append(want, condition(ConditionProgressing, false, ReasonProgressDeadlineExceeded, summary+"; stopped at its progress deadline"+gen))
+		want = append(want, condition(ConditionPaused, true, ReasonProgressDeadlineExceeded, sp.message(a.ProgressDeadline)))
+	case policy.Paused:
+		want = append(want, condition(ConditionProgressing, false, ReasonPaused, summary+gen))
+		want = append(want, condition(ConditionPaused, true, ReasonPausedByAnnotation, "paused by the "+daemon.AnnotationPaused+" annotation"))
+	case complete:
+		want = append(want, condition(ConditionProgressing, true, ReasonComplete, summary+gen))
+		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, ""))
+	default:
+		want = append(want, condition(ConditionProgressing, true, ReasonUpdating, summary+gen))
+		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, ""))
+	}
+	switch have := findCondition(ds.Status.Conditions, ConditionBlocked); {
+	case deadlineHit:
+		u, err := daemon.Unavailable(&planned, nodes, pods, opts)
+		reason, msg := ReasonNoProgress, "the breakdown of unavailable nodes failed: "+HumanError(key, err)
+		if err == nil {
+			reason, msg = blockedCause(u, plan.Hash, scopeFilter(&policy, nodes))
+		}
+		want = append(want, condition(ConditionBlocked, true, reason, fmt.Sprintf("no node became updated and available for %s: %s", a.ProgressDeadline, msg)))
+	case selfPaused && have != nil && have.Status == corev1.ConditionTrue:
+		want = append(want, *have)
+	case selfPaused:
+		want = append(want, condition(ConditionBlocked, true, ReasonNoProgress, "stopped at its progress deadline"))
+	default:
+		want = append(want, condition(ConditionBlocked, false, ReasonNotBlocked, ""))
+	}
+	changes := conditionChanges(ds.Status.Conditions, want, start)
+	if len(changes) > 0 {
+		if err := c.writeConditions(ctx, key, ds, changes, nil); err != nil {
+			errs.add(err)
+		} else {
+			c.conditionEvents(ds, ds.Status.Conditions, changes)
+			out.statusWritten = true
+		}
+	}
+	for _, w := range c.companion.newlyComplete(key, ds.UID, plan.Hash, pr) {
+		next := ""
+		if i := pr.current(); i >= 0 {
+			next = "; next: " + pr.Waves[i].name(pr.Label)
+		}
+		c.recorder.Eventf(ds, corev1.EventTypeNormal, "WaveComplete", "%s: %d/%d nodes updated and available%s", w.name(pr.Label), w.Updated, w.Desired, next)
+	}
+
+	g := rolloutGauges{namespace: ns, name: name, desired: pr.Desired, updated: pr.Updated, waves: len(pr.Waves)}
+	for _, w := range pr.Waves {
+		if w.complete() {
+			g.wavesDone++
+		}
+	}
+	if b := findCondition(append(changes, ds.Status.Conditions...), ConditionBlocked); b != nil && b.Status == corev1.ConditionTrue {
+		g.blockedSince = b.LastTransitionTime.Time
+	}
+	c.rolloutMetrics.set(key, g)
+
+	if !satisfied {
+		result = resultWaiting
+		c.queue.AddAfter(key, c.cfg.ExpectationsTimeout)
+	}
+	if plan.RequeueAfter > 0 {
+		c.queue.AddAfter(key, plan.RequeueAfter)
+	}
+	pendingCreates, pendingDeletes := c.expectations.Pending(key)
+	level := 2
+	if out.deleted > 0 || out.statusWritten || len(errs.errs) > 0 {
+		level = 0
+	}
+	c.logger.V(level).Info("Synced",
+		"daemonset", key, "mode", ModeCompanion, "hash", plan.Hash, "satisfied", satisfied,
+		"deletes", out.deleted, "deferredDeletes", plan.DeferredDeletes,
+		"updated", pr.Updated, "desired", pr.Desired, "complete", complete,
+		"paused", policy.Paused, "selfPaused", selfPaused,
+		"conditionsWritten", out.statusWritten, "requeueAfter", plan.RequeueAfter,
+		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
+		"errors", len(errs.errs), "duration", c.cfg.Clock.Since(start))
+	if len(errs.errs) > 0 {
+		result = resultError
+		return fmt.Errorf("daemonset %q: %w", key, errors.Join(errs.errs...))
+	}
+	return nil
+}
+
+// scopeFilter returns whether a node, by name, is in the policy's scope.
+func scopeFilter(policy *daemon.RolloutPolicy, nodes []*corev1.Node) func(string) bool {
+	if policy.Scope == nil {
+		return func(string) bool { return true }
+	}
+	sel, err := metav1.LabelSelectorAsSelector(policy.Scope)
+	if err != nil {
+		return func(string) bool { return true }
+	}
+	in := map[string]bool{}
+	for _, n := range nodes {
+		in[n.Name] = sel.Matches(labels.Set(n.Labels))
+	}
+	return func(name string) bool { return in[name] }
+}
+
+// currentRevision returns ds's ControllerRevision with hash, or nil.
+func currentRevision(revs []*appsv1.ControllerRevision, ds *appsv1.DaemonSet, hash string) *appsv1.ControllerRevision {
+	for _, r := range revs {
+		if ref := metav1.GetControllerOf(r); ref != nil && ref.UID == ds.UID && r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash {
+			return r
+		}
+	}
+	return nil
+}
+
+// deleteOldPods carries out the plan's rolling-step deletes, and nothing
+// else of it, each with a UID precondition, after raising the expectations
+// of key by them.
+func (c *Controller) deleteOldPods(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, out *outcome, errs *errorList) {
+	if plan.Rolling == nil {
+		return
+	}
+	var deletes []daemon.Delete
+	for _, d := range plan.Deletes {
+		ref := metav1.GetControllerOf(d.Pod)
+		if (d.Reason == daemon.ReasonRollingUpdate || d.Reason == daemon.ReasonReplaceUnavailable) &&
+			ref != nil && ref.UID == ds.UID && d.Pod.DeletionTimestamp == nil {
+			deletes = append(deletes, d)
+		}
+	}
+	if len(deletes) == 0 {
+		return
+	}
+	uids := make([]types.UID, len(deletes))
+	for i, d := range deletes {
+		uids[i] = d.Pod.UID
+	}
+	c.expectations.Expect(key, 0, uids)
+	var mu sync.Mutex
+	pods := c.client.CoreV1().Pods(ds.Namespace)
+	parallel(len(deletes), c.cfg.BurstReplicas, func(i int) error {
+		d := deletes[i]
+		err := pods.Delete(ctx, d.Pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &d.Pod.UID}})
+		switch {
+		case err == nil:
+			mu.Lock()
+			out.deleted++
+			mu.Unlock()
+			c.metrics.actions.WithLabelValues("delete", string(d.Reason)).Inc()
+			c.recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod %s on node %s for the rollout to revision %s (%s)", d.Pod.Name, d.NodeName, plan.Hash, d.Reason)
+			return nil
+		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+			c.expectations.DeletionObserved(key, d.Pod.UID)
+			return nil
+		}
+		c.expectations.DeletionObserved(key, d.Pod.UID)
+		c.metrics.actionErrors.WithLabelValues("delete").Inc()
+		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedDelete", "Error deleting pod %s on node %s: %v", d.Pod.Name, d.NodeName, err)
+		err = fmt.Errorf("delete pod %s/%s: %w", d.Pod.Namespace, d.Pod.Name, err)
+		errs.add(err)
+		return err
+	})
+}
+
+// warn records a Warning event once per DaemonSet spec, annotations and
+// reason.
+func (c *Controller) warn(key string, ds *appsv1.DaemonSet, reason, msg string) {
+	if c.companion.warnOnce(key, fingerprint(ds, reason+"\x00"+msg)) {
+		c.recorder.Event(ds, corev1.EventTypeWarning, reason, msg)
+		c.logger.Info("DaemonSet not rolled out", "daemonset", key, "reason", reason, "detail", msg)
+	}
+}
+
+// patchConditions writes the conditions of want that changed, with their
+// events.
+func (c *Controller) patchConditions(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, want []appsv1.DaemonSetCondition) error {
+	changes := conditionChanges(ds.Status.Conditions, want, now)
+	if len(changes) == 0 {
+		return nil
+	}
+	if err := c.writeConditions(ctx, key, ds, changes, nil); err != nil {
+		return fmt.Errorf("daemonset %q: %w", key, err)
+	}
+	c.conditionEvents(ds, ds.Status.Conditions, changes)
+	return nil
+}
+
+// dropConditions removes the companion's conditions from a DaemonSet it no
+// longer manages.
+func (c *Controller) dropConditions(ctx context.Context, key string, ds *appsv1.DaemonSet) error {
+	var remove []appsv1.DaemonSetConditionType
+	for _, t := range ownConditions {
+		if findCondition(ds.Status.Conditions, t) != nil {
+			remove = append(remove, t)
+		}
+	}
+	if len(remove) == 0 {
+		return nil
+	}
+	if err := c.writeConditions(ctx, key, ds, nil, remove); err != nil {
+		return fmt.Errorf("daemonset %q: %w", key, err)
+	}
+	return nil
+}
+
+// writeConditions patches ds's status conditions (see conditionsPatch) and
+// makes the next sync of key wait for the DaemonSet cache to hold the
+// result.
+func (c *Controller) writeConditions(ctx context.Context, key string, ds *appsv1.DaemonSet, set []appsv1.DaemonSetCondition, remove []appsv1.DaemonSetConditionType) error {
+	patch, err := conditionsPatch(ds.UID, set, remove)
+	if err == nil {
+		var written *appsv1.DaemonSet
+		written, err = c.client.AppsV1().DaemonSets(ds.Namespace).Patch(ctx, ds.Name, types.StrategicMergePatchType, patch,
+			metav1.PatchOptions{FieldManager: companionFieldManager}, "status")
+		if err == nil {
+			c.fence.wrote(key, fenceDaemonSets, written.ResourceVersion)
+			c.metrics.actions.WithLabelValues("conditions", "Rollout").Inc()
+			return nil
+		}
+	}
+	c.metrics.actionErrors.WithLabelValues("conditions").Inc()
+	return fmt.Errorf("patch status conditions: %w", err)
+}
+
+// conditionEvents records the events of condition transitions: blocked,
+// paused (by annotation or at the deadline), resumed, complete.
+func (c *Controller) conditionEvents(ds *appsv1.DaemonSet, have, changes []appsv1.DaemonSetCondition) {
+	was := func(t appsv1.DaemonSetConditionType) (status corev1.ConditionStatus, reason string, ok bool) {
+		if h := findCondition(have, t); h != nil {
+			return h.Status, h.Reason, true
+		}
+		return "", "", false
+	}
+	for _, ch := range changes {
+		status, reason, existed := was(ch.Type)
+		switch ch.Type {
+		case ConditionBlocked:
+			if ch.Status == corev1.ConditionTrue && status != corev1.ConditionTrue {
+				c.recorder.Event(ds, corev1.EventTypeWarning, "RolloutBlocked", ch.Reason+": "+ch.Message)
+			}
+		case ConditionPaused:
+			switch {
+			case ch.Status == corev1.ConditionTrue && status != corev1.ConditionTrue && ch.Reason == ReasonProgressDeadlineExceeded:
+				c.recorder.Event(ds, corev1.EventTypeWarning, "RolloutPaused", ch.Message)
+			case ch.Status == corev1.ConditionTrue && status != corev1.ConditionTrue:
+				c.recorder.Event(ds, corev1.EventTypeNormal, "RolloutPaused", ch.Message)
+			case ch.Status == corev1.ConditionFalse && status == corev1.ConditionTrue:
+				c.recorder.Event(ds, corev1.EventTypeNormal, "RolloutResumed", "the rollout is resumed")
+			}
+		case ConditionProgressing:
+			if existed && ch.Reason == ReasonComplete && reason != ReasonComplete {
+				c.recorder.Event(ds, corev1.EventTypeNormal, "RolloutComplete", ch.Message)
+			}
+		}
+	}
+}
