@@ -77,12 +77,14 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	}
 
 	satisfied := c.expectations.Satisfied(key)
-	plan, computeErr := daemon.Compute(ds, nodes, pods, daemon.Options{
+	planned, policy := c.annotatedRollout(key, ds)
+	plan, computeErr := daemon.Compute(planned, nodes, pods, daemon.Options{
 		Now:                                      start,
 		Revisions:                                revs,
 		FailedPodBackoff:                         c.state.getBackoff(key),
 		BurstReplicas:                            c.cfg.BurstReplicas,
 		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
+		Rollout:                                  policy,
 	})
 	invalid := computeErr != nil && isInvalidSpec(computeErr)
 	if invalid {
