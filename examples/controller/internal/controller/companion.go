@@ -33,18 +33,25 @@ type companionState struct {
 	mu     sync.Mutex
 	warned map[string]string
 	waves  map[string]*waveMemory
+	// written is when the conditions of a key were last written.
+	written map[string]time.Time
 }
 
-// waveMemory is the waves announced complete for one revision of one
-// DaemonSet.
+// messageInterval is the least time between two condition writes of one
+// DaemonSet that change only a message (the progress summary); a change
+// of a condition's status or reason is written at once.
+const messageInterval = 5 * time.Second
+
+// waveMemory is, for one revision of one DaemonSet, the waves seen with
+// old pods (rolling) and those announced complete.
 type waveMemory struct {
-	uid  types.UID
-	hash string
-	done map[string]bool
+	uid           types.UID
+	hash          string
+	rolling, done map[string]bool
 }
 
 func newCompanionState() *companionState {
-	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}}
+	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}, written: map[string]time.Time{}}
 }
 
 // warnOnce reports whether the warning fingerprint fp (the DaemonSet's UID,
@@ -59,16 +66,17 @@ func (s *companionState) warnOnce(key, fp string) bool {
 	return true
 }
 
-// newlyComplete returns the waves of pr complete now and not announced
-// before for (uid, hash), and remembers them. The first look at a key
-// after a start announces nothing: the waves complete then were announced
-// by a previous instance, or before the companion ran.
+// newlyComplete returns the waves of pr that are complete now, were seen
+// with old pods before (for this uid and hash) and were not announced yet,
+// and remembers them. A wave that never had an old pod (a new DaemonSet's
+// first placement), or whose old pods were all replaced while the
+// companion was not running, is not announced.
 func (s *companionState) newlyComplete(key string, uid types.UID, hash string, pr progress) []wave {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, seen := s.waves[key]
-	if !seen || m.uid != uid || m.hash != hash {
-		m = &waveMemory{uid: uid, hash: hash, done: map[string]bool{}}
+	m := s.waves[key]
+	if m == nil || m.uid != uid || m.hash != hash {
+		m = &waveMemory{uid: uid, hash: hash, rolling: map[string]bool{}, done: map[string]bool{}}
 		s.waves[key] = m
 	}
 	var out []wave
@@ -77,11 +85,12 @@ func (s *companionState) newlyComplete(key string, uid types.UID, hash string, p
 		if w.Unlabelled {
 			id = "\x00"
 		}
-		if w.complete() && w.Desired > 0 && !m.done[id] {
+		if w.Old > 0 {
+			m.rolling[id] = true
+		}
+		if w.complete() && m.rolling[id] && !m.done[id] {
 			m.done[id] = true
-			if seen {
-				out = append(out, w)
-			}
+			out = append(out, w)
 		}
 	}
 	return out
@@ -92,6 +101,30 @@ func (s *companionState) forget(key string) {
 	defer s.mu.Unlock()
 	delete(s.warned, key)
 	delete(s.waves, key)
+	delete(s.written, key)
+}
+
+// holdMessage returns how long to wait before writing changes, conditions
+// of key that differ from have: 0 when some status or reason changes or
+// messageInterval has passed since the last write (which it then records
+// as now), the rest of the interval otherwise.
+func (s *companionState) holdMessage(key string, have, changes []appsv1.DaemonSetCondition, now time.Time) time.Duration {
+	if len(changes) == 0 {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	messageOnly := true
+	for _, ch := range changes {
+		if h := findCondition(have, ch.Type); h == nil || h.Status != ch.Status || h.Reason != ch.Reason {
+			messageOnly = false
+		}
+	}
+	if last, ok := s.written[key]; messageOnly && ok && now.Sub(last) < messageInterval {
+		return messageInterval - now.Sub(last)
+	}
+	s.written[key] = now
+	return 0
 }
 
 // fingerprint identifies a DaemonSet spec and its rollout annotations.
@@ -323,6 +356,13 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 		want = append(want, condition(ConditionBlocked, false, ReasonNotBlocked, ""))
 	}
 	changes := conditionChanges(ds.Status.Conditions, want, start)
+	if wait := c.companion.holdMessage(key, ds.Status.Conditions, changes, start); wait > 0 {
+		// Only the progress message changed, and it was written a moment
+		// ago: each write is one more conflict for kube-controller-
+		// manager's next status update; write it a little later.
+		changes = nil
+		c.queue.AddAfter(key, wait)
+	}
 	if len(changes) > 0 {
 		if err := c.writeConditions(ctx, key, ds, changes, nil); err != nil {
 			errs.add(err)
@@ -437,7 +477,11 @@ func (c *Controller) deleteOldPods(ctx context.Context, key string, ds *appsv1.D
 			out.deleted++
 			mu.Unlock()
 			c.metrics.actions.WithLabelValues("delete", string(d.Reason)).Inc()
-			c.recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod %s on node %s for the rollout to revision %s (%s)", d.Pod.Name, d.NodeName, plan.Hash, d.Reason)
+			// On the pod, not the DaemonSet: the event recorder lets one
+			// object have 25 events per 5 minutes, which a rollout of
+			// more nodes would spend on deletes, dropping the rollout's
+			// own events (waves, blocked, complete).
+			c.recorder.Eventf(d.Pod, corev1.EventTypeNormal, "RolloutReplace", "Deleted by %s for the rollout of daemonset %s to revision %s (%s)", ComponentName, key, plan.Hash, d.Reason)
 			return nil
 		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
 			c.expectations.DeletionObserved(key, d.Pod.UID)

@@ -165,6 +165,7 @@ func TestCompanionReplacesOneNodeAtATime(t *testing.T) {
 		if s.before != nil {
 			s.before()
 		}
+		h.clock.Step(messageInterval) // no progress message is held back
 		got := h.syncCompanion("ns/ds")
 		if diff := cmp.Diff(s.wantWrites, got); diff != "" {
 			t.Errorf("%s: writes (-want,+got):\n%s", s.name, diff)
@@ -388,5 +389,29 @@ func TestSelfPauseRoundTrip(t *testing.T) {
 	conds[0].Reason = ReasonPausedByAnnotation
 	if _, ok := readSelfPause(conds); ok {
 		t.Error("a pause by annotation read as a self-pause")
+	}
+}
+
+func TestHoldMessage(t *testing.T) {
+	s := newCompanionState()
+	have := []appsv1.DaemonSetCondition{condition(ConditionProgressing, true, ReasonUpdating, "1/3")}
+	msg := []appsv1.DaemonSetCondition{condition(ConditionProgressing, true, ReasonUpdating, "2/3")}
+	reason := []appsv1.DaemonSetCondition{condition(ConditionProgressing, true, ReasonComplete, "3/3")}
+	steps := []struct {
+		name    string
+		at      time.Duration
+		changes []appsv1.DaemonSetCondition
+		want    time.Duration
+	}{
+		{name: "the first write goes at once", at: 0, changes: msg, want: 0},
+		{name: "a message a second later waits", at: time.Second, changes: msg, want: messageInterval - time.Second},
+		{name: "a new reason goes at once", at: 2 * time.Second, changes: reason, want: 0},
+		{name: "nothing to write", at: 3 * time.Second, want: 0},
+		{name: "a message after the interval goes", at: 2*time.Second + messageInterval, changes: msg, want: 0},
+	}
+	for _, st := range steps {
+		if got := s.holdMessage("ns/ds", have, st.changes, t0.Add(st.at)); got != st.want {
+			t.Errorf("%s: hold %s, want %s", st.name, got, st.want)
+		}
 	}
 }

@@ -43,8 +43,11 @@ type progress struct {
 type wave struct {
 	Value string
 	// Unlabelled is true for the nodes without the label (Value "").
-	Unlabelled       bool
-	Desired, Updated int
+	Unlabelled bool
+	// Desired counts the wave's desired nodes, Updated those of them that
+	// run an updated, available pod and no old one, Old those that run an
+	// old pod.
+	Desired, Updated, Old int
 }
 
 func (w wave) complete() bool { return w.Updated == w.Desired }
@@ -120,6 +123,9 @@ func measure(ds *appsv1.DaemonSet, elig *daemon.Eligibility, policy *daemon.Roll
 					pr.LastAvailable = at
 				}
 			}
+		}
+		if old > 0 && w != nil {
+			w.Old++
 		}
 		switch {
 		case updatedAvailable > 0 && old == 0:

@@ -39,9 +39,9 @@ func TestMeasureAndSummary(t *testing.T) {
 	want := progress{
 		Desired: 6, Updated: 2, Held: 1, Label: zone,
 		Waves: []wave{
-			{Value: "b", Desired: 3},
+			{Value: "b", Desired: 3, Old: 1},
 			{Value: "a", Desired: 2, Updated: 2},
-			{Unlabelled: true, Desired: 1},
+			{Unlabelled: true, Desired: 1, Old: 1},
 		},
 		Waiting:       []string{"b1", "b2"},
 		LastAvailable: t0.Add(-time.Minute),
@@ -120,3 +120,33 @@ func TestConditionChangesKeepTransitionTimes(t *testing.T) {
 	}
 }
 
+// TestWavesAnnouncedOnce: a wave is announced when it completes after
+// having had old pods, once per revision; a first placement is not.
+func TestWavesAnnouncedOnce(t *testing.T) {
+	s := newCompanionState()
+	look := func(hash string, waves ...wave) []string {
+		var out []string
+		for _, w := range s.newlyComplete("ns/ds", "uid", hash, progress{Label: "zone", Waves: waves}) {
+			out = append(out, w.Value)
+		}
+		return out
+	}
+	steps := []struct {
+		name  string
+		hash  string
+		waves []wave
+		want  []string
+	}{
+		{name: "first placement", hash: "h1", waves: []wave{{Value: "a", Desired: 2}, {Value: "b", Desired: 2}}},
+		{name: "first placement done", hash: "h1", waves: []wave{{Value: "a", Desired: 2, Updated: 2}, {Value: "b", Desired: 2, Updated: 2}}},
+		{name: "rollout starts", hash: "h2", waves: []wave{{Value: "a", Desired: 2, Old: 1, Updated: 1}, {Value: "b", Desired: 2, Old: 2}}},
+		{name: "a done", hash: "h2", waves: []wave{{Value: "a", Desired: 2, Updated: 2}, {Value: "b", Desired: 2, Old: 2}}, want: []string{"a"}},
+		{name: "a again", hash: "h2", waves: []wave{{Value: "a", Desired: 2, Updated: 2}, {Value: "b", Desired: 2, Old: 1}}},
+		{name: "b done", hash: "h2", waves: []wave{{Value: "a", Desired: 2, Updated: 2}, {Value: "b", Desired: 2, Updated: 2}}, want: []string{"b"}},
+	}
+	for _, st := range steps {
+		if diff := cmp.Diff(st.want, look(st.hash, st.waves...)); diff != "" {
+			t.Errorf("%s: announced (-want,+got):\n%s", st.name, diff)
+		}
+	}
+}
