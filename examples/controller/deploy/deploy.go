@@ -31,6 +31,8 @@ var files embed.FS
 
 // Companion returns the objects of the manifests in this directory (what
 // `kubectl apply -f deploy/` applies), in file order, then document order.
+// The files are numbered so that kubectl, which applies them in name
+// order, creates the Namespace first.
 func Companion() ([]runtime.Object, error) { return objects(".") }
 
 // Replace returns the objects replace mode adds (replace/).

@@ -246,4 +246,3 @@ func TestHealthLua(t *testing.T) {
 		})
 	}
 }
-
