@@ -50,7 +50,8 @@
 // A NodeSet (NewNodeSet) describes nodes that do not exist yet, as an
 // autoscaler's node group does: fixed labels, requirements on others, and
 // whether other labels may appear. NodeMatcher.MatchSet answers Always,
-// Never or Sometimes for the whole set without allocating; Always and
-// Never are exact (the same answer as Match on every node of the set),
-// which a property test in package daemon checks on generated nodes.
+// Never or Sometimes for the whole set without allocating (the zero Truth
+// is Unknown, no answer); Always and Never are exact (the same answer as
+// Match on every node of the set), which a property test in package
+// daemon/whatif checks on generated nodes.
 package affinity

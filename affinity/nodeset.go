@@ -10,28 +10,34 @@ import (
 )
 
 // Truth is a three-valued answer: for every node of a NodeSet, for none,
-// or for some.
+// or for some. Its zero value is Unknown, no answer: a SetVerdict that was
+// not filled in (where no check was made) does not read as Never.
 type Truth int8
 
-// The values of Truth.
+// The values of Truth. MatchSet answers Never, Sometimes or Always, never
+// Unknown.
 const (
+	// Unknown: no answer was given.
+	Unknown Truth = iota
 	// Never: no node of the set satisfies it.
-	Never Truth = iota
+	Never
 	// Sometimes: it depends on a label value or name the set does not fix.
 	Sometimes
 	// Always: every node of the set satisfies it.
 	Always
 )
 
-// String returns "Never", "Sometimes" or "Always".
+// String returns "Never", "Sometimes", "Always" or "Unknown".
 func (t Truth) String() string {
 	switch t {
 	case Never:
 		return "Never"
+	case Sometimes:
+		return "Sometimes"
 	case Always:
 		return "Always"
 	default:
-		return "Sometimes"
+		return "Unknown"
 	}
 }
 

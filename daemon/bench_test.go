@@ -29,7 +29,7 @@ const (
 // state says and the ControllerRevisions the controller would have recorded,
 // nodes and pods in a shuffled order.
 func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev1.Pod, []*appsv1.ControllerRevision) {
-	opts := placementOptions()
+	opts := dt.PlacementOptions()
 	switch state {
 	case rolloutStart:
 		opts = append(opts, dt.WithMaxUnavailable("10%"))
@@ -51,7 +51,7 @@ func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev
 	proto := dt.Pod(oldDS, "proto", "proto") // hashing once, not per pod
 	for i := range n {
 		name := fmt.Sprintf("node-%05d", i)
-		nodes[i] = placementNode(name, i)
+		nodes[i] = dt.PlacementNode(name, i)
 		if state == fresh {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -183,7 +184,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.StatusChanged = statusChanged(ds.Status, plan.Status, ds.Generation)
 
 	burst := opts.burst()
-	factory := newPodFactory(ds, generation, hist.Hash)
+	factory := podbuild.New(ds, generation, hist.Hash)
 	creates := m.creates[:min(len(m.creates), burst)]
 	deletes := m.deletes[:min(len(m.deletes), burst)]
 	plan.DeferredCreates = len(m.creates) - len(creates)
@@ -191,7 +192,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	if len(creates) > 0 {
 		plan.Creates = make([]Create, len(creates))
 		for i, w := range creates {
-			plan.Creates[i] = Create{NodeName: w.node, Pod: factory.pod(w.node), Reason: w.reason}
+			plan.Creates[i] = Create{NodeName: w.node, Pod: factory.Pod(w.node), Reason: w.reason}
 		}
 		slices.SortStableFunc(plan.Creates, func(a, b Create) int { return cmp.Compare(a.NodeName, b.NodeName) })
 	}

@@ -6,6 +6,20 @@
 // no I/O, reads no clock and keeps no state: the same input gives the same
 // plan, whatever the order of its slices.
 //
+// The sections below follow a sync: Compute (or a Planner) makes the Plan,
+// the caller executes its actions, Options carry what is not an object
+// (the clock, the revisions, the backoff state, the rollout policy),
+// RolloutPolicy and RolloutComplete shape and judge a rollout,
+// Eligibility is the placement check inside, and Plan.Format prints a
+// plan for people.
+//
+// # Compute and the Planner
+//
+// Compute(ds, nodes, pods, opts) plans one sync of one DaemonSet; its doc
+// lists the steps in order. A Planner computes the same plans, keeping its
+// working memory between calls: a controller that plans all day gives
+// each worker goroutine one.
+//
 // # Using a plan
 //
 // The caller executes a Plan: it posts Creates[i].Pod, deletes Deletes[i].Pod,
@@ -14,27 +28,16 @@
 // FailedPodBackoff for the next Compute, which it runs again when an object
 // changes or after RequeueAfter. Every action carries a Reason; Events are
 // the events upstream would record. Plan.IsZero reports that there is
-// nothing to do. Plan.Format prints a plan for people, with the placement
-// of each node when given the DaemonSet and the nodes.
+// nothing to do. StatusByNode lists, node by node, what the plan's status
+// counts.
 //
-// # Placement
+// # Options
 //
-// NodeShouldRunDaemonPod answers upstream's placement question for one node.
-// NewEligibility compiles it once per DaemonSet; Eligibility.ShouldRun then
-// judges a node without allocating, and Eligibility.Explain says why a node
-// may not run the pod (the start of a what-if API for autoscalers).
-//
-// # What-if
-//
-// For autoscalers sizing nodes that do not exist yet: PodsForNode returns
-// the pods Compute would create on an empty node (built by the same code),
-// Overhead and OverheadWithOptions what pods take from a node as the API
-// server would admit them and the scheduler would count them, and
-// Footprint.Remaining what is left of an allocatable. PlacementFor answers
-// Yes, No or Maybe for a node template (label requirements and taints)
-// rather than a node, exactly where it answers Yes or No. IsDaemonSetPod
-// tells DaemonSet pods from workload, and Unavailable breaks a status's
-// unavailable count down by cause.
+// Options carry what is not an object: Now, the controller clock (the
+// only time a plan reads); the Revisions; the FailedPodBackoff state the
+// previous plan returned; the BurstReplicas cap; the comparison-operator
+// feature gate; and the Rollout policy. The zero value works: a first sync
+// with upstream's defaults.
 //
 // # Rollout controls
 //
@@ -47,11 +50,24 @@
 // one schema the example controller (beside or instead of
 // kube-controller-manager) and dsplan share.
 //
+// # Placement
+//
+// NodeShouldRunDaemonPod answers upstream's placement question for one node.
+// NewEligibility compiles it once per DaemonSet; Eligibility.ShouldRun then
+// judges a node without allocating, and Eligibility.Explain says why a node
+// may not run the pod.
+//
+// # Format
+//
+// Plan.Format prints a plan for people: its actions with their reasons,
+// the rolling budget, the status and the requeue, and, given the DaemonSet
+// and the nodes, the placement of each node.
+//
 // # Faithfulness
 //
 // A plan is what kube-controller-manager v1.36 (pkg/controller/daemon)
 // decides in one syncDaemonSet with its expectations satisfied, judged
-// against 300 scenarios recorded from the real controller
+// against 333 scenarios recorded from the real controller
 // (testdata/conformance). Where upstream's choice depends on Go map or
 // informer order, Compute picks by node name, then pod name, and says so.
 // Where upstream panics (a nil revisionHistoryLimit, a revision with nil
@@ -77,9 +93,9 @@
 // count; invalid maxSurge or maxUnavailable a wrapped *field.Error. Compute
 // never panics on bad input. Every error names the DaemonSet once.
 //
-// Compute does not validate the DaemonSet as the API server does; Validate
-// does, with the API server's paths and messages. Call it on DaemonSets
-// built in code or taken from a custom resource.
+// Compute does not validate the DaemonSet as the API server does; package
+// daemon/validation does, with the API server's paths and messages. Call
+// its Validate on DaemonSets built in code or taken from a custom resource.
 //
 // # Cost
 //
@@ -102,4 +118,15 @@
 // written by older controllers with "creationTimestamp": null in the
 // template metadata collide, bump the collision count and give every pod
 // a new hash, faithfully to upstream (see rollout.ConstructHistory).
+//
+// # Around the planner
+//
+// Sub-packages answer the questions next to a sync: daemon/whatif, for
+// autoscalers sizing nodes that do not exist yet, the pods a node or node
+// template would get (built by the planner's own code), what they take
+// from it, Yes, No or Maybe placement on a template, which pods are
+// DaemonSet pods and the unavailable count by cause; daemon/validation what
+// the API server rejects (Compute does not validate); daemon/snapshot
+// Compute's inputs from kubectl's YAML or JSON; daemon/daemontest builders,
+// plan invariants and a rollout simulator for tests.
 package daemon

@@ -28,10 +28,11 @@ type Eligibility struct {
 // is the TaintTolerationComparisonOperators feature gate (Gt and Lt
 // tolerations). Parse errors in the required node affinity are not errors:
 // like upstream, the terms that do not parse never match (see
-// affinity.NewNodeMatcher). A nil ds gives an Eligibility that admits no node.
+// affinity.NewNodeMatcher). A nil ds gives nil, which like the zero
+// Eligibility admits no node: every method accepts a nil Eligibility.
 func NewEligibility(ds *appsv1.DaemonSet, enableComparisonOperators bool) *Eligibility {
 	if ds == nil {
-		return &Eligibility{matcher: nil}
+		return nil
 	}
 	spec := &ds.Spec.Template.Spec
 	return &Eligibility{
@@ -222,6 +223,42 @@ func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun,
 			return tolerations.FindUntoleratedDaemonTaint(node.Spec.Taints, spec.Tolerations, spec.HostNetwork, effects, false)
 		})
 	return v.ShouldRun, v.ShouldContinueRunning
+}
+
+// NodeName returns the template's spec.nodeName: when it is not "", a new
+// daemon pod may run only on the node of that name (IneligibleNodeName
+// elsewhere). "" for a nil Eligibility.
+func (e *Eligibility) NodeName() string {
+	if e == nil {
+		return ""
+	}
+	return e.nodeName
+}
+
+// MatchSet judges the template's nodeSelector and required node affinity
+// on every node of s at once, for callers that reason about nodes not yet
+// created (see affinity.NodeMatcher.MatchSet): Always when every node of s
+// matches, Never when none does, Sometimes when it depends on what s leaves
+// open. A nil Eligibility, or the zero one, matches no node: Never, with
+// Term and Requirement -1. It does not allocate.
+func (e *Eligibility) MatchSet(s *affinity.NodeSet) affinity.SetVerdict {
+	if e == nil || e.matcher == nil {
+		return affinity.SetVerdict{Truth: affinity.Never, Term: -1, Requirement: -1}
+	}
+	return e.matcher.MatchSet(s)
+}
+
+// UntoleratedTaint returns the first taint of taints whose effect is in
+// effects and which the pod does not tolerate (its template's tolerations
+// with the daemon tolerations, under this Eligibility's comparison-operator
+// gate), and whether there is one: what ShouldRun asks of a node's taints,
+// for taints that are not on a node yet. A nil Eligibility tolerates
+// nothing. It does not allocate.
+func (e *Eligibility) UntoleratedTaint(taints []corev1.Taint, effects tolerations.EffectSet) (corev1.Taint, bool) {
+	if e == nil {
+		return tolerations.FindUntoleratedTaint(taints, nil, effects, false)
+	}
+	return tolerations.FindUntoleratedTaint(taints, e.tolerations, effects, e.comparison)
 }
 
 // Unsatisfiable reports the parts of the template's nodeSelector and

@@ -11,55 +11,13 @@ import (
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/tolerations"
 )
-
-// placementOptions make the DaemonSet of the performance issue's fixture:
-// a nodeSelector, a two-term required node affinity and three tolerations.
-func placementOptions() []dt.DaemonSetOption {
-	return []dt.DaemonSetOption{
-		dt.WithNodeSelector("kubernetes.io/os", "linux"),
-		dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule),
-		dt.WithToleration("gpu", corev1.TaintEffectNoSchedule),
-		dt.WithToleration("spot", corev1.TaintEffectNoExecute),
-		func(ds *appsv1.DaemonSet) {
-			ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
-					{MatchExpressions: []corev1.NodeSelectorRequirement{
-						{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "m5.xlarge"}},
-						{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpExists},
-					}},
-					{MatchExpressions: []corev1.NodeSelectorRequirement{
-						{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"general"}},
-					}},
-				}},
-			}}
-		},
-	}
-}
-
-// placementNode is a node of that fixture the DaemonSet may run on: ten
-// labels (zone, team and rack vary with i) and two taints, one tolerated by
-// the template and one PreferNoSchedule.
-func placementNode(name string, i int) *corev1.Node {
-	return dt.Node(name,
-		dt.WithLabel("kubernetes.io/os", "linux"),
-		dt.WithLabel("kubernetes.io/arch", "amd64"),
-		dt.WithLabel("node.kubernetes.io/instance-type", "m5.large"),
-		dt.WithLabel("topology.kubernetes.io/zone", fmt.Sprintf("zone-%d", i%3)),
-		dt.WithLabel("topology.kubernetes.io/region", "region-1"),
-		dt.WithLabel("pool", "general"),
-		dt.WithLabel("team", fmt.Sprintf("team-%d", i%7)),
-		dt.WithLabel("rack", fmt.Sprintf("rack-%d", i%40)),
-		dt.WithLabel("cpu-count", "8"),
-		dt.WithTaint("dedicated", "infra", corev1.TaintEffectNoSchedule),
-		dt.WithTaint("example.com/maintenance-window", "sunday", corev1.TaintEffectPreferNoSchedule),
-	)
-}
 
 // placementFixture is the performance issue's fixture: its DaemonSet and
 // one node it may run on.
 func placementFixture() (*appsv1.DaemonSet, *corev1.Node) {
-	return dt.DaemonSet("agent", placementOptions()...), placementNode("node-00001", 1)
+	return dt.DaemonSet("agent", dt.PlacementOptions()...), dt.PlacementNode("node-00001", 1)
 }
 
 func TestEligibilityExplain(t *testing.T) {
@@ -238,6 +196,25 @@ func BenchmarkNodeShouldRunDaemonPod(b *testing.B) {
 	})
 }
 
+// ExampleEligibility_Explain_allTaints prints every taint that keeps a DaemonSet off
+// a node, and whether a pod already there may stay.
+func ExampleEligibility_Explain_allTaints() {
+	ds := dt.DaemonSet("log-agent", dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule))
+	node := dt.Node("gpu-1",
+		dt.WithTaint("nvidia.com/gpu", "true", corev1.TaintEffectNoSchedule),
+		dt.WithTaint("dedicated", "ml", corev1.TaintEffectNoSchedule),
+		dt.WithTaint("team", "ml", corev1.TaintEffectNoSchedule))
+	v := daemon.NewEligibility(ds, false).Explain(node)
+	fmt.Println(v.Reason, "existing pod may stay:", v.ShouldContinueRunning)
+	for _, t := range v.UntoleratedTaints {
+		fmt.Printf("  %s=%s:%s\n", t.Key, t.Value, t.Effect)
+	}
+	// Output:
+	// UntoleratedTaint existing pod may stay: true
+	//   nvidia.com/gpu=true:NoSchedule
+	//   team=ml:NoSchedule
+}
+
 func ExampleEligibility_ShouldRun() {
 	ds := dt.DaemonSet("fluentd", dt.WithNodeSelector("pool", "general"))
 	e := daemon.NewEligibility(ds, false) // compile once
@@ -250,4 +227,73 @@ func ExampleEligibility_ShouldRun() {
 	// n0 true
 	// n1 false
 	// n2 true
+}
+
+func TestEligibilityUnsatisfiable(t *testing.T) {
+	never := dt.DaemonSet("never", func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "gpu", Operator: corev1.NodeSelectorOpExists},
+				{Key: "gpu", Operator: corev1.NodeSelectorOpDoesNotExist},
+			}}},
+		}}}
+	})
+	if err := daemon.NewEligibility(never, false).Unsatisfiable(); err == nil {
+		t.Errorf("Unsatisfiable() = nil for Exists and DoesNotExist on one key")
+	}
+	if err := daemon.NewEligibility(dt.DaemonSet("fine", dt.PlacementOptions()...), false).Unsatisfiable(); err != nil {
+		t.Errorf("Unsatisfiable() = %v for a satisfiable DaemonSet", err)
+	}
+	if err := daemon.NewEligibility(nil, false).Unsatisfiable(); err != nil {
+		t.Errorf("Unsatisfiable() = %v for a nil DaemonSet", err)
+	}
+}
+
+// TestEligibilityForNodesNotYetCreated covers the parts of the check that
+// judge what is not a node: the template's nodeName, the affinity on a set
+// of nodes and a list of taints; a nil Eligibility (from a nil DaemonSet)
+// admits nothing.
+func TestEligibilityForNodesNotYetCreated(t *testing.T) {
+	ds := dt.DaemonSet("agent", dt.PlacementOptions()...)
+	ds.Spec.Template.Spec.NodeName = "node-1"
+	e := daemon.NewEligibility(ds, false)
+	linux, err := affinity.NewNodeSet("", map[string]string{"kubernetes.io/os": "linux", "pool": "general"}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows, err := affinity.NewNodeSet("", map[string]string{"kubernetes.io/os": "windows"}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := corev1.Taint{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}
+	tolerated := corev1.Taint{Key: "spot", Effect: corev1.TaintEffectNoExecute}
+	tests := []struct {
+		name       string
+		e          *daemon.Eligibility
+		nodeName   string
+		linux      affinity.Truth
+		windows    affinity.Truth
+		untolTaint corev1.Taint
+		untol      bool
+	}{
+		{name: "a compiled DaemonSet", e: e, nodeName: "node-1", linux: affinity.Always, windows: affinity.Never, untolTaint: gpu, untol: true},
+		{name: "nil admits nothing", e: daemon.NewEligibility(nil, false), linux: affinity.Never, windows: affinity.Never, untolTaint: tolerated, untol: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.e.NodeName(); got != tt.nodeName {
+				t.Errorf("NodeName() = %q, want %q", got, tt.nodeName)
+			}
+			if got := tt.e.MatchSet(linux).Truth; got != tt.linux {
+				t.Errorf("MatchSet(linux) = %v, want %v", got, tt.linux)
+			}
+			if got := tt.e.MatchSet(windows).Truth; got != tt.windows {
+				t.Errorf("MatchSet(windows) = %v, want %v", got, tt.windows)
+			}
+			taint, found := tt.e.UntoleratedTaint([]corev1.Taint{tolerated, gpu}, tolerations.NoSchedule|tolerations.NoExecute)
+			if found != tt.untol || (found && taint.Key != tt.untolTaint.Key) {
+				t.Errorf("UntoleratedTaint() = %v, %v; want %v, %v", taint, found, tt.untolTaint, tt.untol)
+			}
+		})
+	}
 }

@@ -171,23 +171,3 @@ func asField(err error) bool {
 	var fe *field.Error
 	return errors.As(err, &fe)
 }
-
-// TestPodsForNodeErrorText pins that PodsForNode, too, names the DaemonSet
-// once in a revision-history error.
-func TestPodsForNodeErrorText(t *testing.T) {
-	ds := dt.DaemonSet("x")
-	rev := dt.Revision(ds, 1)
-	rev.Data.Raw = []byte(`{"spec":{}}`)
-	_, err := daemon.PodsForNode(dt.Node("a"), []*appsv1.DaemonSet{ds}, daemon.WhatIfOptions{Revisions: []*appsv1.ControllerRevision{rev}})
-	want := `daemonSets[0]: daemonset "default/x": revision history: controllerrevision "x-` + dt.Hash(ds) + `" already exists with different data; status.collisionCount must become 1` + emptySpecDiff
-	if err == nil {
-		t.Fatal("PodsForNode: no error")
-	}
-	if diff := cmp.Diff(want, err.Error()); diff != "" {
-		t.Errorf("error text (-want,+got):\n%s", diff)
-	}
-	var c *rollout.CollisionError
-	if !errors.As(err, &c) {
-		t.Errorf("errors.As(*rollout.CollisionError) failed on %v", err)
-	}
-}

@@ -170,17 +170,6 @@ func ExamplePlan_IsZero() {
 	// converged: true
 }
 
-// Validate answers as the API server would on create, here for a budget
-// above 100% that Compute would take as it is.
-func ExampleValidate() {
-	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("150%"))
-	for _, err := range daemon.Validate(ds) {
-		fmt.Println(err)
-	}
-	// Output:
-	// spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%
-}
-
 // Format prints a plan for people: the placement of each node, the actions
 // with their reasons, the rolling budget, the status and the requeue.
 func ExamplePlan_Format() {

@@ -24,16 +24,3 @@ func BenchmarkFormat(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkValidate validates a DaemonSet with a node selector, required
-// node affinity and tolerations, as the benchmark fleet's.
-func BenchmarkValidate(b *testing.B) {
-	ds, _, _, _ := fleet(1, steady)
-	if errs := daemon.Validate(ds); len(errs) > 0 {
-		b.Fatal(errs)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		daemon.Validate(ds)
-	}
-}

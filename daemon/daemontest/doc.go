@@ -14,7 +14,9 @@
 // Tolerations come with the Exists, Equal, Gt and Lt operators
 // (WithToleration, WithTolerationEqual, WithTolerationGt,
 // WithTolerationLt). SteadyCluster builds a settled cluster of N nodes, one
-// current ready pod each, so that a test starts in one line.
+// current ready pod each, so that a test starts in one line. PlacementOptions
+// and PlacementNode build a DaemonSet whose placement check has work to do
+// and the nodes it runs on, the benchmarks' fixture.
 //
 // # Generator
 //

@@ -12,7 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // DecodeError is an error in one document of one file: File and Line
@@ -44,6 +44,13 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // Kubernetes objects: not a mapping, or without apiVersion and kind.
 var ErrNotKubernetes = errors.New("not a Kubernetes object")
 
+// ErrTruncated is wrapped by the error of a document that has items but
+// no kind: kubectl writes "kind: List" after the items, so such a file
+// was most likely cut short.
+var ErrTruncated = errors.New("the file looks truncated")
+
+var errTruncated = fmt.Errorf(`%w: it has items but no kind (kubectl writes "kind: List" after the items)`, ErrTruncated)
+
 // Decode returns the snapshot of one file's contents; see Snapshot.Add.
 func Decode(file string, data []byte) (*Snapshot, error) {
 	s := &Snapshot{}
@@ -72,7 +79,7 @@ func (s *Snapshot) Add(file string, data []byte) error {
 	}
 	var objs []object
 	for _, d := range docs {
-		got, err := decodeDoc(d.data)
+		got, err := decodeDoc(d.data, d.json)
 		if err != nil {
 			var pe *pathError
 			if errors.As(err, &pe) {
@@ -113,6 +120,8 @@ func yamlLine(err error) int {
 type doc struct {
 	data []byte
 	line int
+	// json is set when data is known to be one valid JSON object.
+	json bool
 }
 
 // split cuts data into documents: a JSON stream when it starts with '{' or
@@ -121,6 +130,9 @@ func split(data []byte) ([]doc, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		return splitJSON(data)
+	}
+	if bytes.IndexByte(data, '\r') < 0 {
+		return splitYAML(data), nil
 	}
 	var docs []doc
 	var cur bytes.Buffer
@@ -146,9 +158,37 @@ func split(data []byte) ([]doc, error) {
 	return docs, nil
 }
 
+// splitYAML cuts data, which has no carriage return, into documents
+// without copying them.
+func splitYAML(data []byte) []doc {
+	var docs []doc
+	start, startLine, line := 0, 1, 0
+	for i := 0; i < len(data); {
+		line++
+		e := bytes.IndexByte(data[i:], '\n')
+		if e < 0 {
+			e = len(data)
+		} else {
+			e += i
+		}
+		text := data[i:e]
+		if bytes.HasPrefix(text, []byte("---")) && len(bytes.TrimSpace(text[3:])) == 0 {
+			docs = append(docs, doc{data: data[start:i], line: startLine})
+			start, startLine = min(e+1, len(data)), line+1
+		}
+		i = e + 1
+	}
+	return append(docs, doc{data: data[min(start, len(data)):], line: startLine})
+}
+
 // splitJSON cuts a stream of JSON values; a top-level array is a list of
 // documents.
 func splitJSON(data []byte) ([]doc, error) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && t[len(t)-1] == '}' && json.Valid(t) {
+		// One object, the usual case: read in place.
+		line := 1 + bytes.Count(data[:bytes.IndexByte(data, '{')], []byte("\n"))
+		return []doc{{data: t, line: line, json: true}}, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var docs []doc
 	for {
@@ -172,11 +212,11 @@ func splitJSON(data []byte) ([]doc, error) {
 				return nil, fmt.Errorf("line %d: invalid JSON: %w", line, err)
 			}
 			for _, it := range items {
-				docs = append(docs, doc{data: it, line: line})
+				docs = append(docs, doc{data: it, line: line, json: len(it) > 0 && it[0] == '{'})
 			}
 			continue
 		}
-		docs = append(docs, doc{data: raw, line: line})
+		docs = append(docs, doc{data: raw, line: line, json: len(raw) > 0 && raw[0] == '{'})
 	}
 }
 
@@ -190,9 +230,34 @@ func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
 
 // typeMeta is the part of a document that says what it is.
 type typeMeta struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Items      []json.RawMessage `json:"items"`
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Items      []rawRef `json:"items"`
+}
+
+// nameOf returns "namespace/name" (or the name) of a skipped object, ""
+// when it has none that decodes.
+func nameOf(js []byte) string {
+	var m struct {
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(js, &m) != nil || m.Metadata.Namespace == "" {
+		return m.Metadata.Name
+	}
+	return m.Metadata.Namespace + "/" + m.Metadata.Name
+}
+
+// rawRef is a JSON value kept as a slice of the input, not a copy.
+type rawRef []byte
+
+// UnmarshalJSON keeps data: json.Unmarshal hands in a slice of its input,
+// which outlives the decoding.
+func (r *rawRef) UnmarshalJSON(data []byte) error {
+	*r = data
+	return nil
 }
 
 // object is one decoded object of a kept kind.
@@ -201,17 +266,24 @@ type object struct {
 	node *corev1.Node
 	pod  *corev1.Pod
 	rev  *appsv1.ControllerRevision
-	// skipped is "apiVersion kind" of an object of another kind.
-	skipped string
+	// skipped is "apiVersion kind" of an object of another kind or
+	// version (otherVersion), name its "namespace/name".
+	skipped, name string
+	otherVersion  bool
+	// reescaped is set when rev's data was re-escaped (see goEscape).
+	reescaped bool
 }
 
 // decodeDoc decodes one YAML or JSON document into its objects. A JSON
 // object is read as it is (YAML would read it too, far slower).
-func decodeDoc(data []byte) ([]object, error) {
+func decodeDoc(data []byte, isJSON bool) ([]object, error) {
 	js := bytes.TrimSpace(data)
-	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
+	if !isJSON && (len(js) == 0 || js[0] != '{' || !json.Valid(js)) {
+		if objs, ok, err := decodeKubectlList(data); ok {
+			return objs, err
+		}
 		var err error
-		if js, err = yaml.YAMLToJSON(data); err != nil {
+		if js, err = yamlToJSON(data); err != nil {
 			return nil, fmt.Errorf("invalid YAML: %w", err)
 		}
 	}
@@ -242,6 +314,9 @@ func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
 	if tm.Kind == "" {
 		tm.Kind = defKind
 	}
+	if tm.Kind == "" && len(tm.Items) > 0 {
+		return nil, errTruncated
+	}
 	if tm.Kind == "" || tm.APIVersion == "" {
 		return nil, fmt.Errorf("%w: apiVersion and kind are required", ErrNotKubernetes)
 	}
@@ -250,11 +325,17 @@ func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
 		if tm.Kind == "List" {
 			itemKind = ""
 		}
-		var out []object
-		for i, it := range tm.Items {
-			it = bytes.TrimSpace(it)
+		type result struct {
+			objs []object
+			err  error
+		}
+		results := make([]result, len(tm.Items))
+		forEachItem(len(tm.Items), func(i int) {
+			r := &results[i]
+			it := bytes.TrimSpace(tm.Items[i])
 			if string(it) == "null" {
-				return nil, &pathError{path: fmt.Sprintf("items[%d]", i), err: fmt.Errorf("%w: null item", ErrNotKubernetes)}
+				r.err = &pathError{path: fmt.Sprintf("items[%d]", i), err: fmt.Errorf("%w: null item", ErrNotKubernetes)}
+				return
 			}
 			version := ""
 			if itemKind != "" {
@@ -265,15 +346,24 @@ func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
 				var pe *pathError
 				if errors.As(err, &pe) {
 					pe.path = fmt.Sprintf("items[%d].%s", i, pe.path)
-					return nil, pe
+					r.err = pe
+					return
 				}
-				return nil, &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+				r.err = &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+				return
 			}
-			out = append(out, got...)
+			r.objs = got
+		})
+		var out []object
+		for _, r := range results {
+			if r.err != nil {
+				return nil, r.err
+			}
+			out = append(out, r.objs...)
 		}
 		return out, nil
 	}
-	o, err := decodeKind(js, tm.APIVersion, tm.Kind)
+	o, err := decodeKind(js, tm)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +371,9 @@ func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
 }
 
 // decodeKind decodes one object of a kept kind, or notes a skipped one.
-func decodeKind(js []byte, apiVersion, kind string) (object, error) {
+// It drops managedFields[*].fieldsV1, which no plan reads.
+func decodeKind(js []byte, tm typeMeta) (object, error) {
+	apiVersion, kind := tm.APIVersion, tm.Kind
 	var o object
 	var meta *metaRef
 	var err error
@@ -309,11 +401,16 @@ func decodeKind(js []byte, apiVersion, kind string) (object, error) {
 		if err == nil && len(o.rev.Data.Raw) > 0 {
 			var b bytes.Buffer
 			if err = json.Compact(&b, o.rev.Data.Raw); err == nil {
-				o.rev.Data.Raw = b.Bytes()
+				o.rev.Data.Raw, o.reescaped = goEscape(b.Bytes())
 			}
 		}
 	default:
-		return object{skipped: apiVersion + " " + kind}, nil
+		o = object{skipped: apiVersion + " " + kind, name: nameOf(js)}
+		switch kind {
+		case "DaemonSet", "ControllerRevision", "Node", "Pod":
+			o.otherVersion = true
+		}
+		return o, nil
 	}
 	if err != nil {
 		return object{}, fmt.Errorf("%s %s: %w", apiVersion, kind, err)
@@ -327,6 +424,10 @@ func decodeKind(js []byte, apiVersion, kind string) (object, error) {
 	if meta.namespace == nil && o.node.Namespace != "" {
 		return object{}, fmt.Errorf("Node %q: metadata.namespace must be empty, not %q", o.node.Name, o.node.Namespace)
 	}
+	mf := o.managedFields()
+	for i := range mf {
+		mf[i].FieldsV1 = nil
+	}
 	return o, nil
 }
 
@@ -336,31 +437,58 @@ type metaRef struct {
 	name, namespace *string
 }
 
+func (o object) managedFields() []metav1.ManagedFieldsEntry {
+	switch {
+	case o.ds != nil:
+		return o.ds.ManagedFields
+	case o.node != nil:
+		return o.node.ManagedFields
+	case o.pod != nil:
+		return o.pod.ManagedFields
+	case o.rev != nil:
+		return o.rev.ManagedFields
+	}
+	return nil
+}
+
 // put adds o to s, replacing an object of the same kind, namespace and
 // name, keeping each kind sorted.
 func (s *Snapshot) put(o object) {
 	switch {
 	case o.ds != nil:
-		s.DaemonSets = insert(s, s.DaemonSets, o.ds, func(d *appsv1.DaemonSet) key { return key{d.Namespace, d.Name} })
+		s.DaemonSets = insert(s, s.DaemonSets, o.ds, "apps/v1 DaemonSet", func(d *appsv1.DaemonSet) key { return key{d.Namespace, d.Name} })
 	case o.node != nil:
-		s.Nodes = insert(s, s.Nodes, o.node, func(n *corev1.Node) key { return key{"", n.Name} })
+		s.Nodes = insert(s, s.Nodes, o.node, "v1 Node", func(n *corev1.Node) key { return key{"", n.Name} })
 	case o.pod != nil:
-		s.Pods = insert(s, s.Pods, o.pod, func(p *corev1.Pod) key { return key{p.Namespace, p.Name} })
+		s.Pods = insert(s, s.Pods, o.pod, "v1 Pod", func(p *corev1.Pod) key { return key{p.Namespace, p.Name} })
 	case o.rev != nil:
-		s.Revisions = insert(s, s.Revisions, o.rev, func(r *appsv1.ControllerRevision) key { return key{r.Namespace, r.Name} })
-	default:
-		if s.Skipped == nil {
-			s.Skipped = map[string]int{}
+		s.Revisions = insert(s, s.Revisions, o.rev, "apps/v1 ControllerRevision", func(r *appsv1.ControllerRevision) key { return key{r.Namespace, r.Name} })
+		if o.reescaped {
+			s.addNote(NoteRevisionReescaped, "apps/v1 ControllerRevision", o.rev.Namespace+"/"+o.rev.Name)
 		}
-		s.Skipped[o.skipped]++
+	case o.otherVersion:
+		s.addNote(NoteOtherVersion, o.skipped, o.name)
+	default:
+		s.addNote(NoteOtherKind, o.skipped, o.name)
 	}
 }
 
-func insert[T any](s *Snapshot, list []T, v T, k func(T) key) []T {
-	i, found := slices.BinarySearchFunc(list, k(v), func(e T, want key) int { return compareKey(k(e), want) })
+// insert puts v into list, sorted by k, replacing (and noting) an element
+// with the same key. Appending in order, as a List from the API server
+// comes, costs O(1).
+func insert[T any](s *Snapshot, list []T, v T, what string, k func(T) key) []T {
+	kv := k(v)
+	if n := len(list); n == 0 || compareKey(k(list[n-1]), kv) < 0 {
+		return append(list, v)
+	}
+	i, found := slices.BinarySearchFunc(list, kv, func(e T, want key) int { return compareKey(k(e), want) })
 	if found {
 		list[i] = v
-		s.Replaced++
+		name := kv.name
+		if kv.ns != "" {
+			name = kv.ns + "/" + name
+		}
+		s.addNote(NoteReplaced, what, name)
 		return list
 	}
 	return slices.Insert(list, i, v)

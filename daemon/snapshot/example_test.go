@@ -63,13 +63,17 @@ metadata: {name: settings, namespace: kube-system}
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(len(s.Nodes), "node,", s.Skipped)
+	fmt.Println(len(s.Nodes), "node")
+	for _, n := range s.Notes {
+		fmt.Println(n)
+	}
 
 	// A file that is not Kubernetes YAML names its line.
 	_, err = snapshot.Decode("values.yaml", []byte("apiVersion: v1\nkind: Node\nmetadata: {name: b}\n---\nreplicas: 3\n"))
 	fmt.Println(err)
 	// Output:
-	// 1 node, map[v1 ConfigMap:1]
+	// 1 node
+	// skipped 1 v1 ConfigMap (kube-system/settings): not a kind a plan reads
 	// values.yaml:5: not a Kubernetes object: apiVersion and kind are required
 }
 

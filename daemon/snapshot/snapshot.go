@@ -21,14 +21,10 @@ type Snapshot struct {
 	Nodes      []*corev1.Node
 	Pods       []*corev1.Pod
 	Revisions  []*appsv1.ControllerRevision
-	// Skipped counts the objects of other kinds, by "apiVersion kind"
-	// (a Service, an extensions/v1beta1 DaemonSet, ...). They are read
-	// past, not kept.
-	Skipped map[string]int
-	// Replaced counts the objects that replaced an earlier one of the same
-	// kind, namespace and name (the later document wins, as when two
-	// captures overlap).
-	Replaced int
+	// Notes say what Add read past or changed (objects of other kinds
+	// or API versions, objects that replaced an earlier one, revision
+	// data re-escaped), sorted by Reason, then What.
+	Notes []Note
 }
 
 // Input is what daemon.Compute takes for one DaemonSet.

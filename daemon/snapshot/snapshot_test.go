@@ -2,6 +2,7 @@ package snapshot_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +17,7 @@ import (
 // summary is what the tests compare of a snapshot: kinds and names.
 type summary struct {
 	DaemonSets, Nodes, Pods, Revisions []string
-	Skipped                            map[string]int
-	Replaced                           int
+	Notes                              []string
 }
 
 func summarize(s *snapshot.Snapshot) summary {
@@ -34,8 +34,9 @@ func summarize(s *snapshot.Snapshot) summary {
 	for _, r := range s.Revisions {
 		out.Revisions = append(out.Revisions, r.Namespace+"/"+r.Name)
 	}
-	out.Skipped = s.Skipped
-	out.Replaced = s.Replaced
+	for _, n := range s.Notes {
+		out.Notes = append(out.Notes, n.String())
+	}
 	return out
 }
 
@@ -88,7 +89,7 @@ func TestDecode(t *testing.T) {
 				Nodes:      []string{"node-a", "node-b"},
 				Pods:       []string{"kube-system/agent-x"},
 				Revisions:  []string{"kube-system/agent-123"},
-				Skipped:    map[string]int{"v1 Service": 1},
+				Notes:      []string{"skipped 1 v1 Service (kube-system/svc): not a kind a plan reads"},
 			},
 		},
 		{
@@ -115,12 +116,12 @@ func TestDecode(t *testing.T) {
 		{
 			name: "later object replaces an earlier one",
 			data: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
-			want: summary{Nodes: []string{"n1"}, Replaced: 1},
+			want: summary{Nodes: []string{"n1"}, Notes: []string{"1 v1 Node (n1) appeared more than once: the later object was kept"}},
 		},
 		{
 			name: "old API versions are skipped",
 			data: "apiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata: {name: d}\n",
-			want: summary{Skipped: map[string]int{"extensions/v1beta1 DaemonSet": 1}},
+			want: summary{Notes: []string{"skipped 1 extensions/v1beta1 DaemonSet (d): an old API version; only apps/v1 is read, as the controller reads it (get it again with a current kubectl)"}},
 		},
 		{
 			name: "empty file",
@@ -370,5 +371,101 @@ func TestHandBuiltNil(t *testing.T) {
 	}
 	if _, err := s.Encode(); err != nil {
 		t.Errorf("Encode() error: %v", err)
+	}
+}
+
+// TestDecodeInputProblems covers input that used to be dropped or misread
+// without a word (issue 22, §5).
+func TestDecodeInputProblems(t *testing.T) {
+	const rev = `{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"r","namespace":"ns"},"revision":1,"data":%s}`
+	tests := []struct {
+		name    string
+		data    string
+		wantErr error
+		want    summary
+		// wantData is the revision's data, when set.
+		wantData string
+	}{
+		{
+			name:    "a kubectl List cut before its kind",
+			data:    "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: Node\n",
+			wantErr: snapshot.ErrTruncated,
+		},
+		{
+			name:    "a JSON List without its kind",
+			data:    `{"apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}}]}`,
+			wantErr: snapshot.ErrTruncated,
+		},
+		{
+			name:     "revision data re-encoded by jq is escaped as Go writes it",
+			data:     fmt.Sprintf(rev, `{"spec":{"template":{"spec":{"containers":[{"args":["run 2>&1 <in"]}]}}}}`),
+			want:     summary{Revisions: []string{"ns/r"}, Notes: []string{`re-escaped the data of 1 apps/v1 ControllerRevision (ns/r) as the API server writes it (\u003c, \u003e, \u0026; the input was re-encoded, as by jq)`}},
+			wantData: `{"spec":{"template":{"spec":{"containers":[{"args":["run 2\u003e\u00261 \u003cin"]}]}}}}`,
+		},
+		{
+			name:     "revision data as kubectl prints it is kept, compacted",
+			data:     fmt.Sprintf(rev, `{"spec": {"template": {"spec": {"containers": [{"args": ["run 2\u003e\u00261"]}]}}}}`),
+			want:     summary{Revisions: []string{"ns/r"}},
+			wantData: `{"spec":{"template":{"spec":{"containers":[{"args":["run 2\u003e\u00261"]}]}}}}`,
+		},
+		{
+			name: "duplicate pods are counted and named",
+			data: "apiVersion: v1\nkind: List\nitems:\n" + strings.Repeat("- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: x}}\n", 3),
+			want: summary{Pods: []string{"x/p"}, Notes: []string{"2 v1 Pod (x/p, x/p) appeared more than once: the later object was kept"}},
+		},
+		{
+			name: "DaemonSets of old API versions are counted and named",
+			data: "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: apps/v1beta2, kind: DaemonSet, metadata: {name: a, namespace: x}}\n- {apiVersion: extensions/v1beta1, kind: DaemonSet, metadata: {name: b, namespace: x}}\n- {apiVersion: apps/v1beta2, kind: DaemonSet, metadata: {name: c, namespace: x}}\n",
+			want: summary{Notes: []string{
+				"skipped 2 apps/v1beta2 DaemonSet (x/a, x/c): an old API version; only apps/v1 is read, as the controller reads it (get it again with a current kubectl)",
+				"skipped 1 extensions/v1beta1 DaemonSet (x/b): an old API version; only apps/v1 is read, as the controller reads it (get it again with a current kubectl)",
+			}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := snapshot.Decode("t.yaml", []byte(tt.data))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Decode() error = %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tt.want, summarize(s)); diff != "" {
+				t.Errorf("Decode() (-want +got):\n%s", diff)
+			}
+			if tt.wantData != "" {
+				if got := string(s.Revisions[0].Data.Raw); got != tt.wantData {
+					t.Errorf("revision data = %s, want %s", got, tt.wantData)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeTruncatedMessage checks the words of the truncation error.
+func TestDecodeTruncatedMessage(t *testing.T) {
+	_, err := snapshot.Decode("t.yaml", []byte("apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n"))
+	want := `t.yaml:1: the file looks truncated: it has items but no kind (kubectl writes "kind: List" after the items)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Decode() error = %v, want %s", err, want)
+	}
+}
+
+// TestDecodeDropsFieldsV1 checks that managedFields keep their times (for
+// Newest) but not the field sets, in YAML and in JSON.
+func TestDecodeDropsFieldsV1(t *testing.T) {
+	for _, data := range []string{
+		kubectlList,
+		`{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"agent","namespace":"kube-system","managedFields":[{"manager":"kubectl","operation":"Update","time":"2026-01-02T03:04:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{}}}]}}`,
+	} {
+		s, err := snapshot.Decode("t", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf := s.DaemonSets[0].ManagedFields
+		if len(mf) != 1 || mf[0].FieldsV1 != nil || mf[0].Time == nil {
+			t.Errorf("managedFields = %+v, want one entry with a time and no fieldsV1", mf)
+		}
 	}
 }

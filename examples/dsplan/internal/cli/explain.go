@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // runExplain is "dsplan explain NODE".
@@ -114,7 +115,7 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 	}
 	fmt.Fprintf(w, "  its pods here: %s\n", orNone(here))
 	if in, err := l.snap.For(r.ds.Namespace, r.ds.Name); err == nil {
-		if u, err := daemon.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now, Revisions: in.Revisions}); err == nil {
+		if u, err := whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now, Revisions: in.Revisions}); err == nil {
 			for _, un := range u.Nodes {
 				if un.NodeName != node.Name {
 					continue

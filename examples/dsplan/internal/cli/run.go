@@ -133,9 +133,12 @@ type common struct {
 	now       string
 	burst     int
 	opts      Options
+	// notes is where the input's notes go (the FlagSet's output, stderr).
+	notes io.Writer
 }
 
 func (c *common) register(fs *flag.FlagSet) {
+	c.notes = fs.Output()
 	if c.opts.Flags != nil {
 		c.opts.Flags(fs)
 	}
@@ -210,6 +213,11 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 	} else if err := c.readFiles(l, stdin); err != nil {
 		return nil, err
 	}
+	// What was read past or changed, and why, before any error about
+	// what is missing.
+	for _, n := range l.snap.Notes {
+		fmt.Fprintf(c.notes, "note: %s\n", n)
+	}
 	return c.finish(l)
 }
 
@@ -280,23 +288,11 @@ func (c *common) finish(l *loaded) (*loaded, error) {
 // header describes the input: what was read and the clock.
 func (l *loaded) header(w io.Writer) {
 	s := l.snap
-	fmt.Fprintf(w, "input: %s: %d DaemonSets, %d nodes, %d pods, %d revisions", strings.Join(l.sources, ", "),
+	fmt.Fprintf(w, "input: %s: %d DaemonSets, %d nodes, %d pods, %d revisions\n", strings.Join(l.sources, ", "),
 		len(s.DaemonSets), len(s.Nodes), len(s.Pods), len(s.Revisions))
-	if n := skippedCount(s); n > 0 {
-		fmt.Fprintf(w, ", %d other objects skipped", n)
-	}
-	fmt.Fprintln(w)
 	if l.now.IsZero() {
 		fmt.Fprintf(w, "now: the zero time (%s)\n", l.nowSource)
 	} else {
 		fmt.Fprintf(w, "now: %s (%s)\n", l.now.UTC().Format(time.RFC3339), l.nowSource)
 	}
-}
-
-func skippedCount(s *snapshot.Snapshot) int {
-	n := 0
-	for _, c := range s.Skipped {
-		n += c
-	}
-	return n
 }

@@ -1,0 +1,144 @@
+package whatif
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/tolerations"
+)
+
+// Placement is the answer of PlacementFor.
+type Placement string
+
+// The answers of PlacementFor.
+const (
+	// PlacementYes: a pod of the DaemonSet would be created on every node
+	// of the template.
+	PlacementYes Placement = "Yes"
+	// PlacementNo: on no node of the template.
+	PlacementNo Placement = "No"
+	// PlacementMaybe: it depends on a label value or the node name, which
+	// the template does not fix.
+	PlacementMaybe Placement = "Maybe"
+)
+
+// PlacementVerdict is a Placement with what decided it.
+type PlacementVerdict struct {
+	Placement Placement
+	// Reason is the check that decided a No or a Maybe, in upstream's
+	// order: daemon.IneligibleNodeName (the template's nodeName; Maybe when
+	// the template's name is unknown), daemon.IneligibleNodeAffinity, or
+	// the taint reasons (never Maybe: the template's taints are known). ""
+	// for Yes.
+	Reason daemon.IneligibleReason
+	// Affinity names the deciding nodeSelector key or term requirement
+	// when Reason is daemon.IneligibleNodeAffinity.
+	Affinity affinity.SetVerdict
+	// Taint is the deciding untolerated taint for the taint reasons: the
+	// first NoExecute one when there is one, else the first NoSchedule one.
+	Taint corev1.Taint
+}
+
+// String returns the verdict on one line: the placement, then for a No or
+// a Maybe the reason and what decided it: "Yes"; "No: UntoleratedTaint
+// (nvidia.com/gpu=true:NoSchedule)"; "Maybe: NodeAffinityMismatch
+// (required term 0, matchExpressions[1] topology.kubernetes.io/zone:
+// Sometimes)"; "No: NodeAffinityMismatch (nodeSelector kubernetes.io/os:
+// Never)". The zero verdict is "Unknown". The text is meant to be read,
+// not parsed.
+func (v PlacementVerdict) String() string {
+	if v.Placement == "" {
+		return "Unknown"
+	}
+	if v.Reason == "" {
+		return string(v.Placement)
+	}
+	s := string(v.Placement) + ": " + string(v.Reason)
+	switch v.Reason {
+	case daemon.IneligibleNodeAffinity:
+		a := v.Affinity
+		switch {
+		case a.NodeSelector:
+			s += " (nodeSelector " + a.NodeSelectorKey
+		case a.Term < 0:
+			s += " (no required term can match"
+		default:
+			list := "matchExpressions"
+			if a.Field {
+				list = "matchFields"
+			}
+			s += fmt.Sprintf(" (required term %d, %s[%d] %s", a.Term, list, a.Requirement, a.Key)
+		}
+		s += ": " + a.Truth.String() + ")"
+	case daemon.IneligibleTaint, daemon.IneligibleNoExecuteTaint:
+		s += " (" + v.Taint.ToString() + ")"
+	}
+	return s
+}
+
+// PlacementFor judges the template against e, a DaemonSet's compiled
+// placement check: Yes when daemon.NodeShouldRunDaemonPod's shouldRun (with
+// e's comparison-operator gate) is true on every node the template allows,
+// No when it is false on every one, Maybe when it depends on what the
+// template leaves open. Yes and No are exact; Maybe may also be answered
+// where correlated requirements on one key would settle it (see
+// affinity.NodeMatcher.MatchSet). The first check that is not always
+// satisfied decides, a No winning over a Maybe. A nil e (as
+// daemon.NewEligibility gives for a nil DaemonSet) or t gives No with
+// daemon.IneligibleNilNode. It does not allocate.
+func (t *CompiledTemplate) PlacementFor(e *daemon.Eligibility) PlacementVerdict {
+	if e == nil || t == nil {
+		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNilNode}
+	}
+	var maybe PlacementVerdict
+	if nodeName := e.NodeName(); nodeName != "" {
+		switch {
+		case t.name == "":
+			maybe = PlacementVerdict{Placement: PlacementMaybe, Reason: daemon.IneligibleNodeName}
+		case t.name != nodeName:
+			return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNodeName}
+		}
+	}
+	switch sv := e.MatchSet(t.set); sv.Truth {
+	case affinity.Never:
+		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNodeAffinity, Affinity: sv}
+	case affinity.Sometimes:
+		if maybe.Placement == "" {
+			maybe = PlacementVerdict{Placement: PlacementMaybe, Reason: daemon.IneligibleNodeAffinity, Affinity: sv}
+		}
+	}
+	// The first untolerated NoExecute taint decides, else the first
+	// NoSchedule one; a template without either is read once.
+	if taint, found := e.UntoleratedTaint(t.taints, tolerations.NoSchedule|tolerations.NoExecute); found {
+		if taint.Effect != corev1.TaintEffectNoExecute {
+			noExecute, found := e.UntoleratedTaint(t.taints, tolerations.NoExecute)
+			if !found {
+				return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleTaint, Taint: taint}
+			}
+			taint = noExecute
+		}
+		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNoExecuteTaint, Taint: taint}
+	}
+	if maybe.Placement != "" {
+		return maybe
+	}
+	return PlacementVerdict{Placement: PlacementYes}
+}
+
+// PlacementFor compiles template and ds's placement check and judges them
+// (see CompiledTemplate.PlacementFor); enableComparisonOperators is the
+// TaintTolerationComparisonOperators gate. To judge one template against
+// many DaemonSets, or the reverse, compile each once with CompileTemplate
+// and daemon.NewEligibility instead. A nil ds gives No with
+// daemon.IneligibleNilNode; an invalid template an error.
+func PlacementFor(template NodeTemplate, ds *appsv1.DaemonSet, enableComparisonOperators bool) (PlacementVerdict, error) {
+	t, err := CompileTemplate(template)
+	if err != nil {
+		return PlacementVerdict{}, err
+	}
+	return t.PlacementFor(daemon.NewEligibility(ds, enableComparisonOperators)), nil
+}

@@ -1,0 +1,124 @@
+package whatif
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/rollout"
+)
+
+// UnavailableCause says why a node that should run a daemon pod counts in
+// status.numberUnavailable.
+type UnavailableCause string
+
+// The causes, in the order they are tested: the first that applies wins.
+const (
+	// CauseNoPod: the node has no pod of the DaemonSet yet.
+	CauseNoPod UnavailableCause = "NoPod"
+	// CauseTerminating: the node's pod is being deleted.
+	CauseTerminating UnavailableCause = "Terminating"
+	// CauseNodeNotReady: the node has a Ready condition and it is not
+	// True (a node without one is not blamed).
+	CauseNodeNotReady UnavailableCause = "NodeNotReady"
+	// CausePending: the pod is not bound to the node yet (no
+	// spec.nodeName) or is in phase Pending.
+	CausePending UnavailableCause = "Pending"
+	// CauseNotReady: the pod runs but its Ready condition is not True.
+	CauseNotReady UnavailableCause = "NotReady"
+	// CauseMinReadySeconds: the pod is ready but has not yet been ready for
+	// minReadySeconds.
+	CauseMinReadySeconds UnavailableCause = "WithinMinReadySeconds"
+)
+
+// UnavailableNode is one node counted in status.numberUnavailable.
+type UnavailableNode struct {
+	NodeName string
+	// Pod is the pod the status judges on the node (the oldest: scheduled
+	// first, then by creation time, then name); nil for CauseNoPod.
+	Pod   *corev1.Pod
+	Cause UnavailableCause
+	// AvailableAt is when the pod becomes available if it stays ready, for
+	// CauseMinReadySeconds; zero otherwise.
+	AvailableAt time.Time
+}
+
+// Unavailability breaks status.numberUnavailable down by cause.
+type Unavailability struct {
+	// Nodes are the nodes counted unavailable, sorted by name; there are
+	// exactly status.numberUnavailable of them.
+	Nodes []UnavailableNode
+}
+
+// Count returns how many nodes are unavailable for cause.
+func (u Unavailability) Count(cause UnavailableCause) int {
+	n := 0
+	for i := range u.Nodes {
+		if u.Nodes[i].Cause == cause {
+			n++
+		}
+	}
+	return n
+}
+
+// Unavailable attributes the unavailable count of the status daemon.Compute
+// would write for the same input: every node that should run the pod and
+// has no available one, with the cause. Compute's status counts the same
+// nodes (len(Nodes) == Plan.Status.NumberUnavailable): the nodes and the
+// pods judged are daemon.StatusByNode's. opts.Now is the clock of
+// availability; the revisions, backoff and burst play no part. A DaemonSet
+// Compute skips (a {} selector, being deleted) gives the zero
+// Unavailability. Input errors are Compute's (daemon.ErrInvalidInput, an
+// invalid selector). It modifies none of its arguments; Nodes share the
+// caller's pods.
+func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (Unavailability, error) {
+	byNode, err := daemon.StatusByNode(ds, nodes, pods, opts)
+	if err != nil {
+		return Unavailability{}, err
+	}
+	var u Unavailability
+	for _, n := range byNode {
+		if !n.ShouldRun || n.Available {
+			continue
+		}
+		if n.Pod == nil {
+			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.Node.Name, Cause: CauseNoPod})
+			continue
+		}
+		un := UnavailableNode{NodeName: n.Node.Name, Pod: n.Pod, Cause: causeOf(n)}
+		if un.Cause == CauseMinReadySeconds {
+			un.AvailableAt, _ = rollout.AvailableAt(n.Pod, ds.Spec.MinReadySeconds)
+		}
+		u.Nodes = append(u.Nodes, un)
+	}
+	return u, nil
+}
+
+// causeOf is the cause of the unavailable pod of n.
+func causeOf(n daemon.StatusNode) UnavailableCause {
+	pod := n.Pod
+	switch {
+	case pod.DeletionTimestamp != nil:
+		return CauseTerminating
+	case !nodeReady(n.Node):
+		return CauseNodeNotReady
+	case pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodPending:
+		return CausePending
+	case !n.Ready:
+		return CauseNotReady
+	default:
+		return CauseMinReadySeconds
+	}
+}
+
+// nodeReady reports whether node's Ready condition is True or absent.
+func nodeReady(node *corev1.Node) bool {
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
+			return node.Status.Conditions[i].Status == corev1.ConditionTrue
+		}
+	}
+	return true
+}
