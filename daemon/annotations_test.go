@@ -20,6 +20,11 @@ import (
 
 const pfx = daemon.AnnotationPrefix
 
+func ios(s string) *intstr.IntOrString {
+	v := intstr.Parse(s)
+	return &v
+}
+
 func annPath(k string) string { return field.NewPath("metadata", "annotations").Key(k).String() }
 
 // fieldErrs returns the *field.Error values err unwraps to.

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // companionFieldManager is the field manager of the companion's status
@@ -342,7 +343,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	}
 	switch have := findCondition(ds.Status.Conditions, ConditionBlocked); {
 	case deadlineHit:
-		u, err := daemon.Unavailable(&planned, nodes, pods, opts)
+		u, err := whatif.Unavailable(&planned, nodes, pods, opts)
 		reason, msg := ReasonNoProgress, "the breakdown of unavailable nodes failed: "+HumanError(key, err)
 		if err == nil {
 			reason, msg = blockedCause(u, plan.Hash, scopeFilter(&policy, nodes))

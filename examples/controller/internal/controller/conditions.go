@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // The condition types the companion writes to a DaemonSet's status. They
@@ -52,7 +53,7 @@ const (
 	ReasonNotPaused                = "NotPaused"
 	ReasonNotBlocked               = "NotBlocked"
 	// Causes of a blocked rollout, from the unavailable nodes' causes
-	// (daemon.Unavailable), the first that applies.
+	// (whatif.Unavailable), the first that applies.
 	ReasonNewRevisionUnavailable = "NewRevisionUnavailable"
 	ReasonNodesNotReady          = "NodesNotReady"
 	ReasonPodsMissing            = "PodsMissing"
@@ -163,16 +164,16 @@ func (s selfPause) message(deadline time.Duration) string {
 // first of new pods not becoming available on ready nodes, nodes NotReady,
 // nodes without a pod, old pods unavailable) and a message naming the
 // nodes of every cause found.
-func blockedCause(u daemon.Unavailability, hash string, inScope func(string) bool) (reason, message string) {
+func blockedCause(u whatif.Unavailability, hash string, inScope func(string) bool) (reason, message string) {
 	var newPods, notReady, missing, oldPods []string
 	for _, n := range u.Nodes {
 		if !inScope(n.NodeName) {
 			continue
 		}
 		switch {
-		case n.Cause == daemon.CauseNodeNotReady:
+		case n.Cause == whatif.CauseNodeNotReady:
 			notReady = append(notReady, n.NodeName)
-		case n.Cause == daemon.CauseNoPod || n.Cause == daemon.CauseTerminating:
+		case n.Cause == whatif.CauseNoPod || n.Cause == whatif.CauseTerminating:
 			missing = append(missing, n.NodeName)
 		case n.Pod != nil && n.Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash:
 			newPods = append(newPods, n.NodeName)

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 func TestMeasureAndSummary(t *testing.T) {
@@ -67,20 +68,20 @@ func TestBlockedCause(t *testing.T) {
 	all := func(string) bool { return true }
 	tests := []struct {
 		name, wantReason, wantMsg string
-		nodes                     []daemon.UnavailableNode
+		nodes                     []whatif.UnavailableNode
 	}{{
 		name:       "the new revision is not ready",
-		nodes:      []daemon.UnavailableNode{{NodeName: "n1", Pod: newPod, Cause: daemon.CauseNotReady}, {NodeName: "n2", Cause: daemon.CauseNodeNotReady}},
+		nodes:      []whatif.UnavailableNode{{NodeName: "n1", Pod: newPod, Cause: whatif.CauseNotReady}, {NodeName: "n2", Cause: whatif.CauseNodeNotReady}},
 		wantReason: ReasonNewRevisionUnavailable,
 		wantMsg:    "the new revision is not becoming available on n1; nodes NotReady: n2",
 	}, {
 		name:       "nodes NotReady",
-		nodes:      []daemon.UnavailableNode{{NodeName: "n2", Pod: oldPod, Cause: daemon.CauseNodeNotReady}, {NodeName: "n3", Cause: daemon.CauseNoPod}},
+		nodes:      []whatif.UnavailableNode{{NodeName: "n2", Pod: oldPod, Cause: whatif.CauseNodeNotReady}, {NodeName: "n3", Cause: whatif.CauseNoPod}},
 		wantReason: ReasonNodesNotReady,
 		wantMsg:    "nodes NotReady: n2; no pod yet on n3",
 	}, {
 		name:       "old pods",
-		nodes:      []daemon.UnavailableNode{{NodeName: "n4", Pod: oldPod, Cause: daemon.CauseNotReady}},
+		nodes:      []whatif.UnavailableNode{{NodeName: "n4", Pod: oldPod, Cause: whatif.CauseNotReady}},
 		wantReason: ReasonOldPodsUnavailable,
 		wantMsg:    "old pods unavailable on n4",
 	}, {
@@ -90,7 +91,7 @@ func TestBlockedCause(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, m := blockedCause(daemon.Unavailability{Nodes: tt.nodes}, "h", all)
+			r, m := blockedCause(whatif.Unavailability{Nodes: tt.nodes}, "h", all)
 			if r != tt.wantReason || m != tt.wantMsg {
 				t.Errorf("blockedCause = %q, %q; want %q, %q", r, m, tt.wantReason, tt.wantMsg)
 			}
