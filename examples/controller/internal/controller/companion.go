@@ -228,20 +228,10 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	planned := *ds
 	planned.Spec.UpdateStrategy = strategy
 
-	nodes, err := c.nodes.List(labels.Everything())
+	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
 		result = resultError
-		return fmt.Errorf("daemonset %q: list nodes: %w", key, err)
-	}
-	pods, err := c.pods.Pods(ns).List(labels.Everything())
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: list pods: %w", key, err)
-	}
-	revs, err := c.revs.ControllerRevisions(ns).List(labels.Everything())
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: list revisions: %w", key, err)
+		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
 	satisfied := c.expectations.Satisfied(key)
@@ -467,33 +457,12 @@ func (c *Controller) deleteOldPods(ctx context.Context, key string, ds *appsv1.D
 		uids[i] = d.Pod.UID
 	}
 	c.expectations.Expect(key, 0, uids)
-	var mu sync.Mutex
-	pods := c.client.CoreV1().Pods(ds.Namespace)
-	parallel(len(deletes), c.cfg.BurstReplicas, func(i int) error {
-		d := deletes[i]
-		err := pods.Delete(ctx, d.Pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &d.Pod.UID}})
-		switch {
-		case err == nil:
-			mu.Lock()
-			out.deleted++
-			mu.Unlock()
-			c.metrics.actions.WithLabelValues("delete", string(d.Reason)).Inc()
-			// On the pod, not the DaemonSet: the event recorder lets one
-			// object have 25 events per 5 minutes, which a rollout of
-			// more nodes would spend on deletes, dropping the rollout's
-			// own events (waves, blocked, complete).
-			c.recorder.Eventf(d.Pod, corev1.EventTypeNormal, "RolloutReplace", "Deleted by %s for the rollout of daemonset %s to revision %s (%s)", ComponentName, key, plan.Hash, d.Reason)
-			return nil
-		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
-			c.expectations.DeletionObserved(key, d.Pod.UID)
-			return nil
-		}
-		c.expectations.DeletionObserved(key, d.Pod.UID)
-		c.metrics.actionErrors.WithLabelValues("delete").Inc()
-		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedDelete", "Error deleting pod %s on node %s: %v", d.Pod.Name, d.NodeName, err)
-		err = fmt.Errorf("delete pod %s/%s: %w", d.Pod.Namespace, d.Pod.Name, err)
-		errs.add(err)
-		return err
+	c.deletePods(ctx, key, ds, deletes, out, errs, func(d daemon.Delete) {
+		// On the pod, not the DaemonSet: the event recorder lets one
+		// object have 25 events per 5 minutes, which a rollout of more
+		// nodes would spend on deletes, dropping the rollout's own events
+		// (waves, blocked, complete).
+		c.recorder.Eventf(d.Pod, corev1.EventTypeNormal, "RolloutReplace", "Deleted by %s for the rollout of daemonset %s to revision %s (%s)", ComponentName, key, plan.Hash, d.Reason)
 	})
 }
 

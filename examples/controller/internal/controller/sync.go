@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/cache"
 
@@ -60,20 +59,10 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		result = resultError
 		return fmt.Errorf("daemonset %q: read from cache: %w", key, err)
 	}
-	nodes, err := c.nodes.List(labels.Everything())
+	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
 		result = resultError
-		return fmt.Errorf("daemonset %q: list nodes: %w", key, err)
-	}
-	pods, err := c.pods.Pods(ns).List(labels.Everything())
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: list pods: %w", key, err)
-	}
-	revs, err := c.revs.ControllerRevisions(ns).List(labels.Everything())
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: list revisions: %w", key, err)
+		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
 	satisfied := c.expectations.Satisfied(key)
