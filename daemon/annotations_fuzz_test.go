@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ func FuzzParseRolloutAnnotations(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2, k3, v3 string) {
 		in := map[string]string{k1: v1, k2: v2, k3: v3}
-		before := cloneMap(in)
+		before := maps.Clone(in)
 		got, err := daemon.ParseRolloutAnnotations(in)
 		if diff := cmp.Diff(before, in); diff != "" {
 			t.Fatalf("input modified (-before +after):\n%s", diff)

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -193,7 +194,7 @@ func TestParseRolloutAnnotations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := cloneMap(tt.in)
+			before := maps.Clone(tt.in)
 			got, err := daemon.ParseRolloutAnnotations(tt.in)
 			if diff := cmp.Diff(tt.wantErr, fieldErrs(t, err), cmpopts.IgnoreFields(field.Error{}, "Detail")); diff != "" {
 				t.Fatalf("ParseRolloutAnnotations() errors (-want +got):\n%s\nerror: %v", diff, err)
@@ -211,17 +212,6 @@ func TestParseRolloutAnnotations(t *testing.T) {
 			}
 		})
 	}
-}
-
-func cloneMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // TestParseRolloutAnnotationsErrorText locks the shape of the text people

@@ -12,11 +12,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
@@ -170,29 +168,11 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
 	}()
 
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		result = resultInvalid
-		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
-		return nil
+	ds, result, err := c.cachedDaemonSet(key)
+	if ds == nil {
+		return err
 	}
-	if err := c.fence.behind(key); err != nil {
-		result = resultBehind
-		return fmt.Errorf("daemonset %q: %w", key, err)
-	}
-	ds, err := c.dsLister.DaemonSets(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		result = resultGone
-		c.expectations.Forget(key)
-		c.fence.forget(key)
-		c.companion.forget(key)
-		c.rolloutMetrics.forget(key)
-		return nil
-	}
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: read from cache: %w", key, err)
-	}
+	ns := ds.Namespace
 	if ds.DeletionTimestamp != nil {
 		return nil
 	}
@@ -370,7 +350,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 		c.recorder.Eventf(ds, corev1.EventTypeNormal, "WaveComplete", "%s: %d/%d nodes updated and available%s", w.name(pr.Label), w.Updated, w.Desired, next)
 	}
 
-	g := rolloutGauges{namespace: ns, name: name, desired: pr.Desired, updated: pr.Updated, waves: len(pr.Waves)}
+	g := rolloutGauges{namespace: ns, name: ds.Name, desired: pr.Desired, updated: pr.Updated, waves: len(pr.Waves)}
 	for _, w := range pr.Waves {
 		if w.complete() {
 			g.wavesDone++

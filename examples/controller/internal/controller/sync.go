@@ -7,9 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/selector"
@@ -35,30 +33,11 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
 	}()
 
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		result = resultInvalid
-		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
-		return nil
+	ds, result, err := c.cachedDaemonSet(key)
+	if ds == nil {
+		return err
 	}
-	// Read our own writes: plan nothing from caches that miss them.
-	if err := c.fence.behind(key); err != nil {
-		result = resultBehind
-		return fmt.Errorf("daemonset %q: %w", key, err)
-	}
-	ds, err := c.dsLister.DaemonSets(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		result = resultGone
-		c.expectations.Forget(key)
-		c.state.forget(key)
-		c.fence.forget(key)
-		c.logger.V(2).Info("DaemonSet is gone, state forgotten", "daemonset", key)
-		return nil
-	}
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: read from cache: %w", key, err)
-	}
+	ns := ds.Namespace
 	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
 		result = resultError
