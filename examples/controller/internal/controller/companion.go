@@ -292,7 +292,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 
 	// Conditions.
 	gen := fmt.Sprintf(" (generation %d)", ds.Generation)
-	summary := pr.summary()
+	summary := pr.summary(complete)
 	if partition > 0 {
 		summary += fmt.Sprintf("; the partition keeps %d on the old revision", partition)
 	}

@@ -169,10 +169,11 @@ func (p progress) current() int {
 
 // summary says where the rollout is, for people: "zone us-east-1b: 4/10
 // updated (wave 2 of 3); 14/30 nodes updated; waiting for w-17 to become
-// available".
-func (p progress) summary() string {
+// available". A complete rollout (complete at a partition too) names no
+// current wave.
+func (p progress) summary(complete bool) string {
 	var parts []string
-	if i := p.current(); i >= 0 {
+	if i := p.current(); i >= 0 && !complete {
 		w := p.Waves[i]
 		parts = append(parts, fmt.Sprintf("%s: %d/%d updated (wave %d of %d)", w.name(p.Label), w.Updated, w.Desired, i+1, len(p.Waves)))
 	}

@@ -50,11 +50,14 @@ func TestMeasureAndSummary(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("measure (-want,+got):\n%s", diff)
 	}
-	if s, w := got.summary(), "zone b: 0/3 updated (wave 1 of 3); 2/6 nodes updated (1 outside the scope); waiting for b1, b2 to become available"; s != w {
+	if s, w := got.summary(false), "zone b: 0/3 updated (wave 1 of 3); 2/6 nodes updated (1 outside the scope); waiting for b1, b2 to become available"; s != w {
 		t.Errorf("summary:\n got %s\nwant %s", s, w)
 	}
-	if s := (progress{Desired: 8, Updated: 8}).summary(); s != "8/8 nodes updated" {
+	if s := (progress{Desired: 8, Updated: 8}).summary(true); s != "8/8 nodes updated" {
 		t.Errorf("summary without waves: %s", s)
+	}
+	if s, w := got.summary(true), "2/6 nodes updated (1 outside the scope); waiting for b1, b2 to become available"; s != w {
+		t.Errorf("summary when complete:\n got %s\nwant %s", s, w)
 	}
 	if s := nodeList([]string{"a", "b", "c", "d", "e"}, 3); s != "a, b, c and 2 more" {
 		t.Errorf("nodeList: %s", s)
