@@ -1,13 +1,11 @@
 package deploy_test
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	lua "github.com/yuin/gopher-lua"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -144,60 +142,7 @@ func TestArgoCDConfigMapEmbedsHealthLua(t *testing.T) {
 	}
 }
 
-// health runs health.lua as Argo CD does: the object as the global obj,
-// the script's return value a table with status and message.
-func health(t *testing.T, script string, ds *appsv1.DaemonSet) (string, string) {
-	t.Helper()
-	raw, err := json.Marshal(ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	L := lua.NewState()
-	defer L.Close()
-	L.SetGlobal("obj", toLua(L, m))
-	if err := L.DoString(script); err != nil {
-		t.Fatalf("health.lua: %v", err)
-	}
-	ret, ok := L.Get(-1).(*lua.LTable)
-	if !ok {
-		t.Fatalf("health.lua returned %v", L.Get(-1))
-	}
-	return ret.RawGetString("status").String(), ret.RawGetString("message").String()
-}
-
-func toLua(L *lua.LState, v any) lua.LValue {
-	switch v := v.(type) {
-	case map[string]any:
-		t := L.NewTable()
-		for k, e := range v {
-			t.RawSetString(k, toLua(L, e))
-		}
-		return t
-	case []any:
-		t := L.NewTable()
-		for _, e := range v {
-			t.Append(toLua(L, e))
-		}
-		return t
-	case string:
-		return lua.LString(v)
-	case float64:
-		return lua.LNumber(v)
-	case bool:
-		return lua.LBool(v)
-	}
-	return lua.LNil
-}
-
 func TestHealthLua(t *testing.T) {
-	script, err := deploy.File("argocd/health.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ds := func(strategy appsv1.DaemonSetUpdateStrategyType, ann map[string]string, st appsv1.DaemonSetStatus, conds ...appsv1.DaemonSetCondition) *appsv1.DaemonSet {
 		st.Conditions = conds
 		return &appsv1.DaemonSet{
@@ -239,7 +184,10 @@ func TestHealthLua(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			status, msg := health(t, string(script), tt.ds)
+			status, msg, err := deploy.ArgoCDHealth(tt.ds)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if status != tt.want || !strings.Contains(msg, tt.wantMsg) {
 				t.Errorf("health = %s %q, want %s with %q", status, msg, tt.want, tt.wantMsg)
 			}
