@@ -11,10 +11,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/examples/controller/deploy"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
 )
 
@@ -215,4 +217,146 @@ func TestCompanionPauseResume(t *testing.T) {
 	}
 	t.Logf("companion-pause: paused after %d of %d nodes, nothing deleted for 5s while paused, resumed to completion; %d pod events checked",
 		pausedAt, len(nodes), events)
+}
+
+// updatePodSpec changes the DaemonSet's pod template with mutate.
+func (c *cluster) updatePodSpec(name string, mutate func(*corev1.PodSpec)) {
+	c.t.Helper()
+	ctx := context.Background()
+	for attempt := 0; ; attempt++ {
+		ds := c.daemonSet(name)
+		mutate(&ds.Spec.Template.Spec)
+		_, err := c.admin.AppsV1().DaemonSets(testNamespace).Update(ctx, ds, metav1.UpdateOptions{})
+		if err == nil {
+			return
+		}
+		if attempt > 5 {
+			c.t.Fatalf("updating daemonset %s: %v", name, err)
+		}
+	}
+}
+
+// argoHealth is the Argo CD health the shipped check gives the live
+// DaemonSet.
+func (c *cluster) argoHealth(name string) (string, string) {
+	c.t.Helper()
+	status, msg, err := deploy.ArgoCDHealth(c.daemonSet(name))
+	if err != nil {
+		c.t.Fatalf("Argo CD health check: %v", err)
+	}
+	return status, msg
+}
+
+// TestCompanionProgressDeadline: a new revision that can never run (it
+// asks for more CPU than any node has, so its pods stay Pending) stops the
+// rollout at its progress deadline: the strict budget of one is spent on
+// the first node and never more, RolloutBlocked names the cause and the
+// node, the rollout pauses itself, and the Argo CD check says Degraded. The
+// pause survives a failover to the standby replica (its state is in the
+// DaemonSet). A new template resumes it and the rollout completes, Healthy.
+func TestCompanionProgressDeadline(t *testing.T) {
+	countResult(t)
+	countRollout(t)
+	e := newCompanionEnv(t)
+	zones := []string{"zone-a", "zone-b", "zone-c"}
+	nodes := zonedNodes(zones, 8)
+	e.addNodes(nodes...)
+	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
+		daemon.AnnotationMaxUnavailable:   "1",
+		daemon.AnnotationStrict:           "true",
+		daemon.AnnotationOrderBy:          zoneLabel,
+		daemon.AnnotationProgressDeadline: "5s",
+	})))
+	e.converge("agent", names(nodes), 2*time.Minute)
+	oldHash := e.currentHash(e.daemonSet("agent"))
+	dw := newDeletionWatch(oldHash)
+	m := e.startMonitor(func(pods map[string]*corev1.Pod) string {
+		dw.check(pods)
+		return budgetCheck("agent", names(nodes), 1, 1)(pods)
+	})
+
+	start := time.Now()
+	e.updatePodSpec("agent", func(s *corev1.PodSpec) {
+		s.Containers[0].Image = "example.invalid/agent:v2"
+		s.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100000")}
+	})
+	e.eventually("blocked and paused at the deadline", time.Minute, func() (bool, string) {
+		for _, c := range []struct {
+			t      appsv1.DaemonSetConditionType
+			status corev1.ConditionStatus
+			reason string
+		}{
+			{controller.ConditionBlocked, corev1.ConditionTrue, controller.ReasonNewRevisionUnavailable},
+			{controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonProgressDeadlineExceeded},
+			{controller.ConditionProgressing, corev1.ConditionFalse, controller.ReasonProgressDeadlineExceeded},
+		} {
+			if ok, why := e.conditionIs("agent", c.t, c.status, c.reason); !ok {
+				return false, why
+			}
+		}
+		return true, ""
+	})
+	blockedAfter := time.Since(start)
+	blocked := conditionOf(e.daemonSet("agent"), controller.ConditionBlocked)
+	if !strings.Contains(blocked.Message, "not becoming available on zone-a-000") {
+		t.Errorf("RolloutBlocked message %q does not name zone-a-000", blocked.Message)
+	}
+	if status, msg := e.argoHealth("agent"); status != "Degraded" {
+		t.Errorf("Argo CD health while blocked: %s %q, want Degraded", status, msg)
+	}
+	if n := dw.count(); n != 1 {
+		t.Errorf("%d old pods deleted, want 1 (the budget)", n)
+	}
+
+	// Fail over: the leader stops (its Lease released), the standby leads.
+	var leader *replica
+	for _, r := range e.replicas {
+		if r.leading.Load() {
+			leader = r
+		}
+	}
+	if leader == nil {
+		t.Fatal("no replica leads")
+	}
+	leader.stop()
+	e.eventually("the standby leads", time.Minute, func() (bool, string) {
+		l := e.leaders()
+		return len(l) == 1 && l[0] != leader.name, fmt.Sprintf("leaders %q", l)
+	})
+	time.Sleep(3 * time.Second)
+	if ok, why := e.conditionIs("agent", controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonProgressDeadlineExceeded); !ok {
+		t.Errorf("after the failover: %s", why)
+	}
+	if n := dw.count(); n != 1 {
+		t.Errorf("after the failover %d old pods deleted, want still 1", n)
+	}
+
+	// A template that can run resumes the rollout.
+	e.updatePodSpec("agent", func(s *corev1.PodSpec) {
+		s.Containers[0].Image = "example.invalid/agent:v3"
+		s.Containers[0].Resources.Requests = nil
+	})
+	e.eventually("rollout to v3 complete", rolloutTimeout, func() (bool, string) {
+		return e.rolledOut("agent", names(nodes))
+	})
+	for _, c := range []struct {
+		t      appsv1.DaemonSetConditionType
+		reason string
+	}{{controller.ConditionBlocked, controller.ReasonNotBlocked}, {controller.ConditionPaused, controller.ReasonNotPaused}} {
+		if ok, why := e.conditionIs("agent", c.t, corev1.ConditionFalse, c.reason); !ok {
+			t.Errorf("after the new template: %s", why)
+		}
+	}
+	if status, msg := e.argoHealth("agent"); status != "Healthy" {
+		t.Errorf("Argo CD health at the end: %s %q, want Healthy", status, msg)
+	}
+	if ev := e.eventsOf("agent", controller.ComponentName, "RolloutBlocked"); len(ev) != 1 {
+		t.Errorf("RolloutBlocked events %q, want one", ev)
+	}
+	violations, events := m.stopAndReport()
+	for _, v := range violations {
+		t.Errorf("safety bound broken: %s", v)
+	}
+	t.Logf("companion-progress-deadline: blocked and paused %s after the template change (deadline 5s): %s; held across a failover; resumed by a new template; %d pod events checked",
+		blockedAfter.Round(100*time.Millisecond), blocked.Message, events)
 }
