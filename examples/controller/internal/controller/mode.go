@@ -9,7 +9,9 @@ const (
 	// ModeReplace: the controller is the cluster's DaemonSet controller,
 	// instead of kube-controller-manager's (which must be off): it creates
 	// and deletes pods, writes revisions and status. Rollout annotations
-	// (daemon.ParseRolloutAnnotations) shape its plans, surge included.
+	// (daemon.ParseRolloutAnnotations) shape its plans, surge included;
+	// progress-deadline and the rollout conditions are ModeCompanion's
+	// only (this mode writes upstream's status, nothing more).
 	ModeReplace Mode = "replace"
 	// ModeCompanion: the controller runs beside kube-controller-manager's
 	// DaemonSet controller and rolls out only the DaemonSets that opt in:
