@@ -172,7 +172,11 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		step, stepErr = c.rollingStep(ds, hist.Hash, &opts, s)
 		if stepErr == nil {
 			plan.Rolling = &step
-			addStep(m, step)
+			// The step decides in the plan's own shape: its decisions join
+			// the create/delete pass's, so that the burst cap and pod
+			// building apply to both alike.
+			m.creates = append(m.creates, step.Creates...)
+			m.deletes = append(m.deletes, step.Deletes...)
 		}
 	}
 	if stepErr == nil && len(hist.Old) > rollout.HistoryLimit(ds) {
@@ -190,17 +194,14 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.DeferredCreates = len(m.creates) - len(creates)
 	plan.DeferredDeletes = len(m.deletes) - len(deletes)
 	if len(creates) > 0 {
-		plan.Creates = make([]Create, len(creates))
-		for i, w := range creates {
-			plan.Creates[i] = Create{NodeName: w.node, Pod: factory.Pod(w.node), Reason: w.reason}
+		plan.Creates = slices.Clone(creates)
+		for i := range plan.Creates {
+			plan.Creates[i].Pod = factory.Pod(plan.Creates[i].NodeName)
 		}
 		slices.SortStableFunc(plan.Creates, func(a, b Create) int { return cmp.Compare(a.NodeName, b.NodeName) })
 	}
 	if len(deletes) > 0 {
-		plan.Deletes = make([]Delete, len(deletes))
-		for i, w := range deletes {
-			plan.Deletes[i] = Delete{Pod: w.pod, NodeName: w.node, Reason: w.reason}
-		}
+		plan.Deletes = slices.Clone(deletes)
 		slices.SortFunc(plan.Deletes, func(a, b Delete) int {
 			return cmp.Or(cmp.Compare(a.NodeName, b.NodeName), cmp.Compare(a.Pod.Name, b.Pod.Name))
 		})
@@ -217,38 +218,13 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	return plan, nil
 }
 
-// addStep turns the rolling-update step's choices into the manager's
-// decisions, so that the burst cap and pod building apply to them alike.
-func addStep(m *manager, step rollout.Step) {
-	for _, sc := range step.Creates {
-		r := ReasonSurge
-		if sc.Action == rollout.ActionReplaceUnavailable {
-			r = ReasonSurgeForUnavailable
-		}
-		m.create(sc.NodeName, r)
-	}
-	for _, sd := range step.Deletes {
-		var r Reason
-		switch sd.Action {
-		case rollout.ActionReplaceUnavailable:
-			r = ReasonReplaceUnavailable
-		case rollout.ActionReplace:
-			r = ReasonRollingUpdate
-		case rollout.ActionRemoveReplaced:
-			r = ReasonSurgeReplaced
-		default:
-			r = ReasonIneligibleUnderSurge
-		}
-		m.delete(sd.Pod, sd.NodeName, r)
-	}
-}
-
 // rolloutNodes describes the cluster to the rolling-update step: every
 // existing node, then every missing node with pods. Nodes that may not run
 // the pod and have none are passed too: the step ignores them (see
 // rollout.RollingUpdate), and passing c.nodes as it is spares a copy of
-// the fleet. The nodes and missing groups are joined, in s when non-nil,
-// only when there are missing nodes.
+// the fleet. Under a policy, compile has written each node's facts (Hold,
+// Rank, Domain) first. The nodes and missing groups are joined, in s when
+// non-nil, only when there are missing nodes.
 func (c *cluster) rolloutNodes(s *scratch) []rollout.Node {
 	if len(c.missing) == 0 {
 		return c.nodes

@@ -10,18 +10,6 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// wantCreate and wantDelete are decisions before the burst cap.
-type wantCreate struct {
-	node   string
-	reason Reason
-}
-
-type wantDelete struct {
-	pod    *corev1.Pod
-	node   string
-	reason Reason
-}
-
 // manager runs upstream's create/delete pass (manage and
 // podsShouldBeOnNode) over the cluster, in node name order.
 type manager struct {
@@ -30,8 +18,10 @@ type manager struct {
 	backoff    *backoffState
 	backoffKey BackoffKey
 
-	creates []wantCreate
-	deletes []wantDelete
+	// creates and deletes are the decisions before the burst cap, in the
+	// plan's own shape (the creates without their pods yet).
+	creates []Create
+	deletes []Delete
 	events  []Event
 	// backoffWait is the shortest remaining failed-pod backoff that held a
 	// deletion back; 0 when none did.
@@ -39,11 +29,11 @@ type manager struct {
 }
 
 func (m *manager) create(node string, r Reason) {
-	m.creates = append(m.creates, wantCreate{node: node, reason: r})
+	m.creates = append(m.creates, Create{NodeName: node, Reason: r})
 }
 
 func (m *manager) delete(pod *corev1.Pod, node string, r Reason) {
-	m.deletes = append(m.deletes, wantDelete{pod: pod, node: node, reason: r})
+	m.deletes = append(m.deletes, Delete{Pod: pod, NodeName: node, Reason: r})
 }
 
 // run decides every node, then the pods of missing nodes. Deletes of

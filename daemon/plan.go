@@ -10,19 +10,20 @@ import (
 )
 
 // Reason says why a plan creates or deletes a pod. Its values complete the
-// sentence "the pod is created/deleted because ...".
-type Reason string
+// sentence "the pod is created/deleted because ...". It is rollout.Reason:
+// a decision keeps one shape from the rolling-update step, or the
+// create/delete pass, to the plan's Create or Delete. The rolling step's
+// reasons are declared in package rollout and repeated here.
+type Reason = rollout.Reason
 
 // The reasons of creates.
 const (
 	// ReasonNodeNeedsPod: the node should run a daemon pod and has none.
 	ReasonNodeNeedsPod Reason = "NodeNeedsPod"
-	// ReasonSurgeForUnavailable: a rolling update with maxSurge creates the
-	// new pod at once beside an old pod that is not available.
-	ReasonSurgeForUnavailable Reason = "SurgeForUnavailable"
-	// ReasonSurge: a rolling update with maxSurge creates a new pod beside an
-	// available old one, within maxSurge.
-	ReasonSurge Reason = "Surge"
+	// ReasonSurgeForUnavailable: see rollout.ReasonSurgeForUnavailable.
+	ReasonSurgeForUnavailable = rollout.ReasonSurgeForUnavailable
+	// ReasonSurge: see rollout.ReasonSurge.
+	ReasonSurge = rollout.ReasonSurge
 )
 
 // The reasons of deletes.
@@ -40,42 +41,29 @@ const (
 	// ReasonNodeMissing: the pod was never scheduled and targets a node that
 	// does not exist.
 	ReasonNodeMissing Reason = "NodeMissing"
-	// ReasonSurgeReplaced: with surge, an old pod whose new pod on the same
-	// node is available, or which is no longer ready beside a new pod.
-	ReasonSurgeReplaced Reason = "SurgeReplaced"
-	// ReasonRollingUpdate: an old available pod is replaced within
-	// maxUnavailable (maxSurge = 0); the next sync creates its successor.
-	ReasonRollingUpdate Reason = "RollingUpdate"
-	// ReasonReplaceUnavailable: an old pod that is not available is replaced
-	// at once, outside the maxUnavailable budget.
-	ReasonReplaceUnavailable Reason = "ReplaceUnavailable"
-	// ReasonIneligibleUnderSurge: with surge, an old pod on a node that may
-	// no longer run it, deleted once enough pods elsewhere are available
-	// (or at once when it is not available itself).
-	ReasonIneligibleUnderSurge Reason = "IneligibleUnderSurge"
+	// ReasonSurgeReplaced: see rollout.ReasonSurgeReplaced; the create/delete
+	// pass uses it too, for an old pod no longer ready beside a new one.
+	ReasonSurgeReplaced = rollout.ReasonSurgeReplaced
+	// ReasonRollingUpdate: see rollout.ReasonRollingUpdate.
+	ReasonRollingUpdate = rollout.ReasonRollingUpdate
+	// ReasonReplaceUnavailable: see rollout.ReasonReplaceUnavailable.
+	ReasonReplaceUnavailable = rollout.ReasonReplaceUnavailable
+	// ReasonIneligibleUnderSurge: see rollout.ReasonIneligibleUnderSurge.
+	ReasonIneligibleUnderSurge = rollout.ReasonIneligibleUnderSurge
 )
 
-// Create asks for one daemon pod on one node.
-type Create struct {
-	// NodeName is the node the pod is bound to through its node affinity.
-	NodeName string
-	// Pod is the complete object to POST in the DaemonSet's namespace:
-	// generateName "<ds>-", template labels and annotations with the
-	// controller-revision-hash (and pod-template-generation) labels, the
-	// daemon tolerations, the affinity bound to NodeName and the controller
-	// reference. It is a new object owned by the plan.
-	Pod    *corev1.Pod
-	Reason Reason
-}
+// Create asks for one daemon pod on one node: rollout.Create, whose Pod a
+// plan always fills in. The Pod is the complete object to POST in the
+// DaemonSet's namespace: generateName "<ds>-", template labels and
+// annotations with the controller-revision-hash (and
+// pod-template-generation) labels, the daemon tolerations, the affinity
+// bound to NodeName and the controller reference. It is a new object owned
+// by the plan.
+type Create = rollout.Create
 
-// Delete asks for one pod to be deleted.
-type Delete struct {
-	// Pod is the caller's pod, unmodified.
-	Pod *corev1.Pod
-	// NodeName is the node the pod targets.
-	NodeName string
-	Reason   Reason
-}
+// Delete asks for one pod to be deleted: rollout.Delete. Its Pod is the
+// caller's pod, unmodified.
+type Delete = rollout.Delete
 
 // Skip says why a plan holds no actions at all.
 type Skip string

@@ -25,8 +25,8 @@ type scratch struct {
 	// The slices a plan grows by appending, short in a steady cluster.
 	adopt, release, unplaced []*corev1.Pod
 	missing                  []rollout.Node
-	creates                  []wantCreate
-	deletes                  []wantDelete
+	creates                  []Create
+	deletes                  []Delete
 	// touched is a sink for the reads newCluster's passes make ahead of
 	// deciding (see gatherBatch).
 	touched int

@@ -35,6 +35,12 @@ import (
 // updated: the partition then keeps fewer old nodes than asked, never
 // more replacements than asked.
 //
+// What the plan reports. When the policy shapes the step (a Scope, an
+// Order, a DomainBudget, Strict or a partition above 0), Plan.Rolling.Policy
+// holds the partition and the counts the policy needs (see
+// rollout.StepPolicy); otherwise the plan runs upstream's step and it is
+// nil.
+//
 // Annotations. A DaemonSet asks for a policy without Go code through its
 // annotations under AnnotationPrefix (rollout.daemonplan.io/partition,
 // …/scope, …/order-by, …); ParseRolloutAnnotations turns them into a
@@ -254,31 +260,40 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// compilePolicy turns p into the step's policy over nodes (the step's
-// nodes) and objs (their node objects, nil for missing nodes).
-func (p *RolloutPolicy) compile(nodes []rollout.Node, objs []*corev1.Node) (rollout.Policy, error) {
-	var rp rollout.Policy
+// compile writes what p says of each node of c that the rolling step
+// walks (existing nodes that should run the pod or have pods, and missing
+// nodes) on its rollout.Node: Hold from Scope (missing nodes are outside
+// any scope), Rank from Order, Domain from DomainBudget. It returns the
+// step's policy, and whether the policy shapes the step at all (a scope,
+// an order, a domain budget, Strict or a partition above 0): when it does
+// not, the plan runs upstream's step and Plan.Rolling.Policy is nil.
+func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err error) {
 	rp.Strict = p.Strict
+	walked := func(i int) bool { n := &c.nodes[i]; return n.ShouldRun || len(n.Pods) > 0 }
 	if p.Scope != nil {
 		sel, err := metav1.LabelSelectorAsSelector(p.Scope)
 		if err != nil {
-			return rp, field.Invalid(policyPath.Child("scope"), p.Scope.String(), err.Error())
+			return rp, false, field.Invalid(policyPath.Child("scope"), p.Scope.String(), err.Error())
 		}
-		rp.Hold = make([]bool, len(nodes))
-		for i, n := range objs {
-			rp.Hold[i] = n == nil || !sel.Matches(labels.Set(n.Labels))
+		for i := range c.nodes {
+			if walked(i) {
+				c.nodes[i].Hold = !sel.Matches(labels.Set(c.info[i].node.Labels))
+			}
+		}
+		for i := range c.missing {
+			c.missing[i].Hold = true
 		}
 	}
 	if p.Partition != nil {
 		desired := 0
-		for i := range nodes {
-			if !nodes[i].Missing && nodes[i].ShouldRun && (rp.Hold == nil || !rp.Hold[i]) {
+		for i := range c.nodes {
+			if n := &c.nodes[i]; n.ShouldRun && !n.Hold {
 				desired++
 			}
 		}
 		n, err := scalePartition(p.Partition, desired)
 		if err != nil {
-			return rp, err
+			return rp, false, err
 		}
 		rp.Partition = n
 		if n >= desired && desired > 0 {
@@ -287,68 +302,59 @@ func (p *RolloutPolicy) compile(nodes []rollout.Node, objs []*corev1.Node) (roll
 		}
 	}
 	if p.Order.Label != "" || p.Order.Compare != nil {
-		idx := make([]int, len(nodes))
-		for i := range idx {
-			idx[i] = i
+		// Indices of the walked nodes, the missing ones after the existing
+		// ones; ranked by the order, then by name.
+		var idx []int
+		for i := range c.nodes {
+			if walked(i) {
+				idx = append(idx, i)
+			}
+		}
+		for i := range c.missing {
+			idx = append(idx, len(c.nodes)+i)
+		}
+		node := func(i int) (*rollout.Node, *corev1.Node) {
+			if i < len(c.nodes) {
+				return &c.nodes[i], c.info[i].node
+			}
+			return &c.missing[i-len(c.nodes)], nil
 		}
 		slices.SortStableFunc(idx, func(a, b int) int {
-			return cmp.Or(p.CompareNodes(objs[a], objs[b]), cmp.Compare(nodes[a].Name, nodes[b].Name))
+			na, oa := node(a)
+			nb, ob := node(b)
+			return cmp.Or(p.CompareNodes(oa, ob), cmp.Compare(na.Name, nb.Name))
 		})
-		rp.Rank = make([]int, len(nodes))
 		for r, i := range idx {
-			rp.Rank[i] = r
+			n, _ := node(i)
+			n.Rank = r
 		}
 	}
 	if d := p.DomainBudget; d != nil {
-		rp.Domain = make([]string, len(nodes))
-		for i, n := range objs {
-			if n != nil {
-				rp.Domain[i] = n.Labels[d.Label]
+		for i := range c.nodes {
+			if walked(i) {
+				c.nodes[i].Domain = c.info[i].node.Labels[d.Label]
 			}
 		}
 		rp.DomainMaxUnavailable, rp.DomainMaxSurge = d.MaxUnavailable, d.MaxSurge
 	}
-	return rp, nil
+	shapes = p.Scope != nil || p.Order.Label != "" || p.Order.Compare != nil || p.DomainBudget != nil || !rp.IsZero()
+	return rp, shapes, nil
 }
 
 // rollingStep runs the rolling-update step of one plan under policy:
-// upstream's step when policy is zero.
+// upstream's step when policy is zero, or does not shape the step.
 func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options, s *scratch) (rollout.Step, error) {
 	if opts.Rollout.IsZero() {
 		return rollout.RollingUpdate(ds, c.rolloutNodes(s), hash, opts.Now)
 	}
-	nodes, objs := c.policyNodes(s)
-	rp, err := opts.Rollout.compile(nodes, objs)
+	rp, shapes, err := opts.Rollout.compile(c)
 	if err != nil {
 		return rollout.Step{}, err
 	}
-	return rollout.RollingUpdatePolicy(ds, nodes, hash, opts.Now, rp)
-}
-
-// policyNodes describes the cluster to the rolling-update step under a
-// policy: every existing node that should run the pod or has pods, with
-// its object beside it, then every missing node with pods (object nil). The
-// policy's per-node figures are made over these nodes only.
-func (c *cluster) policyNodes(s *scratch) ([]rollout.Node, []*corev1.Node) {
-	var nodes []rollout.Node
-	if s != nil {
-		nodes = s.rollout.take(len(c.nodes) + len(c.missing))
-	} else {
-		nodes = make([]rollout.Node, 0, len(c.nodes)+len(c.missing))
+	if !shapes {
+		return rollout.RollingUpdate(ds, c.rolloutNodes(s), hash, opts.Now)
 	}
-	objs := make([]*corev1.Node, 0, cap(nodes))
-	for i := range c.nodes {
-		if n := &c.nodes[i]; n.ShouldRun || len(n.Pods) > 0 {
-			nodes = append(nodes, *n)
-			objs = append(objs, c.info[i].node)
-		}
-	}
-	nodes = append(nodes, c.missing...)
-	objs = objs[:len(nodes)]
-	if s != nil {
-		s.rollout.put(nodes)
-	}
-	return nodes, objs
+	return rollout.RollingUpdatePolicy(ds, c.rolloutNodes(s), hash, opts.Now, rp)
 }
 
 // invalidPolicy is a RolloutPolicy.Validate error as Compute returns it:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 const zone = "topology.kubernetes.io/zone"
@@ -137,6 +138,47 @@ func TestRolloutPolicy(t *testing.T) {
 			}
 			if got := plan.Rolling != nil; got != tt.wantStep {
 				t.Errorf("rolling step ran = %v, want %v", got, tt.wantStep)
+			}
+		})
+	}
+}
+
+// TestRolloutPolicyReport: Plan.Rolling.Policy is reported exactly when
+// the policy shapes the step; a policy that cannot change it (a partition
+// of 0, Order.Values without a label) runs upstream's step and reports
+// nothing, while a scope that holds no node, or an order over one node,
+// still reports the counts.
+func TestRolloutPolicyReport(t *testing.T) {
+	tests := []struct {
+		name  string
+		nodes int
+		pol   daemon.RolloutPolicy
+		want  *rollout.StepPolicy
+	}{
+		{name: "zero policy", nodes: 3},
+		{name: "partition 0", nodes: 3, pol: daemon.RolloutPolicy{Partition: pios("0")}},
+		{name: "partition 0%", nodes: 3, pol: daemon.RolloutPolicy{Partition: pios("0%")}},
+		{name: "order values without a label", nodes: 3, pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Values: []string{"a"}}}},
+		{name: "partition 1", nodes: 3, pol: daemon.RolloutPolicy{Partition: pios("1")}, want: &rollout.StepPolicy{Partition: 1, Remaining: 3}},
+		{name: "empty scope holds nothing", nodes: 3, pol: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{}}, want: &rollout.StepPolicy{Remaining: 3}},
+		{name: "scope holds zone b", nodes: 3, pol: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchLabels: map[string]string{zone: "a"}}},
+			want: &rollout.StepPolicy{Remaining: 2, Held: 1}},
+		{name: "order over one node", nodes: 1, pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}}, want: &rollout.StepPolicy{Remaining: 1}},
+		{name: "strict", nodes: 3, pol: daemon.RolloutPolicy{Strict: true}, want: &rollout.StepPolicy{Remaining: 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("1"))
+			nodes, pods := oldCluster(ds, tt.nodes)
+			plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: tt.pol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Rolling == nil {
+				t.Fatal("no rolling step")
+			}
+			if diff := cmp.Diff(tt.want, plan.Rolling.Policy); diff != "" {
+				t.Errorf("Rolling.Policy (-want +got):\n%s", diff)
 			}
 		})
 	}

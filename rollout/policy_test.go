@@ -38,21 +38,26 @@ func TestRollingUpdatePolicy(t *testing.T) {
 		name       string
 		maxU, surg int
 		kinds      []podKind
+		hold       []bool   // Node.Hold of each node
+		rank       []int    // Node.Rank of each node
+		domain     []string // Node.Domain of each node
 		p          rollout.Policy
 		want       string
 		wantPolicy *rollout.StepPolicy
 	}{
-		{name: "zero policy", maxU: 2, kinds: five, want: "-n0 -n1"},
+		{name: "zero policy", maxU: 2, kinds: five, want: "-n0 -n1", wantPolicy: &rollout.StepPolicy{Remaining: 5}},
 		{name: "partition 4", maxU: 5, kinds: five, p: rollout.Policy{Partition: 4}, want: "-n0",
 			wantPolicy: &rollout.StepPolicy{Partition: 4, Remaining: 5}},
 		{name: "partition counts updated nodes as done", maxU: 5, kinds: []podKind{newAvail, newAvail, oldAvail, oldAvail, oldAvail},
 			p: rollout.Policy{Partition: 2}, want: "-n2", wantPolicy: &rollout.StepPolicy{Partition: 2, Remaining: 3}},
-		{name: "hold", maxU: 5, kinds: five, p: rollout.Policy{Hold: []bool{true, false, true, false, true}}, want: "-n1 -n3",
+		{name: "hold", maxU: 5, kinds: five, hold: []bool{true, false, true, false, true}, want: "-n1 -n3",
 			wantPolicy: &rollout.StepPolicy{Remaining: 2, Held: 3}},
-		{name: "rank", maxU: 2, kinds: five, p: rollout.Policy{Rank: []int{4, 3, 2, 1, 0}}, want: "-n3 -n4",
+		{name: "rank", maxU: 2, kinds: five, rank: []int{4, 3, 2, 1, 0}, want: "-n3 -n4",
 			wantPolicy: &rollout.StepPolicy{Remaining: 5}},
-		{name: "domains", maxU: 5, kinds: five, p: rollout.Policy{Domain: []string{"a", "a", "b", "b", ""}, DomainMaxUnavailable: ip(1)},
+		{name: "domains", maxU: 5, kinds: five, domain: []string{"a", "a", "b", "b", ""}, p: rollout.Policy{DomainMaxUnavailable: ip(1)},
 			want: "-n0 -n2 -n4", wantPolicy: &rollout.StepPolicy{Remaining: 5}},
+		{name: "domain budget without domains: one domain", maxU: 5, kinds: five, p: rollout.Policy{DomainMaxUnavailable: ip(2)},
+			want: "-n0 -n1", wantPolicy: &rollout.StepPolicy{Remaining: 5}},
 		{name: "strict", maxU: 1, kinds: []podKind{oldUnavail, oldUnavail, oldAvail}, p: rollout.Policy{Strict: true}, want: "-n0",
 			wantPolicy: &rollout.StepPolicy{Remaining: 3}},
 		{name: "surge partition", surg: 5, kinds: five, p: rollout.Policy{Partition: 3}, want: "+n0 +n1",
@@ -60,7 +65,19 @@ func TestRollingUpdatePolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, err := rollout.RollingUpdatePolicy(stepDS(ip(tt.maxU), ip(tt.surg)), policyNodes(tt.kinds...), newHash, stepNow, tt.p)
+			nodes := policyNodes(tt.kinds...)
+			for i := range nodes {
+				if tt.hold != nil {
+					nodes[i].Hold = tt.hold[i]
+				}
+				if tt.rank != nil {
+					nodes[i].Rank = tt.rank[i]
+				}
+				if tt.domain != nil {
+					nodes[i].Domain = tt.domain[i]
+				}
+			}
+			st, err := rollout.RollingUpdatePolicy(stepDS(ip(tt.maxU), ip(tt.surg)), nodes, newHash, stepNow, tt.p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,11 +97,8 @@ func TestRollingUpdatePolicyErrors(t *testing.T) {
 		p    rollout.Policy
 		want string
 	}{
-		{"short hold", rollout.Policy{Hold: []bool{true}}, `policy.hold: Invalid value: 1: must have one entry per node (2)`},
-		{"long rank", rollout.Policy{Rank: []int{1, 2, 3}}, `policy.rank: Invalid value: 3`},
-		{"domain", rollout.Policy{Domain: []string{}}, `policy.domain: Invalid value: 0`},
 		{"negative partition", rollout.Policy{Partition: -1}, `policy.partition: Invalid value: -1`},
-		{"bad domain budget", rollout.Policy{Domain: []string{"a", "b"}, DomainMaxUnavailable: sp("x%")}, `policy.domainBudget: Invalid value: "x%"`},
+		{"bad domain budget", rollout.Policy{DomainMaxUnavailable: sp("x%")}, `policy.domainBudget: Invalid value: "x%"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

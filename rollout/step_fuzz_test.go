@@ -147,7 +147,7 @@ func checkStep(t *testing.T, ds *appsv1.DaemonSet, nodes []rollout.Node, step ro
 			t.Fatalf("two deletes on node %s", d.NodeName)
 		}
 		deleted[d.NodeName] = true
-		if d.Action == rollout.ActionReplace {
+		if d.Reason == rollout.ReasonRollingUpdate {
 			replaced++
 		}
 	}
@@ -166,7 +166,7 @@ func checkStep(t *testing.T, ds *appsv1.DaemonSet, nodes []rollout.Node, step ro
 		if n == nil || n.Missing || !n.ShouldRun {
 			t.Fatalf("create on %q: not an eligible node", c.NodeName)
 		}
-		if c.Action == rollout.ActionReplace {
+		if c.Reason == rollout.ReasonSurge {
 			surged++
 		}
 	}

@@ -95,18 +95,18 @@ type stepSummary struct {
 	MaxSurge, MaxUnavailable, Desired int
 	NumUnavailable, NumSurge          int
 	NumAvailable, Candidates          int
-	Creates                           []string // node/action
-	Deletes                           []string // pod/action
+	Creates                           []string // node/reason
+	Deletes                           []string // pod/reason
 }
 
 func summarize(s rollout.Step) stepSummary {
 	out := stepSummary{MaxSurge: s.MaxSurge, MaxUnavailable: s.MaxUnavailable, Desired: s.Desired,
 		NumUnavailable: s.NumUnavailable, NumSurge: s.NumSurge, NumAvailable: s.NumAvailable, Candidates: s.Candidates}
 	for _, c := range s.Creates {
-		out.Creates = append(out.Creates, c.NodeName+"/"+string(c.Action))
+		out.Creates = append(out.Creates, c.NodeName+"/"+string(c.Reason))
 	}
 	for _, d := range s.Deletes {
-		out.Deletes = append(out.Deletes, d.Pod.Name+"/"+string(d.Action))
+		out.Deletes = append(out.Deletes, d.Pod.Name+"/"+string(d.Reason))
 	}
 	return out
 }
@@ -123,7 +123,7 @@ func TestRollingUpdate(t *testing.T) {
 			ds:    stepDS(ip(1), ip(0)),
 			nodes: []rollout.Node{node("n3", true, oldAvail), node("n1", true, oldAvail), node("n2", true, oldAvail)},
 			want: stepSummary{MaxUnavailable: 1, Desired: 3, Candidates: 3,
-				Deletes: []string{"n1-a/Replace"}},
+				Deletes: []string{"n1-a/RollingUpdate"}},
 		},
 		{
 			name:  "an unavailable new pod uses up the budget",
@@ -149,7 +149,7 @@ func TestRollingUpdate(t *testing.T) {
 			name:  "several old pods on a node are left to the create/delete pass and count as unavailable",
 			ds:    stepDS(ip(2), nil),
 			nodes: []rollout.Node{node("n1", true, oldAvail, oldAvail), node("n2", true, oldAvail)},
-			want:  stepSummary{MaxUnavailable: 2, Desired: 2, NumUnavailable: 1, Candidates: 1, Deletes: []string{"n2-a/Replace"}},
+			want:  stepSummary{MaxUnavailable: 2, Desired: 2, NumUnavailable: 1, Candidates: 1, Deletes: []string{"n2-a/RollingUpdate"}},
 		},
 		{
 			name:  "pods being deleted are ignored",
@@ -161,48 +161,48 @@ func TestRollingUpdate(t *testing.T) {
 			name:  "nil pods are ignored",
 			ds:    stepDS(ip(1), nil),
 			nodes: []rollout.Node{withNilPod(node("n1", true, oldAvail)), node("n2", true, oldAvail)},
-			want:  stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 2, Deletes: []string{"n1-a/Replace"}},
+			want:  stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 2, Deletes: []string{"n1-a/RollingUpdate"}},
 		},
 		{
 			name:  "both budgets zero with pods desired default to one unavailable",
 			ds:    stepDS(ip(0), ip(0)),
 			nodes: []rollout.Node{node("n1", true, oldAvail), node("n2", true, oldAvail)},
-			want:  stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 2, Deletes: []string{"n1-a/Replace"}},
+			want:  stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 2, Deletes: []string{"n1-a/RollingUpdate"}},
 		},
 		{
 			name:  "percentages round up over the desired count",
 			ds:    stepDS(sp("10%"), nil),
 			nodes: []rollout.Node{node("n1", true, oldAvail), node("n2", true, oldAvail), node("n3", false, oldAvail)},
 			// 10% of 2 desired rounds up to 1; the ineligible n3 still holds a candidate.
-			want: stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 3, Deletes: []string{"n1-a/Replace"}},
+			want: stepSummary{MaxUnavailable: 1, Desired: 2, Candidates: 3, Deletes: []string{"n1-a/RollingUpdate"}},
 		},
 		{
 			name:  "an old pod on a missing node is a candidate without surge",
 			ds:    stepDS(ip(1), nil),
 			nodes: []rollout.Node{missing(node("gone", false, oldAvail))},
 			// A fixed maxUnavailable is not scaled, so it stays 1 with nothing desired.
-			want: stepSummary{MaxUnavailable: 1, Desired: 0, Candidates: 1, Deletes: []string{"gone-a/Replace"}},
+			want: stepSummary{MaxUnavailable: 1, Desired: 0, Candidates: 1, Deletes: []string{"gone-a/RollingUpdate"}},
 		},
 		{
 			name:  "surge creates beside old available pods up to maxSurge",
 			ds:    stepDS(ip(0), ip(2)),
 			nodes: []rollout.Node{node("n1", true, oldAvail), node("n2", true, oldAvail), node("n3", true, oldAvail)},
 			want: stepSummary{MaxSurge: 2, Desired: 3, NumAvailable: 3, Candidates: 3,
-				Creates: []string{"n1/Replace", "n2/Replace"}},
+				Creates: []string{"n1/Surge", "n2/Surge"}},
 		},
 		{
 			name:  "surge creates beside an old unavailable pod at once",
 			ds:    stepDS(ip(0), ip(1)),
 			nodes: []rollout.Node{node("n1", true, oldAvail, newUnavail), node("n2", true, oldUnavail), node("n3", true, oldAvail)},
 			want: stepSummary{MaxSurge: 1, Desired: 3, NumSurge: 1, NumAvailable: 2, Candidates: 1,
-				Creates: []string{"n2/ReplaceUnavailable"}},
+				Creates: []string{"n2/SurgeForUnavailable"}},
 		},
 		{
 			name:  "surge deletes the old pod once the new one is available",
 			ds:    stepDS(ip(0), ip(1)),
 			nodes: []rollout.Node{node("n1", true, oldAvail, newAvail), node("n2", true, oldAvail)},
 			want: stepSummary{MaxSurge: 1, Desired: 2, NumAvailable: 2, Candidates: 1,
-				Creates: []string{"n2/Replace"}, Deletes: []string{"n1-a/RemoveReplaced"}},
+				Creates: []string{"n2/Surge"}, Deletes: []string{"n1-a/SurgeReplaced"}},
 		},
 		{
 			name: "surge removes ineligible old pods only while availability exceeds desired",
@@ -213,7 +213,7 @@ func TestRollingUpdate(t *testing.T) {
 			},
 			// available: n1, n2, x1, x2 = 4; desired 2; surplus 2; x3 goes at once.
 			want: stepSummary{MaxSurge: 1, Desired: 2, NumAvailable: 4,
-				Deletes: []string{"x1-a/RemoveIneligible", "x2-a/RemoveIneligible", "x3-a/RemoveIneligible"}},
+				Deletes: []string{"x1-a/IneligibleUnderSurge", "x2-a/IneligibleUnderSurge", "x3-a/IneligibleUnderSurge"}},
 		},
 		{
 			name:  "surge keeps ineligible old pods while availability is at desired",
@@ -226,7 +226,7 @@ func TestRollingUpdate(t *testing.T) {
 			ds:    stepDS(ip(0), ip(-1)),
 			nodes: []rollout.Node{node("n1", true, oldUnavail), node("n2", true, oldAvail)},
 			want: stepSummary{MaxSurge: -1, Desired: 2, NumAvailable: 1, Candidates: 1,
-				Creates: []string{"n1/ReplaceUnavailable"}},
+				Creates: []string{"n1/SurgeForUnavailable"}},
 		},
 		{
 			name:  "OnDelete does nothing",

@@ -112,20 +112,20 @@ func TestCheckGivenPlanCatches(t *testing.T) {
 			break_: func(in *dt.Input, p *daemon.Plan, _ *error) {
 				d := daemon.Delete{Pod: podOn(*in, "n2"), NodeName: "n2", Reason: daemon.ReasonRollingUpdate}
 				p.Deletes = append(p.Deletes, d)
-				p.Rolling.Deletes = append(p.Rolling.Deletes, rollout.StepDelete{Pod: d.Pod, NodeName: "n2", Action: rollout.ActionReplace})
+				p.Rolling.Deletes = append(p.Rolling.Deletes, d)
 			},
 			want: dt.InvariantUnavailability},
 		{name: "a surge step creates beyond maxSurge", in: surging,
 			break_: func(in *dt.Input, p *daemon.Plan, _ *error) {
 				p.Creates = append(p.Creates, createOn(*in, *p, "n2", daemon.ReasonSurge))
-				p.Rolling.Creates = append(p.Rolling.Creates, rollout.StepCreate{NodeName: "n2", Action: rollout.ActionReplace})
+				p.Rolling.Creates = append(p.Rolling.Creates, rollout.Create{NodeName: "n2", Reason: rollout.ReasonSurge})
 			},
 			want: dt.InvariantSurge},
 		{name: "a surge step deletes an available old pod with no replacement", in: surging,
 			break_: func(in *dt.Input, p *daemon.Plan, _ *error) {
 				d := daemon.Delete{Pod: podOn(*in, "n3"), NodeName: "n3", Reason: daemon.ReasonSurgeReplaced}
 				p.Deletes = append(p.Deletes, d)
-				p.Rolling.Deletes = append(p.Rolling.Deletes, rollout.StepDelete{Pod: d.Pod, NodeName: "n3", Action: rollout.ActionRemoveReplaced})
+				p.Rolling.Deletes = append(p.Rolling.Deletes, d)
 			},
 			want: dt.InvariantSurgeAvailability},
 		{name: "a create the step did not choose", in: surging,

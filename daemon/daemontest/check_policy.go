@@ -41,8 +41,9 @@ const (
 // checkRolling, counted per domain, and "old-only" a desired node with a
 // live old pod and no live new one:
 //  1. PausedNoStep: Paused gives a nil Rolling.
-//  2. UpdateOnlyInScope: no Replace or ReplaceUnavailable action of the
-//     step is on a node Scope does not match.
+//  2. UpdateOnlyInScope: no replacement of the step (a RollingUpdate or
+//     ReplaceUnavailable delete, a Surge or SurgeForUnavailable create) is
+//     on a node Scope does not match.
 //  3. PartitionKept: in-scope old-only nodes after the step (those before,
 //     less the nodes the step replaced) >= min(before, partition), the
 //     partition scaled against the in-scope desired nodes, rounded up and
@@ -51,8 +52,7 @@ const (
 //     old pod the step replaced precedes, by CompareNodes, every in-scope
 //     desired node with exactly one live pod, old and available, that it
 //     did not replace.
-//  5. StrictBudget (Strict): the step's Replace and ReplaceUnavailable
-//     actions number at most max(budget - F, 0), budget maxUnavailable
+//  5. StrictBudget (Strict): the step's replacements number at most max(budget - F, 0), budget maxUnavailable
 //     (maxSurge 0) or maxSurge, and F the nodes in flight before it: with
 //     maxSurge 0, desired nodes with no live pod, and nodes with several
 //     live pods or one new unavailable one; with surge, nodes with several
@@ -84,14 +84,14 @@ func (c *checker) checkPolicy() {
 		}
 		inScope = func(nv *nodeView) bool { return nv.node != nil && sel.Matches(labels.Set(nv.node.Labels)) }
 	}
-	replaced := map[string]rollout.Action{}
+	replaced := map[string]rollout.Reason{}
 	for _, sd := range st.Deletes {
-		if sd.Action == rollout.ActionReplace || sd.Action == rollout.ActionReplaceUnavailable {
-			replaced[sd.NodeName] = sd.Action
+		if sd.Reason == rollout.ReasonRollingUpdate || sd.Reason == rollout.ReasonReplaceUnavailable {
+			replaced[sd.NodeName] = sd.Reason
 		}
 	}
 	for _, sc := range st.Creates {
-		replaced[sc.NodeName] = sc.Action
+		replaced[sc.NodeName] = sc.Reason
 	}
 	for _, name := range slices.Sorted(mapKeys(replaced)) {
 		if !inScope(c.nodes[name]) {
@@ -141,9 +141,9 @@ func (c *checker) checkPolicy() {
 		c.checkStrict(st, len(replaced))
 	}
 	if pol.DomainBudget == nil {
-		for name, act := range replaced {
-			if act != rollout.ActionReplace {
-				continue
+		for name, r := range replaced {
+			if r != rollout.ReasonRollingUpdate && r != rollout.ReasonSurge {
+				continue // an unavailable old pod, replaced first
 			}
 			for _, w := range waiting {
 				if pol.CompareNodes(c.nodes[name].node, w.node) > 0 {
