@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -128,7 +129,39 @@ func flagsOf(t *testing.T, dep *appsv1.Deployment) companionFlags {
 type replica struct {
 	name    string
 	leading atomic.Bool
+	// crashed makes the replica's Lease writes fail, so that stopping it
+	// does not release the Lease: the standby must wait for it to expire,
+	// as after a SIGKILL.
+	crashed atomic.Bool
 	stop    func()
+}
+
+// crash stops the replica without releasing its Lease (an in-process
+// stand-in for SIGKILL: the controller's syncs under way still finish).
+func (r *replica) crash() {
+	r.crashed.Store(true)
+	r.stop()
+}
+
+// crashableLock is a Lease lock whose writes fail once its replica has
+// crashed.
+type crashableLock struct {
+	resourcelock.Interface
+	r *replica
+}
+
+func (l crashableLock) Create(ctx context.Context, rec resourcelock.LeaderElectionRecord) error {
+	if l.r.crashed.Load() {
+		return errors.New("crashed")
+	}
+	return l.Interface.Create(ctx, rec)
+}
+
+func (l crashableLock) Update(ctx context.Context, rec resourcelock.LeaderElectionRecord) error {
+	if l.r.crashed.Load() {
+		return errors.New("crashed")
+	}
+	return l.Interface.Update(ctx, rec)
 }
 
 // startCompanion runs one replica of the companion in-process, as the
@@ -159,7 +192,7 @@ func (c *cluster) startCompanion(name string, dep *appsv1.Deployment) *replica {
 		LockConfig: resourcelock.ResourceLockConfig{Identity: name},
 	}
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock: lock, ReleaseOnCancel: true,
+		Lock: crashableLock{Interface: lock, r: r}, ReleaseOnCancel: true,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		Name: f.name,
 		Callbacks: leaderelection.LeaderCallbacks{

@@ -360,3 +360,84 @@ func TestCompanionProgressDeadline(t *testing.T) {
 	t.Logf("companion-progress-deadline: blocked and paused %s after the template change (deadline 5s): %s; held across a failover; resumed by a new template; %d pod events checked",
 		blockedAfter.Round(100*time.Millisecond), blocked.Message, events)
 }
+
+// TestCompanionNodeJoinAndFailover: mid-rollout a node joins (kube-
+// controller-manager gives it the new revision at once; the companion has
+// nothing to replace there) and the leading replica crashes without
+// releasing its Lease; the standby takes the Lease when it expires and
+// finishes the rollout. The budget holds on every pod event throughout,
+// and every old pod is deleted exactly once. minReadySeconds slows each
+// node down so that both happen mid-rollout.
+func TestCompanionNodeJoinAndFailover(t *testing.T) {
+	countResult(t)
+	countRollout(t)
+	e := newCompanionEnv(t)
+	zones := []string{"zone-a", "zone-b", "zone-c"}
+	nodes := zonedNodes(zones, 8)
+	e.addNodes(nodes...)
+	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 1 },
+		annotate(map[string]string{daemon.AnnotationMaxUnavailable: "1", daemon.AnnotationOrderBy: zoneLabel})))
+	e.converge("agent", names(nodes), 2*time.Minute)
+	oldHash := e.currentHash(e.daemonSet("agent"))
+	joined := nodeSpec{name: "zone-c-joined", labels: map[string]string{zoneLabel: "zone-c"}}
+	all := append(append([]nodeSpec(nil), nodes...), joined)
+	dw := newDeletionWatch(oldHash)
+	var joinedHashes []string
+	var mu sync.Mutex
+	m := e.startMonitor(func(pods map[string]*corev1.Pod) string {
+		dw.check(pods)
+		for _, p := range pods {
+			if p.Spec.NodeName == joined.name && p.Labels["app"] == "agent" {
+				mu.Lock()
+				joinedHashes = append(joinedHashes, p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
+				mu.Unlock()
+			}
+		}
+		// The joined node is desired once it exists; before, the bound
+		// over the others is the same.
+		return budgetCheck("agent", names(nodes), 1, 1)(pods)
+	})
+	start := time.Now()
+	e.setImage("agent", "example.invalid/agent:v2")
+	e.eventually("four nodes replaced", time.Minute, func() (bool, string) {
+		return dw.count() >= 4, fmt.Sprintf("%d old pods deleted", dw.count())
+	})
+	e.addNodes(joined)
+	var leader *replica
+	for _, r := range e.replicas {
+		if r.leading.Load() {
+			leader = r
+		}
+	}
+	if leader == nil {
+		t.Fatal("no replica leads")
+	}
+	crashedAt := dw.count()
+	leader.crash()
+	crash := time.Now()
+	e.eventually("the standby leads", time.Minute, func() (bool, string) {
+		l := e.leaders()
+		return len(l) == 1 && l[0] != leader.name, fmt.Sprintf("leaders %q", l)
+	})
+	takeover := time.Since(crash)
+	e.eventually("rollout complete on 25 nodes", rolloutTimeout, func() (bool, string) {
+		return e.rolledOut("agent", names(all))
+	})
+	violations, events := m.stopAndReport()
+	for _, v := range violations {
+		t.Errorf("safety bound broken: %s", v)
+	}
+	newHash := e.currentHash(e.daemonSet("agent"))
+	mu.Lock()
+	for _, h := range joinedHashes {
+		if h != newHash {
+			t.Errorf("the joined node ran a pod of revision %s, want only %s", h, newHash)
+		}
+	}
+	mu.Unlock()
+	if d := e.auditOf(companionUser)["delete pods"]; d != len(nodes) {
+		t.Errorf("the companion deleted %d pods, want %d (each old pod once)", d, len(nodes))
+	}
+	t.Logf("companion-node-join-failover: crashed after %d of %d nodes, the standby led %s later (Lease 15s), 25 nodes rolled out in %s; %d pod events checked",
+		crashedAt, len(nodes), takeover.Round(100*time.Millisecond), time.Since(start).Round(100*time.Millisecond), events)
+}
