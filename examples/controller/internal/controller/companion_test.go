@@ -415,3 +415,26 @@ func TestHoldMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestCompanionWaitsForTheRevision: until kube-controller-manager's
+// revision of the current template is in the cache, the companion deletes
+// nothing (the plan's hash is then unconfirmed); once it is, it acts.
+func TestCompanionWaitsForTheRevision(t *testing.T) {
+	ds := companionDS(map[string]string{daemon.AnnotationMaxUnavailable: "1"})
+	rev, _ := revisionOf(t, ds)
+	objs := []runtime.Object{ds}
+	for _, n := range []string{"n1", "n2"} {
+		objs = append(objs, testNode(n, nil), daemonPod(ds, "old-"+n, n, "old", t0.Add(-time.Hour)))
+	}
+	h := newHarness(t, Config{Mode: ModeCompanion}, objs...)
+	for _, w := range h.syncCompanion("ns/ds") {
+		if w != "patch daemonsets/status" {
+			t.Errorf("without the revision: %s", w)
+		}
+	}
+	h.cache(rev)
+	h.clock.Step(messageInterval)
+	if got := h.syncCompanion("ns/ds"); !slices.Equal(got, []string{"delete pods"}) {
+		t.Errorf("with the revision: writes %q, want one delete", got)
+	}
+}
