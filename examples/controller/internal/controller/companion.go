@@ -208,13 +208,19 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	planned := *ds
 	planned.Spec.UpdateStrategy = strategy
 
+	// The expectations are read before the pods: once satisfied, every
+	// delete they waited for is in the pod cache (the informer updates
+	// its store before its handlers observe the delete), so the pods
+	// listed next show it. Read after, they could be satisfied by an
+	// event that came in between, and the plan would spend the budget of
+	// a pod it has just deleted a second time.
+	satisfied := c.expectations.Satisfied(key)
 	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
 		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
-	satisfied := c.expectations.Satisfied(key)
 	policy := a.Policy
 	opts := daemon.Options{
 		Now:                                      start,
