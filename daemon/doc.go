@@ -45,7 +45,10 @@
 // (a canary), a Scope of nodes, Paused, an update Order (by a label's value
 // or a caller's comparator), per-domain budgets and Strict budgets. Its
 // zero value is upstream's behaviour; RolloutComplete judges a rollout under
-// the policy (complete at the partition).
+// the policy (complete at the partition). ParseRolloutAnnotations reads the
+// same controls from a DaemonSet's rollout.daemonplan.io/ annotations, the
+// one schema the example controller (beside or instead of
+// kube-controller-manager) and dsplan share.
 //
 // # Placement
 //
