@@ -47,7 +47,10 @@
 // (a barrier between the values of the order label, with a bake). Its zero
 // value is upstream's behaviour; RolloutComplete judges a rollout under the
 // policy (complete at the partition) and says what holds it back, as a
-// RolloutReason.
+// RolloutReason. ParseRolloutAnnotations reads the same controls from a
+// DaemonSet's rollout.daemonplan.io/ annotations, the one schema the
+// example controller (beside or instead of kube-controller-manager) and
+// dsplan share.
 //
 // # Placement
 //

@@ -39,6 +39,13 @@ import (
 // holds the partition and the counts the policy needs (see
 // rollout.StepPolicy); otherwise the plan runs upstream's step and it is
 // nil.
+//
+// Annotations. A DaemonSet asks for a policy without Go code through its
+// annotations under AnnotationPrefix (rollout.daemonplan.io/partition,
+// …/scope, …/order-by, …); ParseRolloutAnnotations turns them into a
+// RolloutPolicy, the budget of an OnDelete DaemonSet and a progress
+// deadline, with errors at metadata.annotations[<key>]. A DaemonSet
+// without such keys has not opted in.
 type RolloutPolicy struct {
 	// Partition is the number of desired nodes in Scope that keep their old
 	// pods: the step stops replacing once only that many in-scope nodes run
