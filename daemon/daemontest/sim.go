@@ -381,7 +381,7 @@ func (s *sim) converged(hash string) error {
 	case !ok && s.c.Rollout.Paused:
 		return fmt.Errorf("the rollout is paused: %s", reason)
 	case !ok:
-		return errors.New(reason)
+		return errors.New(reason.String())
 	}
 	return nil
 }
