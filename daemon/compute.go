@@ -194,14 +194,14 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.DeferredCreates = len(m.creates) - len(creates)
 	plan.DeferredDeletes = len(m.deletes) - len(deletes)
 	if len(creates) > 0 {
-		plan.Creates = slices.Clone(creates)
+		plan.Creates = ownDecisions(creates, s)
 		for i := range plan.Creates {
 			plan.Creates[i].Pod = factory.Pod(plan.Creates[i].NodeName)
 		}
 		slices.SortStableFunc(plan.Creates, func(a, b Create) int { return cmp.Compare(a.NodeName, b.NodeName) })
 	}
 	if len(deletes) > 0 {
-		plan.Deletes = slices.Clone(deletes)
+		plan.Deletes = ownDecisions(deletes, s)
 		slices.SortFunc(plan.Deletes, func(a, b Delete) int {
 			return cmp.Or(cmp.Compare(a.NodeName, b.NodeName), cmp.Compare(a.Pod.Name, b.Pod.Name))
 		})
@@ -210,6 +210,9 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	var wait durationMin
 	wait.add(time.Duration(m.backoffWait))
 	wait.add(availabilityWait(c, ds.Spec.MinReadySeconds, opts.Now))
+	if w := opts.Rollout.Waves; w != nil {
+		wait.add(bakeWait(plan.Rolling, w.Bake, opts.Now))
+	}
 	plan.RequeueAfter = time.Duration(wait)
 
 	if stepErr != nil {
@@ -235,6 +238,16 @@ func (c *cluster) rolloutNodes(s *scratch) []rollout.Node {
 	out := append(append(s.rollout.take(len(c.nodes)+len(c.missing)), c.nodes...), c.missing...)
 	s.rollout.put(out)
 	return out
+}
+
+// ownDecisions returns the manager's decisions d as the plan may hold
+// them: d itself when the plan was computed in new memory (s == nil), which
+// spares a copy, else a copy that no later plan overwrites.
+func ownDecisions[T any](d []T, s *scratch) []T {
+	if s == nil {
+		return slices.Clip(d)
+	}
+	return slices.Clone(d)
 }
 
 // callersRevisions replaces, in revs, the copies the history made (an old

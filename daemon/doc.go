@@ -43,9 +43,14 @@
 //
 // Options.Rollout, a RolloutPolicy, adds what upstream lacks: a Partition
 // (a canary), a Scope of nodes, Paused, an update Order (by a label's value
-// or a caller's comparator), per-domain budgets and Strict budgets. Its
-// zero value is upstream's behaviour; RolloutComplete judges a rollout under
-// the policy (complete at the partition).
+// or a caller's comparator), per-domain budgets, Strict budgets and Waves
+// (a barrier between the values of the order label, with a bake). Its zero
+// value is upstream's behaviour; RolloutComplete judges a rollout under the
+// policy (complete at the partition) and says what holds it back, as a
+// RolloutReason. ParseRolloutAnnotations reads the same controls from a
+// DaemonSet's rollout.daemonplan.io/ annotations, the one schema the
+// example controller (beside or instead of kube-controller-manager) and
+// dsplan share.
 //
 // # Placement
 //

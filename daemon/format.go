@@ -208,6 +208,9 @@ func (f *formatter) summary(p Plan) {
 		}
 		if rp := r.Policy; rp != nil {
 			f.printf("rollout policy: %d in-scope nodes still old, partition keeps %d, %d held out of scope\n", rp.Remaining, rp.Partition, rp.Held)
+			if rp.Wave != nil {
+				f.printf("%s\n", rp.Wave)
+			}
 		}
 	}
 	st := p.Status

@@ -138,7 +138,8 @@ type Plan struct {
 	Events []Event
 	// RequeueAfter is the earliest time from Options.Now at which the plan
 	// can change with no new event (a failed-pod backoff ends, a ready pod
-	// becomes available after minReadySeconds); 0 when none.
+	// becomes available after minReadySeconds, a wave's bake ends); 0 when
+	// none.
 	RequeueAfter time.Duration
 	// FailedPodBackoff is the backoff state to pass to the next Compute.
 	FailedPodBackoff Backoff

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
@@ -194,10 +195,12 @@ func TestPlannerSteadyAllocs(t *testing.T) {
 
 // FuzzPlannerMatchesCompute plans two generated clusters with one Planner,
 // A, then B, then A again: each plan must equal Compute's, and A's first
-// plan must be unchanged by the later calls.
+// plan must be unchanged by the later calls. Either may be planned under a
+// rollout policy with every option (waves included).
 func FuzzPlannerMatchesCompute(f *testing.F) {
 	for i := range uint64(8) {
 		f.Add(i, i*0x9e3779b97f4a7c15, uint8(i))
+		f.Add(i, i*0x9e3779b97f4a7c15, uint8(i)|0x80)
 	}
 	f.Fuzz(func(t *testing.T, seedA, seedB uint64, kind uint8) {
 		cfg := func(k uint8) dt.ClusterConfig {
@@ -211,6 +214,20 @@ func FuzzPlannerMatchesCompute(f *testing.F) {
 		}
 		a := dt.GenerateCluster(rand.New(rand.NewPCG(seedA, 1)), cfg(kind)).Input()
 		b := dt.GenerateCluster(rand.New(rand.NewPCG(seedB, 2)), cfg(kind/3)).Input()
+		// A rollout policy on either writes facts on the Planner's nodes
+		// (holds, ranks, domains, waves) that the other plan must not see.
+		policy := daemon.RolloutPolicy{
+			Order: daemon.UpdateOrder{Label: "kubernetes.io/hostname"}, Waves: &daemon.WaveBarrier{Bake: time.Minute},
+			Scope:        &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: metav1.LabelSelectorOpExists}}},
+			DomainBudget: &daemon.DomainBudget{Label: "kubernetes.io/hostname", MaxUnavailable: pios("1"), MaxSurge: pios("1")},
+			Strict:       true,
+		}
+		if kind&0x40 != 0 {
+			a.Options.Rollout = policy
+		}
+		if kind&0x80 != 0 {
+			b.Options.Rollout = policy
+		}
 		wantA, wantB := outcomeOf(a.Compute()), outcomeOf(b.Compute())
 		p := daemon.NewPlanner()
 		firstA := outcomeOf(p.Compute(a.DaemonSet, a.Nodes, a.Pods, a.Options))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,6 +39,13 @@ import (
 // holds the partition and the counts the policy needs (see
 // rollout.StepPolicy); otherwise the plan runs upstream's step and it is
 // nil.
+//
+// Annotations. A DaemonSet asks for a policy without Go code through its
+// annotations under AnnotationPrefix (rollout.daemonplan.io/partition,
+// …/scope, …/order-by, …); ParseRolloutAnnotations turns them into a
+// RolloutPolicy, the budget of an OnDelete DaemonSet and a progress
+// deadline, with errors at metadata.annotations[<key>]. A DaemonSet
+// without such keys has not opted in.
 type RolloutPolicy struct {
 	// Partition is the number of desired nodes in Scope that keep their old
 	// pods: the step stops replacing once only that many in-scope nodes run
@@ -74,8 +80,9 @@ type RolloutPolicy struct {
 	// the nodes of one value form a wave, and no node of a later wave is
 	// started until every desired node of the earlier waves runs an
 	// updated, available pod and Waves.Bake has passed since the last of
-	// them became available. Requires Order.Label (an error at
-	// rollout.waves otherwise).
+	// them became available (see WaveBarrier for how it meets the other
+	// options). Requires Order.Label (an error at rollout.order.label
+	// otherwise).
 	Waves *WaveBarrier
 	// Strict counts old pods that are already unavailable against the
 	// budget: they are replaced first, but only within maxUnavailable (or
@@ -119,15 +126,6 @@ type DomainBudget struct {
 	Label          string
 	MaxUnavailable *intstr.IntOrString
 	MaxSurge       *intstr.IntOrString
-}
-
-// WaveBarrier is the barrier between waves (see RolloutPolicy.Waves).
-type WaveBarrier struct {
-	// Bake is how long the last node of a wave must have been available
-	// (Ready for minReadySeconds, judged from its pod's Ready condition)
-	// before the next wave starts; 0 starts it as soon as the wave is
-	// updated and available. Negative is an error at rollout.waves.bake.
-	Bake time.Duration
 }
 
 // IsZero reports whether p is the zero policy, upstream's behaviour.
@@ -256,9 +254,9 @@ func boolRank(b bool) int {
 // compile writes what p says of each node of c that the rolling step
 // walks (existing nodes that should run the pod or have pods, and missing
 // nodes) on its rollout.Node: Hold from Scope (missing nodes are outside
-// any scope), Rank from Order, Domain from DomainBudget. It returns the
+// any scope), Rank from Order, Wave from Waves, Domain from DomainBudget. It returns the
 // step's policy, and whether the policy shapes the step at all (a scope,
-// an order, a domain budget, Strict or a partition above 0): when it does
+// an order, waves, a domain budget, Strict or a partition above 0): when it does
 // not, the plan runs upstream's step and Plan.Rolling.Policy is nil.
 func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err error) {
 	rp.Strict = p.Strict
@@ -319,14 +317,27 @@ func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err
 		})
 		for r, i := range idx {
 			n, _ := node(i)
-			n.Rank = r
+			n.Rank = int32(r)
+		}
+		if p.Waves != nil {
+			rp.Waves = p.waves(idx, node)
 		}
 	}
 	if d := p.DomainBudget; d != nil {
+		// Domains are numbered by label value; the empty value, which nodes
+		// without the label and missing nodes share, is 0.
+		ids := map[string]int32{"": 0}
 		for i := range c.nodes {
-			if walked(i) {
-				c.nodes[i].Domain = c.info[i].node.Labels[d.Label]
+			if !walked(i) {
+				continue
 			}
+			v := c.info[i].node.Labels[d.Label]
+			id, ok := ids[v]
+			if !ok {
+				id = int32(len(ids))
+				ids[v] = id
+			}
+			c.nodes[i].Domain = id
 		}
 		rp.DomainMaxUnavailable, rp.DomainMaxSurge = d.MaxUnavailable, d.MaxSurge
 	}

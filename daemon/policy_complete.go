@@ -1,7 +1,7 @@
 package daemon
 
 import (
-	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -10,9 +10,10 @@ import (
 )
 
 // RolloutComplete reports whether the rollout of ds over nodes and pods is
-// complete under opts.Rollout and, when it is not, why. It computes the
-// plan (as Compute, but ignoring Paused: a paused rollout is complete when
-// its state is) and is complete when the plan asks for nothing and:
+// complete under opts.Rollout, and why (see RolloutReason; its Complete
+// agrees with the bool). It computes the plan (as Compute, but ignoring
+// Paused: a paused rollout is complete when its state is) and is complete
+// when the plan asks for nothing and:
 //   - under the zero policy, or a strategy other than RollingUpdate,
 //     rollout.Complete holds for ds with the plan's status (every desired
 //     node runs one available pod of the current revision);
@@ -21,37 +22,152 @@ import (
 //     in-scope desired nodes run only old pods (nodes outside the scope
 //     keep theirs): complete at the partition, not at 100%.
 //
-// The reason is "" when complete. Compute's errors are returned as they
-// are, with false. It modifies nothing.
-func RolloutComplete(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (bool, string, error) {
+// When it is not complete, the reason names the first cause in this order,
+// in the policy's terms: the sync is skipped; the plan acts (paused, when
+// Paused holds back the rolling step's replacements; replacing; or the
+// create/delete pass at work); and, when nothing acts while nodes in scope
+// still run only old pods beyond the partition: the current wave bakes;
+// the budget is used up (by unavailable nodes outside the scope, naming
+// them, or by nodes in flight); the per-domain budgets are; the current
+// wave waits for its nodes. Otherwise: nodes without an available pod,
+// nodes not updated (zero policy), nodes in flight. Compute's errors are
+// returned as they are, with false. It modifies nothing.
+func RolloutComplete(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (bool, RolloutReason, error) {
+	paused := opts.Rollout.Paused
 	opts.Rollout.Paused = false
-	plan, err := Compute(ds, nodes, pods, opts)
+	// The cluster view names the nodes behind a cause: a scratch keeps it
+	// after the plan.
+	s := &scratch{}
+	plan, err := compute(ds, nodes, pods, opts, s)
 	if err != nil {
-		return false, "", err
+		return false, RolloutReason{}, err
 	}
+	r := judgeRollout(ds, &plan, &s.cluster, paused)
+	return r.Complete(), r, nil
+}
+
+// judgeRollout is RolloutComplete's judgement of plan, with the cluster
+// view c it was computed from.
+func judgeRollout(ds *appsv1.DaemonSet, plan *Plan, c *cluster, paused bool) RolloutReason {
 	if plan.Skip != "" {
-		return false, fmt.Sprintf("the sync is skipped (%s)", plan.Skip), nil
+		return RolloutReason{Cause: CauseSkipped, Skip: plan.Skip}
 	}
-	if n := len(plan.Creates) + len(plan.Deletes) + plan.DeferredCreates + plan.DeferredDeletes; n > 0 {
-		return false, fmt.Sprintf("the plan still creates %d and deletes %d pods",
-			len(plan.Creates)+plan.DeferredCreates, len(plan.Deletes)+plan.DeferredDeletes), nil
+	creates, deletes := len(plan.Creates)+plan.DeferredCreates, len(plan.Deletes)+plan.DeferredDeletes
+	if creates+deletes > 0 {
+		var where []string
+		for _, x := range plan.Creates {
+			where = append(where, x.NodeName)
+		}
+		for _, x := range plan.Deletes {
+			where = append(where, x.NodeName)
+		}
+		slices.Sort(where)
+		where = slices.Compact(where)
+		switch {
+		case plan.Rolling != nil && paused:
+			return RolloutReason{Cause: CausePaused, Count: creates + deletes}.withNodes(where)
+		case plan.Rolling != nil:
+			return RolloutReason{Cause: CauseReplacing, Count: creates + deletes}.withNodes(where)
+		}
+		return RolloutReason{Cause: CauseCreatingDeleting, Count: creates, Of: deletes}.withNodes(where)
 	}
 	st := plan.Status
 	step := plan.Rolling
 	if step == nil || step.Policy == nil {
 		judged := *ds
 		judged.Status = st
-		ok, reason := rollout.Complete(&judged)
-		return ok, reason, nil
+		if ok, _ := rollout.Complete(&judged); ok {
+			return RolloutReason{Cause: CauseComplete}
+		}
+		if st.UpdatedNumberScheduled < st.DesiredNumberScheduled {
+			return RolloutReason{Cause: CauseNotUpdated, Count: int(st.UpdatedNumberScheduled), Of: int(st.DesiredNumberScheduled)}.
+				withNodes(c.desiredNames(func(n *rollout.Node) bool { return !hasUpdated(n) }))
+		}
+		return unavailable(c, st)
+	}
+	p := step.Policy
+	if p.Remaining > p.Partition {
+		if r, ok := blocked(step, c); ok {
+			return r
+		}
 	}
 	if st.NumberAvailable < st.DesiredNumberScheduled {
-		return false, fmt.Sprintf("%d of %d desired nodes have an available pod", st.NumberAvailable, st.DesiredNumberScheduled), nil
+		return unavailable(c, st)
 	}
-	if step.NumSurge > 0 || (step.MaxSurge == 0 && step.NumUnavailable > 0) {
-		return false, "some nodes are still being updated", nil
+	if step.NumSurge > 0 || (step.MaxSurge == 0 && step.NumUnavailable > 0) || p.Remaining > p.Partition {
+		return RolloutReason{Cause: CauseInFlight}.withNodes(c.desiredNames(inFlight))
 	}
-	if p := step.Policy; p.Remaining > p.Partition {
-		return false, fmt.Sprintf("%d desired nodes in scope run only the old revision; the partition keeps %d", p.Remaining, p.Partition), nil
+	if p.Remaining > 0 {
+		return RolloutReason{Cause: CausePartitionReached, Count: p.Remaining, Of: p.Partition}
 	}
-	return true, "", nil
+	return RolloutReason{Cause: CauseComplete}
+}
+
+// blocked says why a step that left nodes to update did nothing; false
+// when no cause of the policy's explains it.
+func blocked(step *rollout.Step, c *cluster) (RolloutReason, bool) {
+	w := step.Policy.Wave
+	if w != nil && !w.BakeUntil.IsZero() {
+		return RolloutReason{Cause: CauseWaveBaking, Wave: w.Name, Until: w.BakeUntil}, true
+	}
+	if step.Candidates > 0 {
+		surge := step.MaxSurge != 0
+		budget, used := step.MaxUnavailable, step.NumUnavailable
+		busy := func(n *rollout.Node) bool { return !hasAvailable(n) }
+		if surge {
+			budget, used, busy = step.MaxSurge, step.NumSurge, inFlight
+		}
+		if used < budget {
+			return RolloutReason{Cause: CauseDomainBudget, Count: step.Candidates}.
+				withNodes(c.desiredNames(func(n *rollout.Node) bool { return !hasAvailable(n) })), true
+		}
+		if held := c.desiredNames(func(n *rollout.Node) bool { return n.Hold && busy(n) }); len(held) > 0 {
+			return RolloutReason{Cause: CauseBudgetOutsideScope, Count: len(held), Of: budget, Surge: surge}.withNodes(held), true
+		}
+		all := c.desiredNames(busy)
+		return RolloutReason{Cause: CauseBudget, Count: used, Of: budget, Surge: surge}.withNodes(all), true
+	}
+	if w != nil && w.Done < w.Desired {
+		return RolloutReason{Cause: CauseWaveWaiting, Wave: w.Name, Count: w.Done, Of: w.Desired, Nodes: w.Waiting, MoreNodes: w.WaitingMore}, true
+	}
+	return RolloutReason{}, false
+}
+
+// unavailable is CauseUnavailable for the plan's status.
+func unavailable(c *cluster, st appsv1.DaemonSetStatus) RolloutReason {
+	return RolloutReason{Cause: CauseUnavailable, Count: int(st.NumberAvailable), Of: int(st.DesiredNumberScheduled)}.
+		withNodes(c.desiredNames(func(n *rollout.Node) bool { return !hasAvailable(n) }))
+}
+
+// desiredNames returns the names of the existing nodes that should run the
+// pod and pass keep, sorted.
+func (c *cluster) desiredNames(keep func(*rollout.Node) bool) []string {
+	var out []string
+	for i := range c.nodes {
+		if n := &c.nodes[i]; n.ShouldRun && keep(n) {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+// hasAvailable reports whether a live pod of n is available.
+func hasAvailable(n *rollout.Node) bool {
+	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return s.Available && !s.Deleting })
+}
+
+// hasUpdated reports whether a live pod of n runs the current revision.
+func hasUpdated(n *rollout.Node) bool {
+	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return s.Updated && !s.Deleting })
+}
+
+// inFlight reports whether n runs more than one live pod, or none.
+func inFlight(n *rollout.Node) bool {
+	live := 0
+	for _, s := range n.States {
+		if !s.Deleting {
+			live++
+		}
+	}
+	return live != 1
 }

@@ -143,18 +143,19 @@ func ExampleRolloutPolicy_CompareNodes() {
 }
 
 // RolloutComplete under a partition: complete once only the partition's
-// nodes run the old revision, and every node's pod is available.
+// nodes run the old revision, and every node's pod is available; the
+// reason names the cause, as data.
 func ExampleRolloutComplete() {
 	ds := dt.DaemonSet("agent", dt.WithImage("registry.example/agent:v2"), dt.WithMaxUnavailable("100%"))
 	nodes, pods := oldCluster(ds, 3)
 	opts := daemon.Options{Now: dt.Epoch, Rollout: daemon.RolloutPolicy{Partition: pios("2")}}
 
 	done, reason, _ := daemon.RolloutComplete(ds, nodes, pods, opts)
-	fmt.Println(done, reason)
+	fmt.Printf("%v %s: %s\n", done, reason.Cause, reason)
 	pods = settle(dt.Pod(ds, "v2", ""), pods, "n1")
 	done, reason, _ = daemon.RolloutComplete(ds, nodes, pods, opts)
-	fmt.Printf("%v %q\n", done, reason)
+	fmt.Printf("%v %s: %s\n", done, reason.Cause, reason)
 	// Output:
-	// false the plan still creates 0 and deletes 1 pods
-	// true ""
+	// false Replacing: replacing 1 pod on n1
+	// true PartitionReached: complete at the partition: 2 nodes keep the old revision (partition 2)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -247,47 +248,112 @@ func TestRolloutPolicyErrors(t *testing.T) {
 	}
 }
 
-func TestRolloutComplete(t *testing.T) {
-	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
-	nodes, old := oldCluster(ds, 4)
-	var mixed []*corev1.Pod
-	for i, p := range old {
-		if i < 2 {
-			mixed = append(mixed, dt.Pod(ds, p.Name, p.Spec.NodeName))
-		} else {
-			mixed = append(mixed, p)
+// podsOf builds a pod on n1..n<k>, of kinds[i]: "old", "old-unready",
+// "new", "new-unready", or "" for none; new pods are ready since readyAt.
+func podsOf(ds *appsv1.DaemonSet, readyAt time.Time, kinds ...string) []*corev1.Pod {
+	var pods []*corev1.Pod
+	for i, k := range kinds {
+		node := fmt.Sprintf("n%d", i+1)
+		var opts []dt.PodOption
+		switch k {
+		case "":
+			continue
+		case "old", "old-unready":
+			opts = append(opts, dt.WithHash("v1"))
+		default:
+			opts = append(opts, dt.ReadySince(readyAt))
 		}
+		if strings.HasSuffix(k, "unready") {
+			opts = append(opts, dt.NotReadyPod())
+		}
+		pods = append(pods, dt.Pod(ds, ds.Name+"-"+node+"-"+k, node, opts...))
 	}
-	var updated []*corev1.Pod
-	for _, p := range old {
-		updated = append(updated, dt.Pod(ds, p.Name, p.Spec.NodeName))
+	return pods
+}
+
+// TestRolloutComplete: the verdict and its reason, named in the policy's
+// terms. The cases marked "failed before" read, before RolloutReason, "the
+// plan still creates 0 and deletes 2 pods" (paused) and "4 of 6 desired
+// nodes have an available pod" (the budget used outside the scope), and
+// the waves had no reason at all.
+func TestRolloutComplete(t *testing.T) {
+	zoneA := &metav1.LabelSelector{MatchLabels: map[string]string{zone: "a"}}
+	waves := func(bake time.Duration) daemon.RolloutPolicy {
+		return daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &daemon.WaveBarrier{Bake: bake}}
 	}
 	tests := []struct {
-		name       string
-		pods       []*corev1.Pod
-		pol        daemon.RolloutPolicy
-		want       bool
-		wantReason string
+		name     string
+		ds       []dt.DaemonSetOption
+		kinds    []string
+		readyAgo time.Duration
+		pol      daemon.RolloutPolicy
+		want     daemon.RolloutReason
+		wantText string
 	}{
-		{name: "all old, zero policy", pods: old, wantReason: "the plan still creates 0 and deletes 4 pods"},
-		{name: "half updated, zero policy", pods: mixed, wantReason: "the plan still creates 0 and deletes 2 pods"},
-		{name: "all updated, zero policy", pods: updated, want: true},
-		{name: "all updated, partition 2", pods: updated, pol: daemon.RolloutPolicy{Partition: pios("2")}, want: true},
-		{name: "half updated at partition 2", pods: mixed, pol: daemon.RolloutPolicy{Partition: pios("2")}, want: true},
-		{name: "half updated, partition 1", pods: mixed, pol: daemon.RolloutPolicy{Partition: pios("1")}, wantReason: "the plan still"},
-		{name: "half updated, paused at partition 2", pods: mixed, pol: daemon.RolloutPolicy{Partition: pios("2"), Paused: true}, want: true},
-		{name: "scope done", pods: mixed, pol: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-			{Key: "kubernetes.io/hostname", Operator: metav1.LabelSelectorOpIn, Values: []string{"n1", "n2"}}}}}, want: true},
+		{name: "all old, zero policy", kinds: []string{"old", "old", "old", "old"},
+			want: daemon.RolloutReason{Cause: daemon.CauseReplacing, Count: 4, Nodes: []string{"n1", "n2", "n3", "n4"}}},
+		{name: "all updated, zero policy", kinds: []string{"new", "new", "new", "new"}, want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
+		{name: "a pod not ready, zero policy", kinds: []string{"new", "new-unready", "new", "new"},
+			want:     daemon.RolloutReason{Cause: daemon.CauseUnavailable, Count: 3, Of: 4, Nodes: []string{"n2"}},
+			wantText: "3 of 4 desired nodes have an available pod; waiting for n2"},
+		{name: "OnDelete waits for deletes", ds: []dt.DaemonSetOption{dt.OnDelete()}, kinds: []string{"new", "old", "old", "new"},
+			want: daemon.RolloutReason{Cause: daemon.CauseNotUpdated, Count: 2, Of: 4, Nodes: []string{"n2", "n3"}}},
+		{name: "a missing pod", kinds: []string{"new", "", "new", "new"},
+			want: daemon.RolloutReason{Cause: daemon.CauseCreatingDeleting, Count: 1, Nodes: []string{"n2"}}},
+		{name: "paused with pods to replace (failed before)", kinds: []string{"new", "new", "old", "old"}, pol: daemon.RolloutPolicy{Paused: true},
+			want:     daemon.RolloutReason{Cause: daemon.CausePaused, Count: 2, Nodes: []string{"n3", "n4"}},
+			wantText: "paused: the rolling step would replace 2 pods on n3, n4"},
+		{name: "paused at the partition", kinds: []string{"new", "new", "old", "old"}, pol: daemon.RolloutPolicy{Paused: true, Partition: pios("2")},
+			want: daemon.RolloutReason{Cause: daemon.CausePartitionReached, Count: 2, Of: 2}},
+		{name: "partition reached", kinds: []string{"new", "new", "old", "old"}, pol: daemon.RolloutPolicy{Partition: pios("2")},
+			want:     daemon.RolloutReason{Cause: daemon.CausePartitionReached, Count: 2, Of: 2},
+			wantText: "complete at the partition: 2 nodes keep the old revision (partition 2)"},
+		{name: "scope done", kinds: []string{"new", "old", "new", "old"}, pol: daemon.RolloutPolicy{Scope: zoneA},
+			want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
+		{name: "budget used up outside the scope (failed before)", ds: []dt.DaemonSetOption{dt.WithMaxUnavailable("2")},
+			kinds: []string{"old", "old-unready", "old", "old-unready", "old", "old"}, pol: daemon.RolloutPolicy{Scope: zoneA},
+			want:     daemon.RolloutReason{Cause: daemon.CauseBudgetOutsideScope, Count: 2, Of: 2, Nodes: []string{"n2", "n4"}},
+			wantText: "maxUnavailable (2) is used up, 2 nodes by unavailable nodes outside the scope: n2, n4"},
+		{name: "budget used up by a new pod not ready", ds: []dt.DaemonSetOption{dt.WithMaxUnavailable("1")},
+			kinds: []string{"new-unready", "old", "old", "old"}, pol: daemon.RolloutPolicy{Strict: true},
+			want: daemon.RolloutReason{Cause: daemon.CauseBudget, Count: 1, Of: 1, Nodes: []string{"n1"}}},
+		{name: "domain budgets used up", kinds: []string{"new-unready", "new-unready", "old", "old"},
+			pol:  daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: zone, MaxUnavailable: pios("1")}},
+			want: daemon.RolloutReason{Cause: daemon.CauseDomainBudget, Count: 2, Nodes: []string{"n1", "n2"}}},
+		{name: "a wave bakes (failed before: no reason)", kinds: []string{"new", "old", "new", "old"}, readyAgo: time.Minute, pol: waves(time.Hour),
+			want:     daemon.RolloutReason{Cause: daemon.CauseWaveBaking, Wave: zone + "=a", Until: dt.Epoch.Add(59 * time.Minute)},
+			wantText: "wave topology.kubernetes.io/zone=a is updated and available; it bakes until 2025-06-01T12:59:00Z"},
+		{name: "a wave waits for a node (failed before: no reason)", kinds: []string{"new-unready", "old", "new", "old"}, pol: waves(0),
+			want:     daemon.RolloutReason{Cause: daemon.CauseWaveWaiting, Wave: zone + "=a", Count: 1, Of: 2, Nodes: []string{"n1"}},
+			wantText: "wave topology.kubernetes.io/zone=a: 1/2 updated and available; waiting for n1"},
+		{name: "the last wave's bake does not hold completion", kinds: []string{"new", "new", "new", "new"}, readyAgo: time.Minute, pol: waves(time.Hour),
+			want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, reason, err := daemon.RolloutComplete(ds, nodes, tt.pods, daemon.Options{Now: dt.Epoch, Rollout: tt.pol})
+			ds := dt.DaemonSet("agent", append([]dt.DaemonSetOption{dt.WithMaxUnavailable("100%")}, tt.ds...)...)
+			nodes, _ := oldCluster(ds, len(tt.kinds))
+			pods := podsOf(ds, dt.Epoch.Add(-tt.readyAgo-time.Hour*time.Duration(boolInt(tt.readyAgo == 0))), tt.kinds...)
+			done, got, err := daemon.RolloutComplete(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: tt.pol})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want || !strings.Contains(reason, tt.wantReason) {
-				t.Errorf("RolloutComplete = %v, %q; want %v, containing %q", got, reason, tt.want, tt.wantReason)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("reason (-want +got):\n%s", diff)
+			}
+			if done != tt.want.Complete() {
+				t.Errorf("complete = %v, want %v", done, tt.want.Complete())
+			}
+			if tt.wantText != "" && got.String() != tt.wantText {
+				t.Errorf("String() = %q, want %q", got.String(), tt.wantText)
 			}
 		})
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

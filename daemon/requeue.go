@@ -37,3 +37,16 @@ func availabilityWait(c *cluster, minReady int32, now time.Time) time.Duration {
 	}
 	return time.Duration(wait)
 }
+
+// bakeWait returns how long from now until the bake of the current wave
+// ends (see WaveBarrier), when step waits for it; 0 otherwise. It is capped
+// at bake, even when a pod's Ready transition lies after now (clock skew).
+func bakeWait(step *rollout.Step, bake time.Duration, now time.Time) time.Duration {
+	if step == nil || step.Policy == nil || step.Policy.Wave == nil {
+		return 0
+	}
+	if until := step.Policy.Wave.BakeUntil; until.After(now) {
+		return min(until.Sub(now), bake)
+	}
+	return 0
+}

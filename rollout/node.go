@@ -8,7 +8,7 @@ import (
 
 // Node is what the rolling-update step knows of one node: where it stands
 // (Missing, ShouldRun), its pods, and what a Policy says of it (Hold, Rank,
-// Domain). The policy facts are the zero value under upstream's step.
+// Domain, Wave). The policy facts are the zero value under upstream's step.
 type Node struct {
 	Name string
 	// Missing is true for a node name that pods target but that is not in
@@ -17,6 +17,16 @@ type Node struct {
 	// ShouldRun is the placement verdict for a new daemon pod on the node
 	// (ignored when Missing).
 	ShouldRun bool
+	// Hold keeps the node's pods as they are, old or new, available or not
+	// (a node outside a policy's scope): the step starts no replacement on
+	// it. A held node still counts in the budgets as upstream counts it.
+	Hold bool
+	// Rank orders the nodes for update, ascending, ties broken by node
+	// name; all 0 (the default) is by name. Unavailable old pods are still
+	// replaced before available ones, each kind in this order. (Rank,
+	// Domain and Wave are int32 and Hold sits beside ShouldRun, so that the
+	// policy facts cost a Node 8 bytes.)
+	Rank int32
 	// Pods are the DaemonSet's pods targeting the node, terminal pods that
 	// are being deleted excluded. Pods that are being deleted (but are not
 	// terminal) may be present; the step ignores them, and nil entries.
@@ -28,19 +38,13 @@ type Node struct {
 	// them at all (the step then knows a pod is being deleted from its
 	// state's Deleting). When nil, the step judges them itself.
 	States []PodState
-
-	// Hold keeps the node's pods as they are, old or new, available or not
-	// (a node outside a policy's scope): the step starts no replacement on
-	// it. A held node still counts in the budgets as upstream counts it.
-	Hold bool
-	// Rank orders the nodes for update, ascending, ties broken by node
-	// name; all 0 (the default) is by name. Unavailable old pods are still
-	// replaced before available ones, each kind in this order.
-	Rank int
-	// Domain names the node's failure domain for Policy's per-domain
-	// budgets; nodes with the empty domain form one domain of their own.
-	// It is ignored when the Policy sets no per-domain budget.
-	Domain string
+	// Domain identifies the node's failure domain for Policy's per-domain
+	// budgets: nodes with equal Domain share one. It is ignored when the
+	// Policy sets no per-domain budget.
+	Domain int32
+	// Wave is the node's wave under Policy.Waves: waves are started in
+	// increasing order (see WaveBarrier). Ignored without a barrier.
+	Wave int32
 }
 
 // PodState is what one sync needs to know of a pod's progress, judged once.

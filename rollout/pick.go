@@ -99,14 +99,9 @@ type stepper struct {
 	c     chooser
 	// surplus is how many classSurplus pods may still go.
 	surplus int
-}
-
-// classify gives n its verdict in the step's mode.
-func (s *stepper) classify(n *Node) (verdict, error) {
-	if !s.surge {
-		return s.withoutSurge(n), nil
-	}
-	return s.withSurge(n)
+	// open is the last wave the step may start on (see WaveBarrier);
+	// math.MaxInt32 without a barrier.
+	open int32
 }
 
 // run counts, then admits the actions of each tier in order.
@@ -120,13 +115,22 @@ func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 		return err
 	}
 	s.dom = dom
+	if s.p.Waves != nil && step.Policy != nil {
+		s.barrier(step, nodes, order)
+	}
 	var members [numClasses]int
 	var flight, nAvailable, remaining, held int
 	for _, i := range order {
 		n := &nodes[i]
-		v, err := s.classify(n)
-		if err != nil {
-			return err
+		// The verdict in the step's mode (not through a function: the call
+		// is measurable on a fleet).
+		var v verdict
+		if s.surge {
+			if v, err = s.withSurge(n); err != nil {
+				return err
+			}
+		} else {
+			v = s.withoutSurge(n)
 		}
 		if v.facts.has(busy) {
 			flight++
@@ -183,7 +187,12 @@ func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 				break
 			}
 			n := &nodes[i]
-			v, _ := s.classify(n) // the count walk saw any error
+			var v verdict
+			if s.surge {
+				v, _ = s.withSurge(n) // the count walk saw any error
+			} else {
+				v = s.withoutSurge(n)
+			}
 			if !t.has(v.class) {
 				continue
 			}

@@ -26,11 +26,14 @@ type Policy struct {
 	// at once: they count against maxUnavailable, or maxSurge, when
 	// replaced, and the partition and domain budgets apply to them too.
 	Strict bool
+	// Waves, when set, puts a barrier between the waves of nodes
+	// (Node.Wave); see WaveBarrier.
+	Waves *WaveBarrier
 }
 
 // IsZero reports whether p sets nothing.
 func (p *Policy) IsZero() bool {
-	return p.Partition == 0 && p.DomainMaxUnavailable == nil && p.DomainMaxSurge == nil && !p.Strict
+	return p.Partition == 0 && p.DomainMaxUnavailable == nil && p.DomainMaxSurge == nil && !p.Strict && p.Waves == nil
 }
 
 // StepPolicy is what a step under a Policy counted for it.
@@ -41,8 +44,11 @@ type StepPolicy struct {
 	// old pods before the step; the rollout under the policy is done when
 	// it is at most Partition and nothing else is in flight.
 	Remaining int
-	// Held is the number of desired nodes the policy held.
+	// Held is the number of desired nodes the policy held (Node.Hold).
 	Held int
+	// Wave is where the waves stand under Policy.Waves; nil without a
+	// barrier, or without nodes.
+	Wave *WaveProgress
 }
 
 // checkPolicy rejects a negative partition.
@@ -57,7 +63,7 @@ func checkPolicy(p *Policy) error {
 // per-domain limit scaled from the domain's desired nodes. A nil *domains
 // (no per-domain budget) admits everything.
 type domains struct {
-	used, limit map[string]int
+	used, limit map[int32]int
 }
 
 // newDomains scales budget against each domain's desired nodes; nil when
@@ -66,8 +72,8 @@ func newDomains(budget *intstr.IntOrString, nodes []Node) (*domains, error) {
 	if budget == nil {
 		return nil, nil
 	}
-	d := &domains{used: map[string]int{}, limit: map[string]int{}}
-	desired := map[string]int{}
+	d := &domains{used: map[int32]int{}, limit: map[int32]int{}}
+	desired := map[int32]int{}
 	for i := range nodes {
 		if !nodes[i].Missing && nodes[i].ShouldRun {
 			desired[nodes[i].Domain]++

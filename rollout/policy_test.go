@@ -38,9 +38,9 @@ func TestRollingUpdatePolicy(t *testing.T) {
 		name       string
 		maxU, surg int
 		kinds      []podKind
-		hold       []bool   // Node.Hold of each node
-		rank       []int    // Node.Rank of each node
-		domain     []string // Node.Domain of each node
+		hold       []bool  // Node.Hold of each node
+		rank       []int32 // Node.Rank of each node
+		domain     []int32 // Node.Domain of each node
 		p          rollout.Policy
 		want       string
 		wantPolicy *rollout.StepPolicy
@@ -52,9 +52,9 @@ func TestRollingUpdatePolicy(t *testing.T) {
 			p: rollout.Policy{Partition: 2}, want: "-n2", wantPolicy: &rollout.StepPolicy{Partition: 2, Remaining: 3}},
 		{name: "hold", maxU: 5, kinds: five, hold: []bool{true, false, true, false, true}, want: "-n1 -n3",
 			wantPolicy: &rollout.StepPolicy{Remaining: 2, Held: 3}},
-		{name: "rank", maxU: 2, kinds: five, rank: []int{4, 3, 2, 1, 0}, want: "-n3 -n4",
+		{name: "rank", maxU: 2, kinds: five, rank: []int32{4, 3, 2, 1, 0}, want: "-n3 -n4",
 			wantPolicy: &rollout.StepPolicy{Remaining: 5}},
-		{name: "domains", maxU: 5, kinds: five, domain: []string{"a", "a", "b", "b", ""}, p: rollout.Policy{DomainMaxUnavailable: ip(1)},
+		{name: "domains", maxU: 5, kinds: five, domain: []int32{1, 1, 2, 2, 0}, p: rollout.Policy{DomainMaxUnavailable: ip(1)},
 			want: "-n0 -n2 -n4", wantPolicy: &rollout.StepPolicy{Remaining: 5}},
 		{name: "domain budget without domains: one domain", maxU: 5, kinds: five, p: rollout.Policy{DomainMaxUnavailable: ip(2)},
 			want: "-n0 -n1", wantPolicy: &rollout.StepPolicy{Remaining: 5}},

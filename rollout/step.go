@@ -3,6 +3,7 @@ package rollout
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -32,8 +33,10 @@ type Step struct {
 	NumAvailable int
 	// Candidates is the number of old available pods (maxSurge 0), or of
 	// eligible nodes with an old available pod and no new one (surge), that
-	// wait for the budget; the step replaced the first ones in order, as
-	// many as the budget allows.
+	// wait for the budget (under Policy.Strict, old unavailable pods too);
+	// the step replaced the first ones in order, as many as the budget
+	// allows. Nodes the policy holds (Node.Hold, a wave barrier) are not
+	// candidates.
 	Candidates int
 	// Creates (surge only) have no Pod: the step decides where, not what.
 	Creates []Create
@@ -78,8 +81,8 @@ func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 }
 
 // RollingUpdatePolicy is RollingUpdate under p (see Policy), with the
-// nodes' Hold, Rank and Domain: the zero Policy over nodes without them
-// gives RollingUpdate's step. Step.Policy holds the partition and the
+// nodes' Hold, Rank, Domain and Wave: the zero Policy over nodes without
+// them gives RollingUpdate's step. Step.Policy holds the partition and the
 // counts the policy needs, whatever p. It also fails, with a *field.Error
 // under "policy", when p.Partition is negative or a per-domain budget
 // does not scale. p is not modified.
@@ -134,7 +137,7 @@ func rollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 	if genErr != nil {
 		gen = nil
 	}
-	s := stepper{ds: ds, hash: hash, gen: gen, now: now, p: p, surge: maxSurge != 0}
+	s := stepper{ds: ds, hash: hash, gen: gen, now: now, p: p, surge: maxSurge != 0, open: math.MaxInt32}
 	if err := s.run(&step, nodes, order); err != nil {
 		return Step{}, stepError(ds, err)
 	}

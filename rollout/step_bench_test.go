@@ -74,8 +74,8 @@ func withPolicy(nodes []rollout.Node) ([]rollout.Node, rollout.Policy) {
 	out := make([]rollout.Node, len(nodes))
 	copy(out, nodes)
 	for i := range out {
-		out[i].Rank = len(out) - i
-		out[i].Domain = []string{"a", "b", "c"}[i%3]
+		out[i].Rank = int32(len(out) - i)
+		out[i].Domain = int32(i % 3)
 	}
 	return out, rollout.Policy{Partition: len(nodes) / 10, DomainMaxUnavailable: ip(1), DomainMaxSurge: ip(1)}
 }

@@ -69,6 +69,14 @@ func stepInput(data []byte) (*appsv1.DaemonSet, []rollout.Node) {
 	return ds, nodes
 }
 
+// stepSeeds are the seeds of the step's fuzz targets.
+var stepSeeds = [][]byte{
+	{},
+	{2, 0, 1, 5, 0, 2, 1, 0, 1, 0, 1, 0, 1, 2, 1, 1, 0},
+	{7, 4, 0, 0, 12, 1, 1, 1, 0, 2, 2, 1, 1, 1, 3, 0, 1, 2},
+	[]byte("a rollout over twelve nodes with surge"),
+}
+
 // FuzzRollingUpdate checks RollingUpdate on decoded input: it never
 // panics; it fails exactly on empty or duplicate node names and invalid
 // budgets; it modifies nothing; its step is the same under any order of
@@ -77,10 +85,9 @@ func stepInput(data []byte) (*appsv1.DaemonSet, []rollout.Node) {
 // available old pods only within the budget left (upstream's semantics: pods
 // that are not available are replaced outside the budget).
 func FuzzRollingUpdate(f *testing.F) {
-	f.Add([]byte{})
-	f.Add([]byte{2, 0, 1, 5, 0, 2, 1, 0, 1, 0, 1, 0, 1, 2, 1, 1, 0})
-	f.Add([]byte{7, 4, 0, 0, 12, 1, 1, 1, 0, 2, 2, 1, 1, 1, 3, 0, 1, 2})
-	f.Add([]byte("a rollout over twelve nodes with surge"))
+	for _, seed := range stepSeeds {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ds, nodes := stepInput(data)
 		before := deepCopyNodes(nodes)

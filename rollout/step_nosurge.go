@@ -30,14 +30,14 @@ func (s *stepper) withoutSurge(n *Node) verdict {
 		if !newPod.Available {
 			v.facts |= busy
 		}
-	case !oldPod.Available && n.Hold:
+	case !oldPod.Available && s.held(n):
 		v.facts = busy | single | oldOnly
 	case !oldPod.Available:
 		v.class, v.pod, v.facts = classUrgent, oldPod.pod, single|oldOnly
 		if !s.p.Strict {
 			v.facts |= busy
 		}
-	case n.Hold:
+	case s.held(n):
 		v.facts = single | oldOnly
 	default:
 		v.class, v.pod, v.facts = classCandidate, oldPod.pod, single|oldOnly

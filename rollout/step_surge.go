@@ -38,7 +38,7 @@ func (s *stepper) withSurge(n *Node) (verdict, error) {
 			v.class, v.pod = classIneligible, oldPod.pod
 		case !n.ShouldRun:
 			v.class, v.pod = classSurplus, oldPod.pod
-		case n.Hold:
+		case s.held(n):
 		case !oldPod.Available:
 			v.class = classUrgent
 		default:

@@ -116,10 +116,10 @@ const (
 	InvariantStatus Invariant = "StatusConsistent"
 	// InvariantRequeue: 0 <= RequeueAfter <= max(minReadySeconds, the
 	// longest Delay among the DaemonSet's entries of Options.FailedPodBackoff
-	// and Plan.FailedPodBackoff): never later than upstream's requeues
-	// (after minReadySeconds while ready and available pods differ, after
-	// the current delay of a backoff holding a failed pod back), clock skew
-	// included.
+	// and Plan.FailedPodBackoff, the wave barrier's Bake): never later than
+	// upstream's requeues (after minReadySeconds while ready and available
+	// pods differ, after the current delay of a backoff holding a failed pod
+	// back), nor than the end of a wave's bake, clock skew included.
 	InvariantRequeue Invariant = "RequeueBounded"
 )
 

@@ -348,6 +348,9 @@ func (c *checker) checkRequeue() {
 			}
 		}
 	}
+	if w := c.in.Options.Rollout.Waves; w != nil {
+		limit = max(limit, w.Bake)
+	}
 	if r := c.plan.RequeueAfter; r < 0 || r > limit {
 		c.add(InvariantRequeue, "RequeueAfter %v is outside [0, %v]", r, limit)
 	}

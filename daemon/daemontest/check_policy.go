@@ -61,6 +61,7 @@ const (
 //  6. DomainBudget: per domain, U1 <= max(limit, U0) (maxSurge 0) or
 //     S1 <= max(limit, S0) (surge), limit the domain's budget scaled
 //     against its desired nodes, rounded up, at least 1.
+//  7. WaveBarrier (Waves): see checkWaves.
 func (c *checker) checkPolicy() {
 	pol := &c.in.Options.Rollout
 	if pol.IsZero() {
@@ -139,6 +140,9 @@ func (c *checker) checkPolicy() {
 	}
 	if pol.Strict {
 		c.checkStrict(st, len(replaced))
+	}
+	if pol.Waves != nil {
+		c.checkWaves(replaced, inScope)
 	}
 	if pol.DomainBudget == nil {
 		for name, r := range replaced {

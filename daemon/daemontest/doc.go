@@ -36,7 +36,9 @@
 // inputs, the same plan twice and under permutations of the input; under
 // a daemon.RolloutPolicy (Cluster.Rollout, Options.Rollout) also no step
 // while paused, no update outside the scope, never below the partition,
-// the update order, and per-domain budgets. CheckGivenPlan judges a
+// the update order, per-domain budgets, strict budgets and the wave
+// barrier (no node of a later wave started before the earlier waves are
+// updated, available and baked). CheckGivenPlan judges a
 // plan computed elsewhere. Other projects can call both from their own
 // tests and fuzz targets.
 //

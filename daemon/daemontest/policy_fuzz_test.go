@@ -15,7 +15,8 @@ import (
 
 // drawPolicy draws a rollout policy from r: each option on or off, with
 // values that are sometimes out of range (a partition above the desired
-// count, a percentage above 100%, a label no node carries).
+// count, a percentage above 100%, a label no node carries); a wave barrier
+// (with or without a bake) on half the policies with an order label.
 func drawPolicy(r *rand.Rand) daemon.RolloutPolicy {
 	var p daemon.RolloutPolicy
 	if r.IntN(2) == 0 {
@@ -39,6 +40,9 @@ func drawPolicy(r *rand.Rand) daemon.RolloutPolicy {
 			MaxSurge: intOrStr([]string{"1", "100%"}[r.IntN(2)])}
 	}
 	p.Strict = r.IntN(3) == 0
+	if p.Order.Label != "" && r.IntN(2) == 0 {
+		p.Waves = &daemon.WaveBarrier{Bake: []time.Duration{0, 3 * time.Second, time.Minute}[r.IntN(3)]}
+	}
 	return p
 }
 

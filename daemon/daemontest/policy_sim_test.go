@@ -58,6 +58,14 @@ func policies() []struct {
 		{"strict", daemon.RolloutPolicy{Strict: true}},
 		{"zone order, partition 1, strict", daemon.RolloutPolicy{Partition: intOrStr("1"), Strict: true,
 			Order: daemon.UpdateOrder{Label: zoneKey}}},
+		{"zone waves, bake 30s", daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zoneKey, Values: []string{"zone-b"}},
+			Waves: &daemon.WaveBarrier{Bake: 30 * time.Second}}},
+		{"zone waves, 1 per zone, partition 1, strict", daemon.RolloutPolicy{Partition: intOrStr("1"), Strict: true,
+			Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &daemon.WaveBarrier{Bake: 10 * time.Second},
+			DomainBudget: &daemon.DomainBudget{Label: zoneKey, MaxUnavailable: intOrStr("1"), MaxSurge: intOrStr("1")}}},
+		{"canary waves, scope zone-a and zone-b", daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "canary"},
+			Waves: &daemon.WaveBarrier{},
+			Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: zoneKey, Operator: metav1.LabelSelectorOpIn, Values: []string{"zone-a", "zone-b"}}}}}},
 	}
 }
 

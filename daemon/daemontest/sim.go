@@ -462,8 +462,10 @@ func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan, bool) {
 
 // converged is Converged, or, under a non-zero Cluster.Rollout, the
 // cluster's consistency and daemon.RolloutComplete: a rollout held at its
-// partition or scope has converged. A paused rollout that is not complete
-// says how far it got, from the last plan's status.
+// partition or scope has converged, and one that has not says why in the
+// policy's terms (RolloutReason: paused, the budget used up by unavailable
+// nodes outside the scope, a wave baking, ...); a paused rollout says so
+// whatever the reason.
 func (s *sim) converged(last daemon.Plan) error {
 	if s.c.Rollout.IsZero() {
 		return Converged(s.c, last.Hash)
@@ -476,11 +478,10 @@ func (s *sim) converged(last daemon.Plan) error {
 	switch {
 	case err != nil:
 		return err
-	case !ok && s.c.Rollout.Paused:
-		st := last.Status
-		return fmt.Errorf("the rollout is paused: %d of %d desired nodes run the updated revision", st.UpdatedNumberScheduled, st.DesiredNumberScheduled)
+	case !ok && s.c.Rollout.Paused && reason.Cause != daemon.CausePaused:
+		return errors.New("the rollout is paused; " + reason.String())
 	case !ok:
-		return errors.New(reason)
+		return errors.New(reason.String())
 	}
 	return nil
 }

@@ -166,17 +166,16 @@ func TestSimulatePausedReason(t *testing.T) {
 // by unavailable nodes outside the scope stalls with that cause named
 // (issue 22 §1), as daemon.RolloutComplete reports it.
 func TestSimulateScopeBudgetReason(t *testing.T) {
-	t.Skip("waits for daemon.RolloutComplete's policy-aware reasons (helper B, issue 22 §1); today: \"2 of 3 desired nodes have an available pod\"")
 	in := captured()
 	for _, n := range in.Nodes {
 		n.Labels["zone"] = "a"
 	}
 	in.Nodes[2].Labels["zone"] = "b"
 	starting(in, "n3", time.Hour, crashLooping(9)) // out of scope, unavailable
-	dt.WithImage("registry.example/fluentd:v2")(in.DaemonSet)
 	c := clusterOf(in)
 	c.Rollout = daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "a"}}}
-	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second})
+	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second,
+		Events: []dt.ClusterEvent{{Kind: dt.TemplateChange, Image: "registry.example/fluentd:v2"}}})
 	if res.Outcome != dt.OutcomeStalled {
 		t.Fatalf("Outcome = %s (%s), want Stalled", res.Outcome, res.Reason)
 	}

@@ -32,6 +32,7 @@ import (
 
 // options are the command-line flags.
 type options struct {
+	mode            controller.Mode
 	kubeconfig      string
 	master          string
 	workers         int
@@ -48,7 +49,9 @@ type options struct {
 
 func parseFlags(args []string) (options, error) {
 	var o options
+	var mode string
 	fs := flag.NewFlagSet("controller", flag.ContinueOnError)
+	fs.StringVar(&mode, "mode", string(controller.ModeReplace), "replace: be the cluster's DaemonSet controller (kube-controller-manager's must be off); companion: run beside kube-controller-manager and roll out only OnDelete DaemonSets with rollout.daemonplan.io/ annotations, by deleting old pods")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig; empty means in-cluster configuration")
 	fs.StringVar(&o.master, "master", "", "address of the API server, overriding the kubeconfig's")
 	fs.IntVar(&o.workers, "workers", 2, "DaemonSets synced at once (kube-controller-manager's --concurrent-daemonset-syncs)")
@@ -62,8 +65,12 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of queries to the API server")
 	fs.BoolVar(&o.comparisonGates, "taint-toleration-comparison-operators", false, "enable the Gt and Lt toleration operators (feature gate TaintTolerationComparisonOperators)")
 	klog.InitFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if err != nil {
 		return o, err
+	}
+	if o.mode, err = controller.ParseMode(mode); err != nil {
+		return o, fmt.Errorf("--mode: %w", err)
 	}
 	if o.workers < 1 {
 		return o, fmt.Errorf("--workers must be at least 1, got %d", o.workers)
@@ -125,6 +132,7 @@ func run(ctx context.Context, o options) error {
 	start := func(ctx context.Context) error {
 		factory := informers.NewSharedInformerFactory(client, o.resync)
 		c := controller.New(client, factory, controller.Config{
+			Mode:                                     o.mode,
 			Workers:                                  o.workers,
 			BurstReplicas:                            o.burstReplicas,
 			Registerer:                               reg,

@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -21,13 +23,14 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			want: options{workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100},
+			want: options{mode: controller.ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100},
 		},
 		{
 			name: "all set",
-			args: []string{"--kubeconfig", "/k", "--workers", "5", "--burst-replicas", "10", "--leader-elect", "--metrics-addr", "127.0.0.1:0"},
-			want: options{kubeconfig: "/k", workers: 5, burstReplicas: 10, leaderElect: true, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: "127.0.0.1:0", qps: 50, burst: 100},
+			args: []string{"--mode", "companion", "--kubeconfig", "/k", "--workers", "5", "--burst-replicas", "10", "--leader-elect", "--metrics-addr", "127.0.0.1:0"},
+			want: options{mode: controller.ModeCompanion, kubeconfig: "/k", workers: 5, burstReplicas: 10, leaderElect: true, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: "127.0.0.1:0", qps: 50, burst: 100},
 		},
+		{name: "unknown mode", args: []string{"--mode", "beside"}, wantErr: true},
 		{name: "zero workers", args: []string{"--workers", "0"}, wantErr: true},
 		{name: "negative burst", args: []string{"--burst-replicas", "-1"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: true},

@@ -235,6 +235,8 @@ rules:
 - level: Metadata
   users: ["` + controllerUser + `"]
   verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: Metadata
+  users: ["` + companionUser + `"]
 - level: None
 `
 
@@ -258,7 +260,9 @@ func (c *cluster) startAPIServer() {
 		"--secure-port="+strconv.Itoa(port),
 		"--cert-dir="+c.path("certs"),
 		"--token-auth-file="+tokenFile,
-		"--authorization-mode=AlwaysAllow",
+		// RBAC: the test users are system:masters; the companion runs as
+		// a ServiceAccount with only the shipped roles.
+		"--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file="+saKey,
 		"--service-account-signing-key-file="+saKey,

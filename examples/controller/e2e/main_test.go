@@ -20,6 +20,7 @@ func TestMain(m *testing.M) {
 		fmt.Printf("e2e: %d skipped\n", skipped)
 	}
 	fmt.Printf("e2e: %d passed, %d failed\n", passed, failed)
+	printRolloutTally(os.Stdout)
 	resultsMu.Unlock()
 	os.Exit(code)
 }

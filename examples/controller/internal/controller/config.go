@@ -18,6 +18,11 @@ const DefaultExpectationsTimeout = 5 * time.Minute
 // Config tunes a Controller. The zero value works: one worker, the default
 // burst, no metrics, the real clock and an event recorder of its own.
 type Config struct {
+	// Mode is what the controller is to the cluster: ModeReplace (the
+	// default, "") replaces kube-controller-manager's DaemonSet controller;
+	// ModeCompanion runs beside it and only rolls out the DaemonSets that
+	// opt in (see ModeCompanion).
+	Mode Mode
 	// Workers is the number of DaemonSets synced at once; values below 1
 	// mean 1.
 	Workers int

@@ -47,6 +47,11 @@ type Controller struct {
 	placement    *placementCache
 	fence        *writeFence
 	metrics      *metrics
+	// companion keeps the warnings about rollout annotations (both modes)
+	// and the waves announced (ModeCompanion); rolloutMetrics serve
+	// ModeCompanion.
+	companion      *companionState
+	rolloutMetrics *rolloutMetrics
 
 	// syncFunc is sync, replaced in tests.
 	syncFunc func(ctx context.Context, key string) error
@@ -72,6 +77,11 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 	}
 	c.syncFunc = c.sync
 	c.metrics = newMetrics(cfg.Registerer, c.queue)
+	c.companion = newCompanionState()
+	if cfg.Mode == ModeCompanion {
+		c.syncFunc = c.syncCompanion
+		c.rolloutMetrics = newRolloutMetrics(cfg.Registerer, cfg.Clock)
+	}
 
 	dsInf := factory.Apps().V1().DaemonSets()
 	nodeInf := factory.Core().V1().Nodes()
@@ -119,7 +129,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		c.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: ComponentName})
 	}
 
-	c.logger.Info("Starting controller", "workers", c.cfg.Workers, "burstReplicas", c.cfg.BurstReplicas)
+	c.logger.Info("Starting controller", "mode", c.cfg.mode(), "workers", c.cfg.Workers, "burstReplicas", c.cfg.BurstReplicas)
 	c.factory.Start(ctx.Done())
 	if !cache.WaitForNamedCacheSync(ComponentName, ctx.Done(), c.synced...) {
 		if ctx.Err() != nil {

@@ -260,29 +260,8 @@ func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.Daemo
 		c.expectations.CreationObserved(key)
 	}
 
-	parallel(len(deletes), c.cfg.BurstReplicas, func(i int) error {
-		d := deletes[i]
-		err := pods.Delete(ctx, d.Pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &d.Pod.UID}})
-		switch {
-		case err == nil:
-			mu.Lock()
-			out.deleted++
-			mu.Unlock()
-			c.metrics.actions.WithLabelValues("delete", string(d.Reason)).Inc()
-			c.recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", d.Pod.Name)
-			return nil
-		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
-			// Already gone, or the name now belongs to another pod: the
-			// pod we meant is deleted either way.
-			c.expectations.DeletionObserved(key, d.Pod.UID)
-			return nil
-		}
-		c.expectations.DeletionObserved(key, d.Pod.UID)
-		c.metrics.actionErrors.WithLabelValues("delete").Inc()
-		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedDelete", "Error deleting pod %s on node %s: %v", d.Pod.Name, d.NodeName, err)
-		err = fmt.Errorf("delete pod %s/%s: %w", d.Pod.Namespace, d.Pod.Name, err)
-		errs.add(err)
-		return err
+	c.deletePods(ctx, key, ds, deletes, out, errs, func(d daemon.Delete) {
+		c.recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", d.Pod.Name)
 	})
 }
 

@@ -7,10 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/selector"
@@ -36,53 +33,26 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
 	}()
 
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		result = resultInvalid
-		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
-		return nil
+	ds, result, err := c.cachedDaemonSet(key)
+	if ds == nil {
+		return err
 	}
-	// Read our own writes: plan nothing from caches that miss them.
-	if err := c.fence.behind(key); err != nil {
-		result = resultBehind
+	ns := ds.Namespace
+	nodes, pods, revs, err := c.cached(ns)
+	if err != nil {
+		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
-	}
-	ds, err := c.dsLister.DaemonSets(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		result = resultGone
-		c.expectations.Forget(key)
-		c.state.forget(key)
-		c.fence.forget(key)
-		c.logger.V(2).Info("DaemonSet is gone, state forgotten", "daemonset", key)
-		return nil
-	}
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: read from cache: %w", key, err)
-	}
-	nodes, err := c.nodes.List(labels.Everything())
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: list nodes: %w", key, err)
-	}
-	pods, err := c.pods.Pods(ns).List(labels.Everything())
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: list pods: %w", key, err)
-	}
-	revs, err := c.revs.ControllerRevisions(ns).List(labels.Everything())
-	if err != nil {
-		result = resultError
-		return fmt.Errorf("daemonset %q: list revisions: %w", key, err)
 	}
 
 	satisfied := c.expectations.Satisfied(key)
-	plan, computeErr := daemon.Compute(ds, nodes, pods, daemon.Options{
+	planned, policy := c.annotatedRollout(key, ds)
+	plan, computeErr := daemon.Compute(planned, nodes, pods, daemon.Options{
 		Now:                                      start,
 		Revisions:                                revs,
 		FailedPodBackoff:                         c.state.getBackoff(key),
 		BurstReplicas:                            c.cfg.BurstReplicas,
 		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
+		Rollout:                                  policy,
 	})
 	invalid := computeErr != nil && isInvalidSpec(computeErr)
 	if invalid {

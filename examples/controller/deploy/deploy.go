@@ -1,0 +1,96 @@
+// Package deploy holds the manifests that run the example controller in a
+// cluster — a Namespace, a ServiceAccount, the ClusterRole of companion mode
+// and its binding, the Role of the leader-election Lease and its binding,
+// and a Deployment of two replicas — plus what replace mode adds
+// (replace/) and an Argo CD health check (argocd/). Apply them with
+//
+//	kubectl apply -f examples/controller/deploy/
+//
+// The package embeds the same files so that the tests, the end-to-end suite
+// among them, use exactly what people apply.
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+//go:embed *.yaml replace/*.yaml argocd/*
+var files embed.FS
+
+// Companion returns the objects of the manifests in this directory (what
+// `kubectl apply -f deploy/` applies), in file order, then document order.
+// The files are numbered so that kubectl, which applies them in name
+// order, creates the Namespace first.
+func Companion() ([]runtime.Object, error) { return objects(".") }
+
+// Replace returns the objects replace mode adds (replace/).
+func Replace() ([]runtime.Object, error) { return objects("replace") }
+
+// File returns the content of one of the embedded files, by its path in
+// this directory ("argocd/health.lua").
+func File(name string) ([]byte, error) { return files.ReadFile(name) }
+
+// objects decodes every .yaml file of dir.
+func objects(dir string) ([]runtime.Object, error) {
+	entries, err := fs.ReadDir(files, dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && path.Ext(e.Name()) == ".yaml" {
+			names = append(names, path.Join(dir, e.Name()))
+		}
+	}
+	slices.Sort(names)
+	decode := scheme.Codecs.UniversalDeserializer()
+	var out []runtime.Object
+	for _, name := range names {
+		data, err := files.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		r := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+		for i := 0; ; i++ {
+			doc, err := r.Read()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return nil, fmt.Errorf("%s: document %d: %w", name, i, err)
+			}
+			if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+				continue
+			}
+			obj, _, err := decode.Decode(doc, nil, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: document %d: %w", name, i, err)
+			}
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
+// stripComments drops the comment lines of a YAML document.
+func stripComments(doc []byte) []byte {
+	var out []byte
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(append(out, line...), '\n')
+		}
+	}
+	return out
+}

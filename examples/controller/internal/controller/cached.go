@@ -1,0 +1,66 @@
+package controller
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/cache"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// cachedDaemonSet returns the DaemonSet of key from the cache, and the
+// sync result so far (resultSuccess). It returns a nil DaemonSet when
+// there is nothing to plan: a malformed key (resultInvalid, dropped with a
+// log line), a DaemonSet that is gone (resultGone; everything kept for the
+// key is forgotten), a cache that has not yet seen the controller's own
+// writes for it (resultBehind, with an error wrapping errCacheBehind, so
+// that the key is requeued with backoff) or a cache that fails
+// (resultError, with the error).
+func (c *Controller) cachedDaemonSet(key string) (*appsv1.DaemonSet, string, error) {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
+		return nil, resultInvalid, nil
+	}
+	// Read our own writes: plan nothing from caches that miss them.
+	if err := c.fence.behind(key); err != nil {
+		return nil, resultBehind, fmt.Errorf("daemonset %q: %w", key, err)
+	}
+	ds, err := c.dsLister.DaemonSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.expectations.Forget(key)
+		c.state.forget(key)
+		c.fence.forget(key)
+		c.companion.forget(key)
+		if c.rolloutMetrics != nil {
+			c.rolloutMetrics.forget(key)
+		}
+		c.logger.V(2).Info("DaemonSet is gone, state forgotten", "daemonset", key)
+		return nil, resultGone, nil
+	}
+	if err != nil {
+		return nil, resultError, fmt.Errorf("daemonset %q: read from cache: %w", key, err)
+	}
+	return ds, resultSuccess, nil
+}
+
+// cached returns what a sync plans from, read from the informers' caches:
+// every node, and the pods and ControllerRevisions of namespace ns.
+func (c *Controller) cached(ns string) ([]*corev1.Node, []*corev1.Pod, []*appsv1.ControllerRevision, error) {
+	nodes, err := c.nodes.List(labels.Everything())
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("list nodes: %w", err)
+	}
+	pods, err := c.pods.Pods(ns).List(labels.Everything())
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("list pods: %w", err)
+	}
+	revs, err := c.revs.ControllerRevisions(ns).List(labels.Everything())
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("list revisions: %w", err)
+	}
+	return nodes, pods, revs, nil
+}

@@ -1,0 +1,49 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+)
+
+// deletePods deletes the pods of deletes, each with a UID precondition,
+// concurrently and at most the burst at once; one failure does not stop
+// the others. The caller has raised the expectations of key by them. A
+// delete that succeeds is counted in out and the metrics and passed to
+// deleted (for its event); one that finds the pod gone, or its name taken
+// by another pod, is observed (the pod meant is deleted either way); any
+// other failure is observed too (it will never be seen), recorded as a
+// FailedDelete event on ds and added to errs.
+func (c *Controller) deletePods(ctx context.Context, key string, ds *appsv1.DaemonSet, deletes []daemon.Delete, out *outcome, errs *errorList, deleted func(daemon.Delete)) {
+	pods := c.client.CoreV1().Pods(ds.Namespace)
+	var mu sync.Mutex
+	parallel(len(deletes), c.cfg.BurstReplicas, func(i int) error {
+		d := deletes[i]
+		err := pods.Delete(ctx, d.Pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &d.Pod.UID}})
+		switch {
+		case err == nil:
+			mu.Lock()
+			out.deleted++
+			mu.Unlock()
+			c.metrics.actions.WithLabelValues("delete", string(d.Reason)).Inc()
+			deleted(d)
+			return nil
+		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+			c.expectations.DeletionObserved(key, d.Pod.UID)
+			return nil
+		}
+		c.expectations.DeletionObserved(key, d.Pod.UID)
+		c.metrics.actionErrors.WithLabelValues("delete").Inc()
+		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedDelete", "Error deleting pod %s on node %s: %v", d.Pod.Name, d.NodeName, err)
+		err = fmt.Errorf("delete pod %s/%s: %w", d.Pod.Namespace, d.Pod.Name, err)
+		errs.add(err)
+		return err
+	})
+}
