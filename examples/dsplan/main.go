@@ -19,8 +19,10 @@
 // all off by default (upstream's behaviour): --partition N|N%, --scope
 // SELECTOR, --paused, --order-label KEY [--order-values V1,V2,...],
 // --domain-label KEY with --domain-max-unavailable N|N% and
-// --domain-max-surge N|N%, and --strict. A simulation under them ends at
-// daemon.RolloutComplete, at the partition rather than at 100%.
+// --domain-max-surge N|N%, --strict, and --wave-bake D (a wave barrier
+// between the values of the order label). A simulation under them ends at
+// daemon.RolloutComplete, at the partition rather than at 100%, and a
+// stall says why in the policy's terms (daemon.RolloutReason).
 //
 // Input is what `kubectl get daemonsets,nodes,pods,controllerrevisions -A -o
 // yaml` (or -o json) prints, multi-document YAML or single objects, in one or

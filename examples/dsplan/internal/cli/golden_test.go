@@ -63,6 +63,9 @@ func TestGolden(t *testing.T) {
 		// §3: the estimate and the waves, by zone, as text and JSON.
 		{name: "simulate-zones", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1",
 			"--order-label", "topology.kubernetes.io/zone", "--order-values", "us-east-1c,us-east-1a"}},
+		{name: "simulate-wave-barrier", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1",
+			"--order-label", "topology.kubernetes.io/zone", "--order-values", "us-east-1c,us-east-1a", "--wave-bake", "30s"}},
+		{name: "usage-wave-bake", args: []string{"simulate", "--wave-bake", "30s"}},
 		{name: "simulate-json", args: []string{"simulate", "-o", "json", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
 		{name: "simulate-ready-delay", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--ready-delay", "30s"}},
 		// §6: the command people expect.

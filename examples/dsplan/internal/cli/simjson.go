@@ -17,6 +17,13 @@ type simulateJSON struct {
 	Estimate estimateJSON `json:"estimate"`
 	// GroupBy is the node label the waves are grouped by ("" for none).
 	GroupBy string `json:"groupBy,omitempty"`
+	// PlannedWaves are the waves of the order label (--order-label), in
+	// the order they start, before the rollout: each one's name (the label
+	// selector of its nodes) and nodes, in update order.
+	PlannedWaves []plannedWaveJSON `json:"plannedWaves"`
+	// WaveBake is the wave barrier's bake (--wave-bake), when there is a
+	// barrier.
+	WaveBake string `json:"waveBake,omitempty"`
 	// Waves are the syncs that start updating nodes, in order.
 	Waves []waveJSON `json:"waves"`
 	// Blocks say where the rollout blocks or what holds nodes back, in
@@ -52,6 +59,14 @@ type estimateJSON struct {
 	DurationP90 string `json:"durationP90"`
 	// OutcomeP90 is the p90 run's outcome.
 	OutcomeP90 string `json:"outcomeP90"`
+}
+
+// plannedWaveJSON is one wave of the order label.
+type plannedWaveJSON struct {
+	// Name is "label=value" ("!label" for the nodes without the label).
+	Name string `json:"name"`
+	// Nodes are its desired nodes, in update order.
+	Nodes []string `json:"nodes"`
 }
 
 // waveJSON is a sync that starts updating nodes.
@@ -126,6 +141,13 @@ func (r *simReport) toJSON() simulateJSON {
 		lr := d.learned
 		out.Estimate.ReadyP50, out.Estimate.ReadyP90 = fmtDur(lr.readyP50), fmtDur(lr.readyP90)
 		out.Estimate.BindP50, out.Estimate.BindP90 = fmtDur(lr.bindP50), fmtDur(lr.bindP90)
+	}
+	out.PlannedWaves = []plannedWaveJSON{}
+	for _, w := range r.planned {
+		out.PlannedWaves = append(out.PlannedWaves, plannedWaveJSON{Name: w.Name, Nodes: append([]string{}, w.Nodes...)})
+	}
+	if r.barrier != nil {
+		out.WaveBake = fmtDur(r.barrier.Bake)
 	}
 	for _, w := range r.waves {
 		out.Waves = append(out.Waves, waveJSON{Step: w.step, At: w.at, Nodes: w.nodes, Down: w.down, Budget: w.budget,

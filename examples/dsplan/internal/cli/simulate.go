@@ -152,6 +152,11 @@ type simReport struct {
 	groupBy  string
 	blocks   []string
 	chart    *chartData
+	// planned are the waves of the order label (daemon.RolloutPolicy
+	// WavesOf), before the rollout starts; barrier is the wave barrier,
+	// when the policy has one.
+	planned []daemon.Wave
+	barrier *daemon.WaveBarrier
 }
 
 // delays are the delays a simulation used, and where they came from.
@@ -242,6 +247,7 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		rep.p90 = rep.res
 	}
 	rep.waves = wavesOf(rep.res, cl, rep.groupBy)
+	rep.planned, rep.barrier = sf.policy.WavesOf(desiredNodes(cl)), sf.policy.Waves
 	rep.blocks = blocksOf(cl, rep.res, pf)
 	return rep, nil
 }

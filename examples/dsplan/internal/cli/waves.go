@@ -56,6 +56,18 @@ func groupLabel(pf *policyFlags, cl *daemontest.Cluster) string {
 	return ""
 }
 
+// desiredNodes are the nodes of cl where its DaemonSet should run.
+func desiredNodes(cl *daemontest.Cluster) []*corev1.Node {
+	elig := daemon.NewEligibility(cl.DaemonSet, false)
+	var out []*corev1.Node
+	for _, n := range cl.Nodes {
+		if run, _ := elig.ShouldRun(n); run {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // orderValues are the values of the order label that go first.
 func orderValues(pf *policyFlags) []string {
 	if pf.orderLabel == "" || pf.orderValues == "" {
@@ -96,8 +108,16 @@ func wavesOf(res daemontest.SimResult, cl *daemontest.Cluster, label string) []w
 // maxWaveLines is how many waves the text lists; the JSON has them all.
 const maxWaveLines = 40
 
-// printWaves prints the waves and where the rollout blocks.
+// printWaves prints the planned waves of the order label, the syncs that
+// started updates and where the rollout blocks.
 func (r *simReport) printWaves(w io.Writer) {
+	if len(r.planned) > 0 {
+		parts := make([]string, len(r.planned))
+		for i, wv := range r.planned {
+			parts[i] = fmt.Sprintf("%s (%s)", wv.Name, count(len(wv.Nodes), "node"))
+		}
+		fmt.Fprintf(w, "planned waves: %s\n", strings.Join(parts, ", "))
+	}
 	nodes := 0
 	for _, wv := range r.waves {
 		nodes += len(wv.nodes)
@@ -114,6 +134,9 @@ func (r *simReport) printWaves(w io.Writer) {
 		if r.groupBy != "" {
 			fmt.Fprintf(w, "; grouped by %s", r.groupBy)
 		}
+		if r.barrier != nil {
+			fmt.Fprintf(w, ", a barrier between its values (bake %s)", fmtDur(r.barrier.Bake))
+		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "%5s %8s %6s %9s  %s\n", "WAVE", "TIME", "NODES", "DOWN/MAX", "NODES STARTED")
 		var prev string
@@ -123,6 +146,9 @@ func (r *simReport) printWaves(w io.Writer) {
 				break
 			}
 			if g := strings.Join(wv.groups, ","); r.groupBy != "" && g != prev {
+				if r.barrier != nil && i > 0 {
+					fmt.Fprintf(w, "  -- barrier: the earlier waves updated and available, then %s\n", fmtDur(r.barrier.Bake))
+				}
 				fmt.Fprintf(w, "  -- %s=%s\n", r.groupBy, orDash(g))
 				prev = g
 			}
