@@ -60,6 +60,7 @@ func TestGolden(t *testing.T) {
 		{name: "apply-rejected", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-bad-budget.yaml"}},
 		{name: "apply-json", args: []string{"plan", "-o", "json", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
 		{name: "apply-simulate", args: []string{"simulate", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
+		{name: "apply-simulate-json", args: []string{"simulate", "-o", "json", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
 		// §3: the estimate and the waves, by zone, as text and JSON.
 		{name: "simulate-zones", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1",
 			"--order-label", "topology.kubernetes.io/zone", "--order-values", "us-east-1c,us-east-1a"}},

@@ -6,6 +6,9 @@ type simulateJSON struct {
 	// DaemonSet is "namespace/name"; Image the --image set, if any.
 	DaemonSet string `json:"daemonSet"`
 	Image     string `json:"image,omitempty"`
+	// Applied, when the DaemonSet came from a manifest in the input, says
+	// what it was applied over (as in a plan).
+	Applied *appliedJSON `json:"applied,omitempty"`
 	// Outcome is Converged, Stalled or StepLimit; Reason why it did not
 	// converge ("" when it did).
 	Outcome string `json:"outcome"`
@@ -127,7 +130,7 @@ type stepJSON struct {
 	Error string `json:"error,omitempty"`
 }
 
-func (r *simReport) toJSON() simulateJSON {
+func (r *simReport) toJSON(l *loaded) simulateJSON {
 	res, d := r.res, r.delays
 	out := simulateJSON{
 		DaemonSet: r.name, Image: r.image, Outcome: string(res.Outcome), Reason: res.Reason,
@@ -141,6 +144,11 @@ func (r *simReport) toJSON() simulateJSON {
 		lr := d.learned
 		out.Estimate.ReadyP50, out.Estimate.ReadyP90 = fmtDur(lr.readyP50), fmtDur(lr.readyP90)
 		out.Estimate.BindP50, out.Estimate.BindP90 = fmtDur(lr.bindP50), fmtDur(lr.bindP90)
+	}
+	for _, a := range l.applied {
+		if a.name == r.name {
+			out.Applied = a.toJSON()
+		}
 	}
 	out.PlannedWaves = []plannedWaveJSON{}
 	for _, w := range r.planned {

@@ -105,7 +105,7 @@ func runSimulate(inv *invocation, pos []string) error {
 	if sf.format == "json" {
 		out := make([]simulateJSON, len(reports))
 		for i, r := range reports {
-			out[i] = r.toJSON()
+			out[i] = r.toJSON(l)
 		}
 		if err := writeData(stdout, "json", out); err != nil {
 			return err
