@@ -2,10 +2,12 @@ package daemontest
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -142,6 +144,19 @@ func WithImage(image string) DaemonSetOption {
 	return func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = image }
 }
 
+// WithTemplateGeneration sets the deprecated.daemonset.template.generation
+// annotation, which the API server writes on every DaemonSet (1 at
+// creation, one more at each template change); Pod then labels the pods
+// pod-template-generation with it, as the controller does.
+func WithTemplateGeneration(gen int64) DaemonSetOption {
+	return func(ds *appsv1.DaemonSet) {
+		if ds.Annotations == nil {
+			ds.Annotations = map[string]string{}
+		}
+		ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(gen, 10)
+	}
+}
+
 // WithMaxUnavailable sets rollingUpdate.maxUnavailable ("10%" or "2").
 func WithMaxUnavailable(v string) DaemonSetOption {
 	return func(ds *appsv1.DaemonSet) {
@@ -205,14 +220,18 @@ type PodOption func(*corev1.Pod)
 
 // Pod returns a pod of ds named name, scheduled on node, created an hour
 // before Epoch, Running and Ready since then, labelled with the template
-// labels and the current hash (see Hash), and controlled by ds; changed by
-// opts in order.
+// labels, the current hash (see Hash) and, when ds has the template
+// generation annotation (see WithTemplateGeneration), pod-template-generation
+// with its value; controlled by ds; changed by opts in order.
 func Pod(ds *appsv1.DaemonSet, name, node string, opts ...PodOption) *corev1.Pod {
 	labels := map[string]string{}
 	for k, v := range ds.Spec.Template.Labels {
 		labels[k] = v
 	}
 	labels[appsv1.ControllerRevisionHashLabelKey] = Hash(ds)
+	if gen, ok := ds.Annotations[appsv1.DeprecatedTemplateGeneration]; ok {
+		labels[extensionsv1beta1.DaemonSetTemplateGenerationKey] = gen
+	}
 	since := Epoch.Add(-time.Hour)
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{

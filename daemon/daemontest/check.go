@@ -198,7 +198,7 @@ func CheckPlan(in Input, opts CheckOptions) Report {
 	backoffBefore := in.Options.FailedPodBackoff.Entries()
 
 	var rep Report
-	plan, err, panicked := computeSafely(in)
+	plan, err, panicked := computeSafely(nil, in)
 	if panicked != "" {
 		rep.Violations = append(rep.Violations, Violation{InvariantNoPanic, panicked})
 		return rep
@@ -220,7 +220,7 @@ func CheckPlan(in Input, opts CheckOptions) Report {
 
 	rep.Violations = append(rep.Violations, CheckGivenPlan(in, plan, err)...)
 
-	again, againErr, panicked := computeSafely(in)
+	again, againErr, panicked := computeSafely(nil, in)
 	switch {
 	case panicked != "":
 		rep.add(InvariantNoPanic, "second call: %s", panicked)
@@ -236,7 +236,7 @@ func CheckPlan(in Input, opts CheckOptions) Report {
 	}
 	r := rand.New(rand.NewPCG(opts.Seed, 0x6461656d6f6e)) // "daemon"
 	for i := 0; i < n; i++ {
-		got, gotErr, panicked := computeSafely(in.Permute(r))
+		got, gotErr, panicked := computeSafely(nil, in.Permute(r))
 		if panicked != "" {
 			rep.add(InvariantNoPanic, "permutation %d: %s", i, panicked)
 			continue
@@ -256,19 +256,19 @@ func (r *Report) add(inv Invariant, format string, args ...any) {
 	r.Violations = append(r.Violations, Violation{inv, fmt.Sprintf(format, args...)})
 }
 
-// computeSafely runs Compute on in, turning a panic into a message with a
-// shortened stack.
-func computeSafely(in Input) (plan daemon.Plan, err error, panicked string) {
+// computeSafely runs Compute on in, through the Planner p when it is not
+// nil, turning a panic into a message with a shortened stack.
+func computeSafely(p *daemon.Planner, in Input) (plan daemon.Plan, err error, panicked string) {
 	defer func() {
-		if p := recover(); p != nil {
+		if r := recover(); r != nil {
 			stack := string(debug.Stack())
 			if len(stack) > 4000 {
 				stack = stack[:4000] + "..."
 			}
-			panicked = fmt.Sprintf("Compute panicked: %v\n%s", p, stack)
+			panicked = fmt.Sprintf("Compute panicked: %v\n%s", r, stack)
 		}
 	}()
-	plan, err = in.Compute()
+	plan, err = p.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	return plan, err, ""
 }
 

@@ -47,9 +47,13 @@
 // Simulate applies plan after plan to an in-memory copy of a Cluster:
 // created pods land, are bound and become ready (or fail) after
 // configurable delays, deletions take a grace period, nodes join, leave or
-// turn NotReady and the template changes at given times. It records a
-// StepTrace per sync and stops at convergence (see Converged, or
-// daemon.RolloutComplete under a rollout policy), at a
-// deadlock, or at a step limit. SimResult.Peak sums a run up: the worst
-// unavailability and surge, and the steps over budget.
+// turn NotReady and the template changes at given times (as the API server
+// applies a change: generation and template generation up). A cluster
+// taken from a capture is simulated as it was caught: pods still starting
+// become Ready after the delay counted from their creation, pods
+// FailingReason calls failing stay down. It records a StepTrace per sync
+// (SimConfig.OnStep also sees the cluster after each, for charts) and
+// stops at convergence (see Converged, or daemon.RolloutComplete under a
+// rollout policy), at a deadlock, or at a step limit. SimResult.Peak sums
+// a run up: the worst unavailability and surge, and the steps over budget.
 package daemontest

@@ -124,7 +124,7 @@ func ExampleConverged() {
 	c.Pods[1] = dt.Pod(ds, "b", "n2")
 	fmt.Println(dt.Converged(c, dt.Hash(ds)))
 	// Output:
-	// node "n2" runs pod b, which is not available
+	// node "n2" runs pod b, which is not available (not ready for 1h0m0s)
 	// <nil>
 }
 

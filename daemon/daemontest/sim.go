@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,7 +31,9 @@ type SimConfig struct {
 	BindDelay time.Duration
 	// ReadyDelay is the time from a pod's creation to it running and being
 	// Ready (or failing); at least BindDelay. A pod on a node that is not
-	// Ready waits for the node.
+	// Ready waits for the node. Pods of the input that are not Ready get
+	// it too, counted from their own creation (at once when that is past),
+	// unless FailingReason says they are failing: those stay as they are.
 	ReadyDelay time.Duration
 	// FailFraction is the fraction of created pods that fail (phase
 	// Failed) at ReadyDelay instead of becoming Ready, drawn per pod from
@@ -48,6 +51,13 @@ type SimConfig struct {
 	// the trace.
 	Check        bool
 	CheckOptions CheckOptions
+	// OnStep, when set, is called after each sync with its trace and the
+	// cluster as the plan left it (Now is the sync's time). The objects
+	// are never modified afterwards and may be kept; the cluster's slices
+	// change as the simulation goes on and must not be kept or modified.
+	// It is how a caller records per-node state (a chart) without running
+	// the simulation again.
+	OnStep func(StepTrace, *Cluster)
 }
 
 // EventKind is the kind of a ClusterEvent.
@@ -68,7 +78,10 @@ const (
 	// become Ready.
 	NodeReady EventKind = "NodeReady"
 	// TemplateChange sets the image of the template's first container to
-	// Image and raises the DaemonSet's generation.
+	// Image, as an update through the API server does (apply.Update): the
+	// generation and the deprecated.daemonset.template.generation
+	// annotation go up by one, so that pods labelled with the old
+	// pod-template-generation are no longer updated.
 	TemplateChange EventKind = "TemplateChange"
 )
 
@@ -123,6 +136,9 @@ type StepTrace struct {
 	// Step counts from 0; At is the time since the start.
 	Step int
 	At   time.Duration
+	// Hash is the plan's: the current revision's hash ("" when the sync
+	// stopped before the revision history).
+	Hash string
 	// Events are the cluster events applied just before this sync.
 	Events []string
 	// Creates and Deletes are the plan's, DeferredCreates and
@@ -131,6 +147,13 @@ type StepTrace struct {
 	DeferredCreates, DeferredDeletes int
 	// FailedDeletes are the nodes where the plan deleted a failed pod.
 	FailedDeletes []string
+	// CreateNodes and DeleteNodes are the nodes of the plan's creates and
+	// deletes, in the plan's order (by node name; a node appears once per
+	// pod deleted there). UpdateNodes are the nodes where the rolling
+	// update starts replacing an old pod: deletes for RollingUpdate or
+	// ReplaceUnavailable (maxSurge 0), creates for Surge or
+	// SurgeForUnavailable; by node name, each once.
+	CreateNodes, DeleteNodes, UpdateNodes []string
 	// Desired, Available, Updated and Unavailable are the plan's status:
 	// the state before the plan.
 	Desired, Available, Updated, Unavailable int32
@@ -217,7 +240,15 @@ func (r SimResult) Duration() time.Duration {
 // are made (revisions created unless the name exists, updated, deleted,
 // adopted, released; pods relabelled; the collision count written); the
 // status is written when StatusChanged; the backoff is carried to the next
-// sync.
+// sync. Removed pods leave the cluster's pod list, the others keeping
+// their order; created pods are appended.
+//
+// The input as captured: a pod being deleted is removed GracePeriod after
+// its deletionTimestamp; a pod that is not Ready is starting, and is bound
+// BindDelay and Ready ReadyDelay after its own creation (at once when that
+// is past, and once its node is Ready), unless FailingReason says it is
+// failing (CrashLoopBackOff, restarts, an image that does not pull, not
+// ready for StuckAfter on a Ready node, Failed): such a pod stays as it is.
 //
 // Time: after a plan that changes the cluster the next sync runs at the
 // same instant (the changes are what the controller would be woken by);
@@ -227,7 +258,8 @@ func (r SimResult) Duration() time.Duration {
 // cluster event, whichever is first. The simulation stops when a plan
 // changes nothing and nothing is left to happen (Converged or Stalled), or
 // after MaxSteps syncs (StepLimit). It is deterministic for a given c and
-// cfg.
+// cfg. A step costs one plan and a pass over the pods to measure it; pod
+// transitions are queued in time, so that a settled pod costs nothing.
 //
 // A cluster that cannot be simulated (a nil c, a nil DaemonSet, or a nil
 // node, pod or revision entry, which Compute refuses as invalid input) is
@@ -246,18 +278,24 @@ func Simulate(c *Cluster, cfg SimConfig) SimResult {
 	var res SimResult
 	res.StartDown, res.StartSurge, _ = s.measure()
 	events := s.applyDue()
+	var plan daemon.Plan
 	for step := 0; ; step++ {
 		if step == maxSteps {
 			res.Outcome = OutcomeStepLimit
 			res.Reason = "the step limit was reached"
-			if err := s.converged(res.Hash); err != nil {
+			if err := s.converged(plan); err != nil {
 				res.Reason += "; " + err.Error()
 			}
 			break
 		}
-		tr, plan, changed := s.sync(step, events)
+		var tr StepTrace
+		var changed bool
+		tr, plan, changed = s.sync(step, events)
 		res.Steps = append(res.Steps, tr)
 		res.Hash = plan.Hash
+		if cfg.OnStep != nil {
+			cfg.OnStep(tr, s.c)
+		}
 		if tr.Violations != nil && slices.ContainsFunc(tr.Violations, func(v Violation) bool { return v.Invariant == InvariantNoPanic }) {
 			res.Outcome, res.Reason = OutcomeStalled, "Compute panicked"
 			break
@@ -271,7 +309,7 @@ func Simulate(c *Cluster, cfg SimConfig) SimResult {
 			next, ok = s.c.Now.Add(plan.RequeueAfter), true
 		}
 		if !ok {
-			if err := s.converged(plan.Hash); err != nil {
+			if err := s.converged(plan); err != nil {
 				res.Outcome, res.Reason = OutcomeStalled, err.Error()
 			} else {
 				res.Outcome = OutcomeConverged
@@ -287,12 +325,30 @@ func Simulate(c *Cluster, cfg SimConfig) SimResult {
 
 // sim is the state of one simulation.
 type sim struct {
-	cfg   SimConfig
-	c     *Cluster
-	start time.Time
-	r     *rand.Rand
-	// timers hold the pending transitions of pods, by namespace and name.
-	timers map[types.NamespacedName]*podTimer
+	cfg     SimConfig
+	c       *Cluster
+	start   time.Time
+	r       *rand.Rand
+	planner *daemon.Planner
+	// podAt and nodeAt index the cluster's pods (by namespace and name)
+	// and nodes (by name). A removed pod leaves a nil entry in c.Pods until
+	// compact runs; holes counts them.
+	podAt  map[types.NamespacedName]int
+	nodeAt map[string]int
+	holes  int
+	// timers hold the pending transitions of pods, by namespace and name;
+	// queue orders them in time (see sim_timers.go); waitBind and waitNode
+	// park pods whose bind waits for their node to exist, and whose
+	// readiness for it to be Ready, by node name.
+	timers             map[types.NamespacedName]*podTimer
+	queue              timerQueue
+	waitBind, waitNode map[string][]types.NamespacedName
+	// unreadied are the pods a NodeNotReady event turned not Ready, by
+	// node name: NodeReady makes them Ready again.
+	unreadied map[string][]types.NamespacedName
+	// shouldRun caches the placement of each node (by index in c.Nodes)
+	// for measure; nil when a node or the template changed.
+	shouldRun []bool
 	// events are cfg.Events sorted by time; next is the first not applied.
 	events []ClusterEvent
 	next   int
@@ -301,30 +357,58 @@ type sim struct {
 	changes int
 }
 
-// podTimer is what will happen to a pod: bound at bindAt, running (or
-// failed) at readyAt, removed at removeAt.
-type podTimer struct {
-	bindAt, readyAt, removeAt time.Time
-	fails, removing           bool
-}
-
 func newSim(c *Cluster, cfg SimConfig) *sim {
 	s := &sim{
-		cfg:    cfg,
-		c:      c.DeepCopy(),
-		start:  c.Now,
-		r:      rand.New(rand.NewPCG(cfg.Seed, 0x73696d)), // "sim"
-		timers: map[types.NamespacedName]*podTimer{},
-		events: slices.Clone(cfg.Events),
+		cfg:       cfg,
+		c:         c.DeepCopy(),
+		start:     c.Now,
+		r:         rand.New(rand.NewPCG(cfg.Seed, 0x73696d)), // "sim"
+		planner:   daemon.NewPlanner(),
+		timers:    map[types.NamespacedName]*podTimer{},
+		waitBind:  map[string][]types.NamespacedName{},
+		waitNode:  map[string][]types.NamespacedName{},
+		unreadied: map[string][]types.NamespacedName{},
+		events:    slices.Clone(cfg.Events),
 	}
 	slices.SortStableFunc(s.events, func(a, b ClusterEvent) int { return cmp.Compare(a.At, b.At) })
-	// Pods being deleted at the start finish their grace period.
+	s.reindex()
 	for _, p := range s.c.Pods {
-		if p.DeletionTimestamp != nil {
-			s.timers[podName(p)] = &podTimer{removing: true, removeAt: p.DeletionTimestamp.Add(cfg.GracePeriod)}
-		}
+		s.startPod(p)
 	}
 	return s
+}
+
+// startPod gives a pod of the input the timer its state calls for: a pod
+// being deleted finishes its grace period; one that is not Ready and not
+// failing (see FailingReason; pods on NotReady nodes are not judged by
+// how long they have been waiting) is bound BindDelay and made Ready
+// ReadyDelay after its creation, as if the simulator had created it.
+func (s *sim) startPod(p *corev1.Pod) {
+	name := podName(p)
+	if p.DeletionTimestamp != nil {
+		s.timers[name] = &podTimer{removing: true, removeAt: p.DeletionTimestamp.Add(s.cfg.GracePeriod)}
+		s.schedule(name, toRemoved, s.timers[name].removeAt)
+		return
+	}
+	if podReady(p) || isTerminal(p) {
+		return
+	}
+	onReadyNode := p.Spec.NodeName != "" && s.nodeReady(p.Spec.NodeName)
+	if onReadyNode || p.Spec.NodeName == "" {
+		if FailingReason(p, s.c.Now) != "" {
+			return
+		}
+	} else if r := FailingReason(p, s.c.Now); r != "" && !strings.HasPrefix(r, "not ready for") {
+		return
+	}
+	created := p.CreationTimestamp.Time
+	t := &podTimer{bindAt: created.Add(s.cfg.BindDelay), readyAt: created.Add(max(s.cfg.ReadyDelay, s.cfg.BindDelay))}
+	s.timers[name] = t
+	if p.Spec.NodeName == "" {
+		s.schedule(name, toBound, later(t.bindAt, s.c.Now))
+	} else {
+		s.schedule(name, toReady, later(t.readyAt, s.c.Now))
+	}
 }
 
 // sync computes and applies one plan.
@@ -341,20 +425,33 @@ func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan, bool) {
 		plan, err, tr.Violations = rep.Plan, rep.ComputeErr, rep.Violations
 	} else {
 		var panicked string
-		if plan, err, panicked = computeSafely(in); panicked != "" {
+		if plan, err, panicked = computeSafely(s.planner, in); panicked != "" {
 			tr.Violations = []Violation{{InvariantNoPanic, panicked}}
 		}
 	}
 	if err != nil {
 		tr.Err = err.Error()
 	}
+	tr.Hash = plan.Hash
 	tr.Creates, tr.Deletes = len(plan.Creates), len(plan.Deletes)
 	tr.DeferredCreates, tr.DeferredDeletes = plan.DeferredCreates, plan.DeferredDeletes
-	for _, d := range plan.Deletes {
-		if d.Reason == daemon.ReasonPodFailed {
-			tr.FailedDeletes = append(tr.FailedDeletes, d.NodeName)
+	for _, cr := range plan.Creates {
+		tr.CreateNodes = append(tr.CreateNodes, cr.NodeName)
+		if cr.Reason == daemon.ReasonSurge || cr.Reason == daemon.ReasonSurgeForUnavailable {
+			tr.UpdateNodes = append(tr.UpdateNodes, cr.NodeName)
 		}
 	}
+	for _, d := range plan.Deletes {
+		tr.DeleteNodes = append(tr.DeleteNodes, d.NodeName)
+		switch d.Reason {
+		case daemon.ReasonPodFailed:
+			tr.FailedDeletes = append(tr.FailedDeletes, d.NodeName)
+		case daemon.ReasonRollingUpdate, daemon.ReasonReplaceUnavailable:
+			tr.UpdateNodes = append(tr.UpdateNodes, d.NodeName)
+		}
+	}
+	slices.Sort(tr.UpdateNodes)
+	tr.UpdateNodes = slices.Compact(tr.UpdateNodes)
 	st := plan.Status
 	tr.Desired, tr.Available, tr.Updated, tr.Unavailable = st.DesiredNumberScheduled, st.NumberAvailable, st.UpdatedNumberScheduled, st.NumberUnavailable
 	tr.RequeueAfter, tr.Rolling = plan.RequeueAfter, plan.Rolling != nil
@@ -365,10 +462,13 @@ func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan, bool) {
 
 // converged is Converged, or, under a non-zero Cluster.Rollout, the
 // cluster's consistency and daemon.RolloutComplete: a rollout held at its
-// partition or scope has converged.
-func (s *sim) converged(hash string) error {
+// partition or scope has converged, and one that has not says why in the
+// policy's terms (RolloutReason: paused, the budget used up by unavailable
+// nodes outside the scope, a wave baking, ...); a paused rollout says so
+// whatever the reason.
+func (s *sim) converged(last daemon.Plan) error {
 	if s.c.Rollout.IsZero() {
-		return Converged(s.c, hash)
+		return Converged(s.c, last.Hash)
 	}
 	if err := clusterError(s.c); err != nil {
 		return err
@@ -378,8 +478,8 @@ func (s *sim) converged(hash string) error {
 	switch {
 	case err != nil:
 		return err
-	case !ok && s.c.Rollout.Paused:
-		return fmt.Errorf("the rollout is paused: %s", reason)
+	case !ok && s.c.Rollout.Paused && reason.Cause != daemon.CausePaused:
+		return errors.New("the rollout is paused; " + reason.String())
 	case !ok:
 		return errors.New(reason.String())
 	}

@@ -3,7 +3,6 @@ package daemontest
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 )
 
@@ -60,6 +58,7 @@ func (s *sim) apply(plan daemon.Plan) bool {
 		s.changes++
 	}
 	c.FailedPodBackoff = plan.FailedPodBackoff
+	s.compact()
 	return s.changes != before
 }
 
@@ -131,16 +130,37 @@ func comparePodNames(a, b types.NamespacedName) int {
 	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }
 
-// podIndex returns the index in the cluster of the pod of that namespace
-// and name, or -1.
-func (s *sim) podIndex(name types.NamespacedName) int {
-	return slices.IndexFunc(s.c.Pods, func(p *corev1.Pod) bool { return p.Namespace == name.Namespace && p.Name == name.Name })
+// reindex rebuilds podAt and nodeAt from the cluster's slices, which hold
+// no nil entry. Pods of one name keep the last one, as Compute would
+// refuse them anyway.
+func (s *sim) reindex() {
+	s.podAt = make(map[types.NamespacedName]int, len(s.c.Pods))
+	for i, p := range s.c.Pods {
+		s.podAt[podName(p)] = i
+	}
+	s.reindexNodes()
+}
+
+func (s *sim) reindexNodes() {
+	s.nodeAt = make(map[string]int, len(s.c.Nodes))
+	for i, n := range s.c.Nodes {
+		s.nodeAt[n.Name] = i
+	}
+	s.shouldRun = nil
+}
+
+// pod returns the pod of that namespace and name, or nil.
+func (s *sim) pod(name types.NamespacedName) *corev1.Pod {
+	if i, ok := s.podAt[name]; ok {
+		return s.c.Pods[i]
+	}
+	return nil
 }
 
 // updatePod replaces the pod named name by a copy changed by f; nothing
 // happens when no such pod exists.
 func (s *sim) updatePod(name types.NamespacedName, f func(*corev1.Pod)) {
-	if i := s.podIndex(name); i >= 0 {
+	if i, ok := s.podAt[name]; ok {
 		p := s.c.Pods[i].DeepCopy()
 		f(p)
 		s.c.Pods[i] = p
@@ -148,13 +168,39 @@ func (s *sim) updatePod(name types.NamespacedName, f func(*corev1.Pod)) {
 	}
 }
 
-// removePod removes the pod named name, and its timer.
+// removePod removes the pod named name, and its timer. Its entry in
+// c.Pods becomes nil until compact.
 func (s *sim) removePod(name types.NamespacedName) {
-	if i := s.podIndex(name); i >= 0 {
-		s.c.Pods = slices.Delete(s.c.Pods, i, i+1)
+	if i, ok := s.podAt[name]; ok {
+		s.c.Pods[i] = nil
+		delete(s.podAt, name)
+		s.holes++
 		s.changes++
 	}
 	delete(s.timers, name)
+}
+
+// compact closes the gaps removed pods left in c.Pods, keeping the order
+// of the others.
+func (s *sim) compact() {
+	if s.holes == 0 {
+		return
+	}
+	pods := s.c.Pods
+	j := 0
+	for _, p := range pods {
+		if p == nil {
+			continue
+		}
+		if pods[j] != p {
+			pods[j] = p
+			s.podAt[podName(p)] = j
+		}
+		j++
+	}
+	clear(pods[j:])
+	s.c.Pods = pods[:j]
+	s.holes = 0
 }
 
 // deletePod starts the pod's deletion: it is gone after GracePeriod.
@@ -173,6 +219,7 @@ func (s *sim) deletePod(name types.NamespacedName) {
 	}
 	now := s.c.Now
 	t.removing, t.removeAt = true, now.Add(s.cfg.GracePeriod)
+	s.schedule(name, toRemoved, t.removeAt)
 	s.updatePod(name, func(p *corev1.Pod) {
 		if p.DeletionTimestamp == nil {
 			p.DeletionTimestamp = &metav1.Time{Time: now}
@@ -187,7 +234,7 @@ func (s *sim) createPod(cr daemon.Create) {
 	for {
 		s.seq++
 		p.Name = fmt.Sprintf("%s%05d", p.GenerateName, s.seq)
-		if s.podIndex(podName(p)) < 0 {
+		if _, taken := s.podAt[podName(p)]; !taken {
 			break
 		}
 	}
@@ -196,12 +243,19 @@ func (s *sim) createPod(cr daemon.Create) {
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	t := &podTimer{bindAt: now.Add(s.cfg.BindDelay), readyAt: now.Add(max(s.cfg.ReadyDelay, s.cfg.BindDelay))}
 	t.fails = s.cfg.FailFraction > 0 && s.r.Float64() < s.cfg.FailFraction
-	s.timers[podName(p)] = t
+	name := podName(p)
+	s.timers[name] = t
+	s.podAt[name] = len(s.c.Pods)
 	s.c.Pods = append(s.c.Pods, p)
 	s.changes++
+	if p.Spec.NodeName == "" {
+		s.schedule(name, toBound, t.bindAt)
+	} else {
+		s.schedule(name, toReady, t.readyAt)
+	}
 }
 
-// applyDue carries out every pod transition and cluster event due at Now,
+// applyDue carries out every cluster event and pod transition due at Now,
 // and returns the cluster events applied.
 func (s *sim) applyDue() []string {
 	now := s.c.Now
@@ -209,73 +263,22 @@ func (s *sim) applyDue() []string {
 	for s.next < len(s.events) && !s.start.Add(s.events[s.next].At).After(now) {
 		e := s.events[s.next]
 		s.next++
-		s.applyEvent(e)
-		applied = append(applied, e.String())
+		applied = append(applied, s.applyEvent(e))
 	}
-	// Visit pods in namespace and name order: the outcome must not depend
-	// on map order.
-	for _, name := range slices.SortedFunc(maps.Keys(s.timers), comparePodNames) {
-		t := s.timers[name]
-		i := s.podIndex(name)
-		if i < 0 {
-			delete(s.timers, name)
-			continue
-		}
-		if t.removing {
-			if !t.removeAt.After(now) {
-				s.removePod(name)
-			}
-			continue
-		}
-		pod := s.c.Pods[i]
-		if pod.Spec.NodeName == "" && !t.bindAt.IsZero() && !t.bindAt.After(now) {
-			if target, err := affinity.GetTargetNodeName(pod); err == nil && s.nodeIndex(target) >= 0 {
-				s.updatePod(name, func(p *corev1.Pod) { p.Spec.NodeName = target })
-				pod = s.c.Pods[i]
-			}
-		}
-		if pod.Status.Phase == corev1.PodPending && pod.Spec.NodeName != "" && !t.readyAt.After(now) && s.nodeReady(pod.Spec.NodeName) {
-			fails := t.fails
-			s.updatePod(name, func(p *corev1.Pod) {
-				if fails {
-					p.Status.Phase = corev1.PodFailed
-					p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.Time{Time: now}}}
-					return
-				}
-				p.Status.Phase = corev1.PodRunning
-				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Time{Time: now}}}
-			})
-		}
-	}
+	s.applyTimers()
+	s.compact()
 	return applied
 }
 
 // nextEvent returns the time of the next pending pod transition or cluster
 // event after Now; ok is false when none is pending.
 func (s *sim) nextEvent() (next time.Time, ok bool) {
-	consider := func(t time.Time) {
-		if t.After(s.c.Now) && (!ok || t.Before(next)) {
-			next, ok = t, true
-		}
+	if t, has := s.nextTimer(); has && t.After(s.c.Now) {
+		next, ok = t, true
 	}
 	if s.next < len(s.events) {
-		consider(s.start.Add(s.events[s.next].At))
-	}
-	for name, t := range s.timers {
-		i := s.podIndex(name)
-		if i < 0 {
-			continue
-		}
-		pod := s.c.Pods[i]
-		switch {
-		case t.removing:
-			consider(t.removeAt)
-		case pod.Spec.NodeName == "" && !t.bindAt.IsZero():
-			if target, err := affinity.GetTargetNodeName(pod); err == nil && s.nodeIndex(target) >= 0 {
-				consider(t.bindAt)
-			}
-		case pod.Status.Phase == corev1.PodPending && pod.Spec.NodeName != "" && s.nodeReady(pod.Spec.NodeName):
-			consider(t.readyAt)
+		if t := s.start.Add(s.events[s.next].At); t.After(s.c.Now) && (!ok || t.Before(next)) {
+			next, ok = t, true
 		}
 	}
 	return next, ok

@@ -9,80 +9,92 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// applyEvent makes one cluster event happen at Now.
-func (s *sim) applyEvent(e ClusterEvent) {
+// applyEvent makes one cluster event happen at Now and returns how
+// StepTrace.Events names it.
+func (s *sim) applyEvent(e ClusterEvent) string {
 	c, now := s.c, s.c.Now
+	desc := e.String()
 	switch e.Kind {
 	case NodeJoin:
 		if e.Node == nil {
-			return
+			return desc
 		}
 		n := e.Node.DeepCopy()
-		if i := s.nodeIndex(n.Name); i >= 0 {
+		if i, ok := s.nodeAt[n.Name]; ok {
 			c.Nodes[i] = n
 		} else {
 			c.Nodes = append(c.Nodes, n)
 		}
+		s.reindexNodes()
+		s.release(n.Name)
 	case NodeLeave:
-		if i := s.nodeIndex(e.NodeName); i >= 0 {
+		if i, ok := s.nodeAt[e.NodeName]; ok {
 			c.Nodes = slices.Delete(c.Nodes, i, i+1)
+			s.reindexNodes()
 		}
-		// removePod shifts c.Pods: iterate over a copy.
-		for _, p := range slices.Clone(c.Pods) {
-			if p.Spec.NodeName == e.NodeName {
+		for _, p := range c.Pods {
+			if p != nil && p.Spec.NodeName == e.NodeName {
 				s.removePod(podName(p))
 			}
 		}
 	case NodeNotReady, NodeReady:
 		ready := e.Kind == NodeReady
-		i := s.nodeIndex(e.NodeName)
-		if i < 0 {
-			return
+		i, ok := s.nodeAt[e.NodeName]
+		if !ok {
+			return desc
 		}
 		n := c.Nodes[i].DeepCopy()
 		setNodeReady(n, ready, now)
 		c.Nodes[i] = n
-		// updatePod replaces entries of c.Pods: iterate over a copy.
-		for _, p := range slices.Clone(c.Pods) {
-			if p.Spec.NodeName != e.NodeName || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+		s.shouldRun = nil
+		if ready {
+			for _, name := range s.unreadied[e.NodeName] {
+				if p := s.pod(name); p != nil && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+					s.updatePod(name, func(p *corev1.Pod) { setPodReady(p, true, now) })
+				}
+			}
+			delete(s.unreadied, e.NodeName)
+			s.release(e.NodeName)
+			break
+		}
+		for _, p := range c.Pods {
+			if p == nil || p.Spec.NodeName != e.NodeName || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil || !podReady(p) {
 				continue
 			}
-			status := corev1.ConditionFalse
-			if ready {
-				status = corev1.ConditionTrue
-			}
-			s.updatePod(podName(p), func(p *corev1.Pod) {
-				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status, LastTransitionTime: metav1.Time{Time: now}}}
-			})
+			name := podName(p)
+			s.unreadied[e.NodeName] = append(s.unreadied[e.NodeName], name)
+			s.updatePod(name, func(p *corev1.Pod) { setPodReady(p, false, now) })
 		}
 	case TemplateChange:
-		ds := c.DaemonSet.DeepCopy()
-		if len(ds.Spec.Template.Spec.Containers) > 0 {
-			ds.Spec.Template.Spec.Containers[0].Image = e.Image
+		changed := c.DaemonSet.DeepCopy()
+		if len(changed.Spec.Template.Spec.Containers) > 0 {
+			changed.Spec.Template.Spec.Containers[0].Image = e.Image
 		}
-		ds.Generation++
+		ds, _, err := apply.Update(c.DaemonSet, changed)
+		if err != nil {
+			return desc + " (refused: " + err.Error() + ")"
+		}
 		c.DaemonSet = ds
+		s.shouldRun = nil
 	}
-}
-
-func (s *sim) nodeIndex(name string) int {
-	return slices.IndexFunc(s.c.Nodes, func(n *corev1.Node) bool { return n.Name == name })
+	return desc
 }
 
 // nodeReady reports whether the node exists and is Ready.
 func (s *sim) nodeReady(name string) bool {
-	i := s.nodeIndex(name)
-	if i < 0 {
-		return false
-	}
-	for _, c := range s.c.Nodes[i].Status.Conditions {
+	i, ok := s.nodeAt[name]
+	return ok && nodeIsReady(s.c.Nodes[i])
+}
+
+func nodeIsReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue
 		}
@@ -90,34 +102,51 @@ func (s *sim) nodeReady(name string) bool {
 	return false
 }
 
-// measure returns Down and Surge (see StepTrace) and the budgets.
+// measure returns Down and Surge (see StepTrace) and the budgets. It reads
+// every pod once and judges placement once per node and template.
 func (s *sim) measure() (down, surge int, b Budgets) {
 	c := s.c
 	ds := c.DaemonSet
-	elig := daemon.NewEligibility(ds, c.EnableTaintTolerationComparisonOperators)
-	byNode := daemonPodsByNode(c)
-	desired := 0
-	for _, n := range c.Nodes {
-		run, _ := elig.ShouldRun(n)
-		var liveAvailable, running int
-		for _, p := range byNode[n.Name] {
-			if p.DeletionTimestamp != nil {
+	if len(s.shouldRun) != len(c.Nodes) {
+		elig := daemon.NewEligibility(ds, c.EnableTaintTolerationComparisonOperators)
+		s.shouldRun = make([]bool, len(c.Nodes))
+		for i, n := range c.Nodes {
+			s.shouldRun[i], _ = elig.ShouldRun(n)
+		}
+	}
+	liveAvailable := make([]bool, len(c.Nodes))
+	running := make([]int32, len(c.Nodes))
+	for _, p := range c.Pods {
+		if p.Namespace != ds.Namespace || !ownsPod(ds, p) {
+			continue
+		}
+		target := p.Spec.NodeName
+		if target == "" {
+			var err error
+			if target, err = affinity.GetTargetNodeName(p); err != nil {
 				continue
 			}
-			if rollout.IsPodAvailable(p, ds.Spec.MinReadySeconds, c.Now) {
-				liveAvailable++
-			}
-			if !isTerminal(p) {
-				running++
-			}
 		}
-		if run {
+		i, ok := s.nodeAt[target]
+		if !ok || p.DeletionTimestamp != nil {
+			continue
+		}
+		if !liveAvailable[i] && rollout.IsPodAvailable(p, ds.Spec.MinReadySeconds, c.Now) {
+			liveAvailable[i] = true
+		}
+		if !isTerminal(p) {
+			running[i]++
+		}
+	}
+	desired := 0
+	for i := range c.Nodes {
+		if s.shouldRun[i] {
 			desired++
-			if liveAvailable == 0 {
+			if !liveAvailable[i] {
 				down++
 			}
 		}
-		if running > 1 {
+		if running[i] > 1 {
 			surge++
 		}
 	}
@@ -156,7 +185,8 @@ func daemonPodsByNode(c *Cluster) map[string][]*corev1.Pod {
 //
 // The DaemonSet's pods are those of its namespace whose controller
 // reference names it by kind, name and UID, as Compute claims pods; pods
-// with no target node are not judged. A nil c, a nil DaemonSet and a nil
+// with no target node are not judged. A pod that is not available is
+// explained: its node is NotReady, or the pod is failing (FailingReason). A nil c, a nil DaemonSet and a nil
 // node or pod entry are errors (the first nil entry is named). It modifies
 // nothing.
 func Converged(c *Cluster, hash string) error {
@@ -192,6 +222,12 @@ func Converged(c *Cluster, hash string) error {
 		case run && len(pods) != 1:
 			return fmt.Errorf("node %q should run one pod and runs %d", n.Name, len(pods))
 		case run && !rollout.IsPodAvailable(pods[0], ds.Spec.MinReadySeconds, c.Now):
+			if !nodeIsReady(n) {
+				return fmt.Errorf("node %q is NotReady: its pod %s cannot become available", n.Name, pods[0].Name)
+			}
+			if why := FailingReason(pods[0], c.Now); why != "" {
+				return fmt.Errorf("node %q runs pod %s, which is not available (%s)", n.Name, pods[0].Name, why)
+			}
 			return fmt.Errorf("node %q runs pod %s, which is not available", n.Name, pods[0].Name)
 		case run && !updated(pods[0]):
 			return fmt.Errorf("node %q runs pod %s, which is not updated (revision %q, current %q)", n.Name, pods[0].Name, pods[0].Labels[appsv1.ControllerRevisionHashLabelKey], hash)

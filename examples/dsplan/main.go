@@ -1,22 +1,28 @@
 // Command dsplan says what the Kubernetes DaemonSet controller would do on a
 // cluster, from what kubectl prints: the plan of the next sync of each
 // DaemonSet, why each node may or may not run its pod, and a simulated
-// rollout to the end.
+// rollout to the end, with its expected duration and its waves; and what
+// would happen if a manifest were applied.
 //
 // Usage:
 //
-//	dsplan plan     [-f FILE]... [--daemonset NS/NAME] [--now RFC3339] [--burst N] [-o text|json|yaml]
-//	dsplan explain  NODE [-f FILE]... [--daemonset NS/NAME] [--now RFC3339]
+//	dsplan plan     [-f FILE]... [--daemonset NS/NAME] [--now RFC3339] [--burst N]
+//	                [-o text|json|yaml] [--node NODE]... [-l SELECTOR]
+//	dsplan explain  NODE [-f FILE]... [--daemonset NS/NAME] [--now RFC3339] [-o text|json]
 //	dsplan simulate [-f FILE]... [--daemonset NS/NAME] [--now RFC3339] [--burst N]
 //	                [--image IMAGE] [--bind-delay D] [--ready-delay D] [--grace D]
-//	                [--fail-rate F] [--seed N] [--max-steps N] [--svg FILE]
+//	                [--fail-rate F] [--seed N] [--max-steps N] [--svg FILE] [-o text|json]
+//	dsplan version
+//	dsplan completion bash|zsh|fish
 //
 // plan and simulate also take the rollout controls of daemon.RolloutPolicy,
 // all off by default (upstream's behaviour): --partition N|N%, --scope
 // SELECTOR, --paused, --order-label KEY [--order-values V1,V2,...],
 // --domain-label KEY with --domain-max-unavailable N|N% and
-// --domain-max-surge N|N%, and --strict. A simulation under them ends at
-// daemon.RolloutComplete, at the partition rather than at 100%.
+// --domain-max-surge N|N%, --strict, and --wave-bake D (a wave barrier
+// between the values of the order label). A simulation under them ends at
+// daemon.RolloutComplete, at the partition rather than at 100%, and a
+// stall says why in the policy's terms (daemon.RolloutReason).
 //
 // Input is what `kubectl get daemonsets,nodes,pods,controllerrevisions -A -o
 // yaml` (or -o json) prints, multi-document YAML or single objects, in one or
@@ -24,43 +30,47 @@
 // With no -f, dsplan reads an embedded cluster of eleven nodes and three
 // DaemonSets (internal/cli/testdata/cluster.yaml), one of them mid-rollout.
 //
+// What if I apply this? A DaemonSet without metadata.uid in the input is a
+// manifest (from git, a chart), not a capture: dsplan validates it as the
+// API server would (validation.Validate; a manifest it would reject is that
+// error, exit 1), defaults it and writes it over the captured DaemonSet of
+// the same namespace and name, taking the cluster object's identity and
+// status and bumping its generation and template generation when the
+// template changes (package daemon/apply); with no such DaemonSet it is
+// created, with a uid derived from its namespace and name. The header
+// says what was applied over what:
+//
+//	dsplan simulate -f capture.yaml -f nvidia-device-plugin.yml
+//
+// simulate learns its delays from the DaemonSet's pods (creation to Ready,
+// median and 90th percentile; --ready-delay and --bind-delay override
+// them), runs the rollout with each and prints "expected duration: p50 …
+// – p90 …", the waves (the syncs that start updating nodes, grouped by the
+// order, domain or zone label) and where the rollout blocks. Pods the input
+// shows starting become Ready after the delay, counted from their own
+// creation; pods it shows failing (CrashLoopBackOff, restarts, image pulls,
+// Failed) stay down (daemontest.FailingReason). --image changes the first
+// container's image as the API server applies a change.
+//
 // For a live cluster, examples/dsplan/live (a nested module: it needs
 // client-go) is the same command with --kubeconfig, --context and -n, as
-// kubectl: it lists the objects once, read-only, and computes on them.
-// The command's logic is package examples/dsplan/internal/cli, shared by
-// both.
+// kubectl, and dump; installed as kubectl-dsplan it is a kubectl plugin
+// (kubectl dsplan plan). The command's logic is package
+// examples/dsplan/internal/cli, shared by both.
 //
 // --now is the controller clock; by default the newest timestamp in the
 // input, which dsplan prints. --daemonset picks one DaemonSet; by default
 // every DaemonSet in the input is planned, in namespace/name order.
 //
-// plan -o json (or yaml) prints one object per DaemonSet, sorted by
-// namespace/name, in a stable schema (see planJSON in output.go):
+// plan -o json (or yaml), explain -o json and simulate -o json print a
+// stable schema, documented in examples/dsplan/JSON.md (generated from the
+// output types, kept in step by a test).
 //
-//	[{"daemonSet": "NS/NAME", "hash": "...", "skip": "...",
-//	  "creates": [{"node": "...", "reason": "..."}],
-//	  "deletes": [{"pod": "NS/NAME", "node": "...", "reason": "..."}],
-//	  "adopt": ["NS/NAME"], "release": ["NS/NAME"],
-//	  "deferredCreates": 0, "deferredDeletes": 0,
-//	  "history": {"create": ["NAME"], "update": [...], "delete": [...],
-//	              "adopt": [...], "release": [...], "relabel": ["NS/NAME"],
-//	              "collisionCount": 1},
-//	  "rolling": {"desired": 3, "maxUnavailable": 1, "maxSurge": 0,
-//	              "unavailable": 1, "surge": 0, "available": 0,
-//	              "candidates": 2},
-//	  "status": <apps/v1 DaemonSetStatus>, "statusChanged": true,
-//	  "requeueAfter": "20s",
-//	  "events": [{"type": "Normal", "reason": "...", "message": "..."}],
-//	  "notes": ["..."],
-//	  "error": "..." (only when Compute failed)}]
-//
-// Lists are never null; "skip", "rolling", "notes" and "error" are left
-// out when empty; requeueAfter is "0s" when there is nothing to wait for.
-//
-// Exit codes: 0 the plans were computed (and the simulation converged);
-// 1 bad input: a file that does not read or decode, a DaemonSet not found,
-// a Compute error, a simulation that did not converge; 2 usage: an unknown
-// subcommand or flag, a missing NODE, an invalid flag value.
+// Exit codes: 0 the plans were computed (and every simulation converged);
+// 1 bad input: a file that does not read or decode, a manifest the API
+// server would reject, a DaemonSet or node not found, a Compute error, a
+// simulation that did not converge; 2 usage: an unknown command or flag, a
+// missing NODE, an invalid flag value.
 package main
 
 import (

@@ -9,10 +9,25 @@
 //	go run . explain worker-09 --context prod -n kube-system
 //	go run . simulate --context prod --daemonset kube-system/agent --image agent:v2
 //
+// What if I apply this? -f files are read after the listing: a DaemonSet
+// manifest in them (one without metadata.uid) is applied over the
+// cluster's DaemonSet as the API server would store it, and planned and
+// simulated as such:
+//
+//	go run . simulate --context prod -f agent.yaml
+//
+// Installed under the name kubectl looks for, it is a kubectl plugin
+// (kubectl dsplan plan, kubectl dsplan explain NODE, ...):
+//
+//	cd examples/dsplan/live && go install ./cmd/kubectl-dsplan
+//	kubectl dsplan plan -n kube-system
+//	source <(kubectl dsplan completion bash)
+//
 // It lives in a module of its own because it needs client-go, which the
 // root module never imports; the command itself is the root module's
-// examples/dsplan/internal/cli. It only lists (the list verb on daemonsets,
-// controllerrevisions, pods and nodes); it never writes to the cluster.
+// examples/dsplan/internal/cli, the live part internal/livecmd. It only
+// lists (the list verb on daemonsets, controllerrevisions, pods and
+// nodes); it never writes to the cluster.
 //
 // `live dump` prints the listing as one kubectl-style List instead, for
 // dsplan -f - or to keep a snapshot:
@@ -23,15 +38,16 @@
 // (default: $KUBECONFIG or ~/.kube/config, its current context);
 // -n/--namespace NAMESPACE lists the DaemonSets, pods and revisions of one
 // namespace (default: all; nodes are cluster-wide); --timeout for the
-// listing. -f is refused: to read files, use examples/dsplan. Exit codes
-// as dsplan: 0 done, 1 the cluster could not be reached or listed or the
-// input is bad, 2 usage.
+// listing. Exit codes as dsplan: 0 done, 1 the cluster could not be
+// reached or listed or the input is bad, 2 usage.
 package main
 
 import (
 	"os"
+
+	"github.com/daemonplan/daemonplan/examples/dsplan/live/internal/livecmd"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, connect))
+	os.Exit(livecmd.Main())
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -8,27 +9,30 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
+func explainFlags(inv *invocation, fs *flag.FlagSet) {
+	fs.StringVar(&inv.explainFormat, "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+}
+
 // runExplain is "dsplan explain NODE".
-func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
-	fs := newFlagSet("explain", stderr)
-	c := common{opts: opts}
-	c.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
+func runExplain(inv *invocation, pos []string) error {
 	if len(pos) != 1 {
-		return &usageError{"want exactly one NODE: dsplan explain NODE [flags]"}
+		return &usageError{fmt.Sprintf("want exactly one NODE: %s explain NODE [flags]", inv.opts.program())}
 	}
-	l, err := c.load(stdin)
+	format := inv.explainFormat
+	if format != "text" && format != "json" {
+		return &usageError{fmt.Sprintf("-o %q: want text or json", format)}
+	}
+	l, err := inv.common.load(inv.stdin)
 	if err != nil {
 		return err
 	}
@@ -44,10 +48,19 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer, opts O
 		return &inputError{fmt.Errorf("node %q not found; the input holds %s", pos[0], strings.Join(names, ", "))}
 	}
 	node := l.snap.Nodes[i]
+	results := computeAll(l, inv.common.burst, daemon.RolloutPolicy{})
+	if format == "json" {
+		out := explainJSON{Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
+		for _, r := range results {
+			out.DaemonSets = append(out.DaemonSets, explainOneJSON(l, r, node))
+		}
+		return writeData(inv.stdout, "json", out)
+	}
+	stdout := inv.stdout
 	l.header(stdout)
 	fmt.Fprintln(stdout)
 	describeNode(stdout, node)
-	for _, r := range computeAll(l, c.burst, daemon.RolloutPolicy{}) {
+	for _, r := range results {
 		fmt.Fprintln(stdout)
 		explainOne(stdout, l, r, node)
 	}
@@ -90,19 +103,111 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// explainOne prints the verdict of one DaemonSet on node, its pods there
+// explainJSON is "explain -o json": the node and, for each DaemonSet
+// (sorted by namespace/name), its verdict there.
+type explainJSON struct {
+	// Node is the node, as placement reads it.
+	Node nodeJSON `json:"node"`
+	// Now is the clock the plans were computed at.
+	Now time.Time `json:"now"`
+	// DaemonSets are the verdicts, one per DaemonSet.
+	DaemonSets []explainDSJSON `json:"daemonSets"`
+}
+
+// nodeJSON is what placement reads of a node.
+type nodeJSON struct {
+	// Name is the node's name.
+	Name string `json:"name"`
+	// Ready is the status of its Ready condition ("True", "False",
+	// "Unknown"; "" without one).
+	Ready string `json:"ready"`
+	// Cordoned is spec.unschedulable.
+	Cordoned bool `json:"cordoned"`
+	// Labels are the node's labels.
+	Labels map[string]string `json:"labels"`
+	// Taints are "key=value:Effect".
+	Taints []string `json:"taints"`
+}
+
+// explainDSJSON is one DaemonSet's verdict on the node.
+type explainDSJSON struct {
+	// DaemonSet is "namespace/name".
+	DaemonSet string `json:"daemonSet"`
+	// ShouldRun is whether the DaemonSet should run a pod on the node;
+	// MayKeepPod whether a pod already there may stay (only an untolerated
+	// NoSchedule taint); WhyNot the reasons it may not, in words.
+	ShouldRun  bool     `json:"shouldRun"`
+	MayKeepPod bool     `json:"mayKeepPod"`
+	WhyNot     []string `json:"whyNot"`
+	// Pods are its pods on the node (bound there, or bound to it by node
+	// affinity and not yet scheduled), by name.
+	Pods []podJSON `json:"pods"`
+	// Unavailable, when the node counts as unavailable for the rolling
+	// update, says why (whatif.Unavailable's cause) and, for a pod that is
+	// ready but not yet for minReadySeconds, when it becomes available.
+	Unavailable *unavailableJSON `json:"unavailable,omitempty"`
+	// Next are the next sync's actions on the node, in words.
+	Next []string `json:"next"`
+	// Error is Compute's error, when it failed.
+	Error string `json:"error,omitempty"`
+}
+
+// podJSON is a pod as explain shows it.
+type podJSON struct {
+	// Name is the pod's name.
+	Name string `json:"name"`
+	// Hash is its controller-revision-hash label.
+	Hash string `json:"hash"`
+	// Phase is status.phase; Ready its Ready condition; Terminating
+	// whether it has a deletionTimestamp.
+	Phase       string `json:"phase"`
+	Ready       bool   `json:"ready"`
+	Terminating bool   `json:"terminating"`
+	// Restarts is the highest restart count of its containers.
+	Restarts int32 `json:"restarts"`
+	// Failing says why the pod is failing rather than starting (see
+	// daemontest.FailingReason: CrashLoopBackOff, restarts, image pulls,
+	// not ready for long); "" when it is not.
+	Failing string `json:"failing,omitempty"`
+}
+
+// unavailableJSON says why a node counts as unavailable.
+type unavailableJSON struct {
+	// Cause is whatif.Unavailable's: NoPod, NotReady, NodeNotReady,
+	// MinReadySeconds, Terminating, ...
+	Cause string `json:"cause"`
+	// AvailableAt is when a pod ready but not yet for minReadySeconds
+	// becomes available.
+	AvailableAt *time.Time `json:"availableAt,omitempty"`
+}
+
+func describeNodeJSON(n *corev1.Node) nodeJSON {
+	out := nodeJSON{Name: n.Name, Cordoned: n.Spec.Unschedulable, Labels: n.Labels, Taints: []string{}}
+	if out.Labels == nil {
+		out.Labels = map[string]string{}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Ready = string(c.Status)
+		}
+	}
+	for _, t := range n.Spec.Taints {
+		out.Taints = append(out.Taints, t.ToString())
+	}
+	return out
+}
+
+// explainOneJSON is the verdict of one DaemonSet on node, its pods there
 // and what its plan does there.
-func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
+func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
+	out := explainDSJSON{DaemonSet: r.name, WhyNot: []string{}, Pods: []podJSON{}, Next: []string{}}
 	if r.ds == nil {
-		fmt.Fprintf(w, "%s: %v\n", r.name, r.err)
-		return
+		out.Error = r.err.Error()
+		return out
 	}
 	v := daemon.NewEligibility(r.ds, false).Explain(node)
-	fmt.Fprintf(w, "%s: should run: %s, may keep its pod: %s\n", r.name, yesNo(v.ShouldRun), yesNo(v.ShouldContinueRunning))
-	for _, reason := range reasons(v) {
-		fmt.Fprintf(w, "  why not: %s\n", reason)
-	}
-	var here []string
+	out.ShouldRun, out.MayKeepPod = v.ShouldRun, v.ShouldContinueRunning
+	out.WhyNot = append(out.WhyNot, reasons(v)...)
 	for _, p := range l.snap.Pods {
 		target := p.Spec.NodeName
 		if target == "" {
@@ -111,39 +216,110 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 		if p.Namespace != r.ds.Namespace || target != node.Name || !ownedBy(p, r.ds.UID) {
 			continue
 		}
-		here = append(here, fmt.Sprintf("%s (hash %s, %s%s)", p.Name, orDash(p.Labels["controller-revision-hash"]), p.Status.Phase, readiness(p)))
+		out.Pods = append(out.Pods, podOf(p, l.now, nodeIsReady(node)))
 	}
-	fmt.Fprintf(w, "  its pods here: %s\n", orNone(here))
 	if in, err := l.snap.For(r.ds.Namespace, r.ds.Name); err == nil {
 		if u, err := whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now, Revisions: in.Revisions}); err == nil {
 			for _, un := range u.Nodes {
 				if un.NodeName != node.Name {
 					continue
 				}
-				msg := string(un.Cause)
+				out.Unavailable = &unavailableJSON{Cause: string(un.Cause)}
 				if !un.AvailableAt.IsZero() {
-					msg += ", available at " + un.AvailableAt.UTC().Format(time.RFC3339) + " if it stays ready"
+					at := un.AvailableAt.UTC()
+					out.Unavailable.AvailableAt = &at
 				}
-				fmt.Fprintf(w, "  counted unavailable: %s\n", msg)
 			}
 		}
+	}
+	if r.err != nil {
+		out.Error = r.err.Error()
+		return out
+	}
+	for _, c := range r.plan.Creates {
+		if c.NodeName == node.Name {
+			out.Next = append(out.Next, "create a pod ("+string(c.Reason)+")")
+		}
+	}
+	for _, d := range r.plan.Deletes {
+		if d.NodeName == node.Name {
+			out.Next = append(out.Next, "delete "+d.Pod.Name+" ("+string(d.Reason)+")")
+		}
+	}
+	return out
+}
+
+// podOf describes a pod on a node that is Ready or not: a pod that is not
+// ready on a NotReady node is not failing, its node is.
+func podOf(p *corev1.Pod, now time.Time, nodeReady bool) podJSON {
+	out := podJSON{Name: p.Name, Hash: p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], Phase: string(p.Status.Phase),
+		Terminating: p.DeletionTimestamp != nil}
+	if why := daemontest.FailingReason(p, now); why != "" && (nodeReady || !strings.HasPrefix(why, "not ready for")) {
+		out.Failing = why
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			out.Ready = c.Status == corev1.ConditionTrue
+		}
+	}
+	for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range list {
+			out.Restarts = max(out.Restarts, cs.RestartCount)
+		}
+	}
+	return out
+}
+
+// String is the pod as the text shows it: name (hash, phase, readiness,
+// failing or restarts).
+func (p podJSON) String() string {
+	parts := []string{"hash " + orDash(p.Hash), p.Phase}
+	switch {
+	case p.Terminating:
+		parts = append(parts, "terminating")
+	case p.Ready:
+		parts = append(parts, "ready")
+	default:
+		parts = append(parts, "not ready")
+	}
+	switch {
+	case p.Failing != "":
+		parts = append(parts, p.Failing)
+	case p.Restarts > 0:
+		parts = append(parts, fmt.Sprintf("%d restarts", p.Restarts))
+	}
+	return fmt.Sprintf("%s (%s)", p.Name, strings.Join(parts, ", "))
+}
+
+// explainOne prints the verdict of one DaemonSet on node, its pods there
+// and what its plan does there.
+func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
+	e := explainOneJSON(l, r, node)
+	if r.ds == nil {
+		fmt.Fprintf(w, "%s: %v\n", r.name, r.err)
+		return
+	}
+	fmt.Fprintf(w, "%s: should run: %s, may keep its pod: %s\n", r.name, yesNo(e.ShouldRun), yesNo(e.MayKeepPod))
+	for _, reason := range e.WhyNot {
+		fmt.Fprintf(w, "  why not: %s\n", reason)
+	}
+	here := make([]string, 0, len(e.Pods))
+	for _, p := range e.Pods {
+		here = append(here, p.String())
+	}
+	fmt.Fprintf(w, "  its pods here: %s\n", orNone(here))
+	if u := e.Unavailable; u != nil {
+		msg := u.Cause
+		if u.AvailableAt != nil {
+			msg += ", available at " + u.AvailableAt.Format(time.RFC3339) + " if it stays ready"
+		}
+		fmt.Fprintf(w, "  counted unavailable: %s\n", msg)
 	}
 	if r.err != nil {
 		fmt.Fprintf(w, "  plan: error: %v\n", r.err)
 		return
 	}
-	var acts []string
-	for _, c := range r.plan.Creates {
-		if c.NodeName == node.Name {
-			acts = append(acts, "create a pod ("+string(c.Reason)+")")
-		}
-	}
-	for _, d := range r.plan.Deletes {
-		if d.NodeName == node.Name {
-			acts = append(acts, "delete "+d.Pod.Name+" ("+string(d.Reason)+")")
-		}
-	}
-	fmt.Fprintf(w, "  next sync here: %s\n", orNothing(acts))
+	fmt.Fprintf(w, "  next sync here: %s\n", orNothing(e.Next))
 }
 
 func orNothing(s []string) string {
@@ -174,18 +350,6 @@ func ownedBy(p *corev1.Pod, uid types.UID) bool {
 		}
 	}
 	return false
-}
-
-func readiness(p *corev1.Pod) string {
-	if p.DeletionTimestamp != nil {
-		return ", terminating"
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-			return ", ready"
-		}
-	}
-	return ", not ready"
 }
 
 // reasons says in words why v is not a plain yes.

@@ -46,6 +46,37 @@ func TestGolden(t *testing.T) {
 		{name: "capture-stdin", args: []string{"explain", "w-1", "-f", "-"}, stdin: "kubectl-capture.yaml"},
 		{name: "two-namespaces", args: []string{"plan", "-f", in + "two-namespaces.yaml"}},
 		{name: "two-namespaces-explain", args: []string{"explain", "hdd-1", "-f", in + "two-namespaces.yaml"}},
+		// Issue 22 §1: a template change starts a rollout on pods that
+		// carry pod-template-generation; pods still starting become Ready,
+		// failing ones stay down and say why; a paused rollout says it is.
+		{name: "simulate-capture-gen3", args: []string{"simulate", "-f", in + "kubectl-capture-gen3.yaml", "--image", "registry.k8s.io/kube-proxy:v1.36.4"}},
+		{name: "simulate-starting", args: []string{"simulate", "-f", in + "starting.yaml"}},
+		{name: "simulate-paused", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--paused"}},
+		{name: "explain-crashloop", args: []string{"explain", "node-3", "-f", in + "starting.yaml"}},
+		// §2: what if I apply this manifest over the capture?
+		{name: "apply-new-image", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
+		{name: "apply-unchanged", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.3.yaml"}},
+		{name: "apply-created", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "nvidia-device-plugin.yaml", "--daemonset", "kube-system/nvidia-device-plugin-daemonset"}},
+		{name: "apply-rejected", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-bad-budget.yaml"}},
+		{name: "apply-json", args: []string{"plan", "-o", "json", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
+		{name: "apply-simulate", args: []string{"simulate", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
+		{name: "apply-simulate-json", args: []string{"simulate", "-o", "json", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
+		// §3: the estimate and the waves, by zone, as text and JSON.
+		{name: "simulate-zones", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1",
+			"--order-label", "topology.kubernetes.io/zone", "--order-values", "us-east-1c,us-east-1a"}},
+		{name: "simulate-wave-barrier", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1",
+			"--order-label", "topology.kubernetes.io/zone", "--order-values", "us-east-1c,us-east-1a", "--wave-bake", "30s"}},
+		{name: "usage-wave-bake", args: []string{"simulate", "--wave-bake", "30s"}},
+		{name: "simulate-json", args: []string{"simulate", "-o", "json", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
+		{name: "simulate-ready-delay", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--ready-delay", "30s"}},
+		// §6: the command people expect.
+		{name: "help", args: []string{"help"}},
+		{name: "help-explain", args: []string{"explain", "-h"}},
+		{name: "explain-json", args: []string{"explain", "worker-09", "-o", "json"}},
+		{name: "plan-node", args: []string{"plan", "--daemonset", "monitoring/node-exporter", "--node", "worker-01", "--node", "worker-09"}},
+		{name: "plan-selector", args: []string{"plan", "--daemonset", "kube-system/nvidia-device-plugin", "-l", "accelerator=nvidia"}},
+		{name: "completion-bash", args: []string{"completion", "bash"}},
+		{name: "usage-completion", args: []string{"completion", "tcsh"}},
 		// Bad input: exit 1.
 		{name: "bad-not-kubernetes", args: []string{"plan", "-f", in + "not-kubernetes.txt"}},
 		{name: "bad-no-kind", args: []string{"plan", "-f", in + "no-kind.yaml"}},

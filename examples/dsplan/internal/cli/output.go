@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"slices"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
 )
 
 // planJSON is the stable schema of "plan -o json|yaml": one per DaemonSet.
@@ -14,71 +19,148 @@ type planJSON struct {
 	Hash string `json:"hash"`
 	// Skip is why the sync does nothing by design (SelectingAll,
 	// DaemonSetDeleting).
-	Skip    string       `json:"skip,omitempty"`
+	Skip string `json:"skip,omitempty"`
+	// Creates are the pods the sync creates, by node name.
 	Creates []createJSON `json:"creates"`
+	// Deletes are the pods the sync deletes, by node name, then pod name.
 	Deletes []deleteJSON `json:"deletes"`
-	// Adopt and Release are pods, "namespace/name".
-	Adopt           []string     `json:"adopt"`
-	Release         []string     `json:"release"`
-	DeferredCreates int          `json:"deferredCreates"`
-	DeferredDeletes int          `json:"deferredDeletes"`
-	History         historyJSON  `json:"history"`
-	Rolling         *rollingJSON `json:"rolling,omitempty"`
+	// Adopt and Release are pods, "namespace/name", the sync adopts
+	// (orphans its selector matches) and releases (controlled pods it no
+	// longer matches).
+	Adopt   []string `json:"adopt"`
+	Release []string `json:"release"`
+	// DeferredCreates and DeferredDeletes count what the burst cap
+	// (--burst) held back for a later sync.
+	DeferredCreates int `json:"deferredCreates"`
+	DeferredDeletes int `json:"deferredDeletes"`
+	// History is what the sync does to the ControllerRevisions.
+	History historyJSON `json:"history"`
+	// Rolling is the rolling-update step, when it ran.
+	Rolling *rollingJSON `json:"rolling,omitempty"`
 	// Status is what the controller computes; StatusChanged whether it
 	// writes it.
 	Status        *appsv1.DaemonSetStatus `json:"status"`
 	StatusChanged bool                    `json:"statusChanged"`
 	// RequeueAfter is a Go duration ("20s"); "0s" for none.
-	RequeueAfter string      `json:"requeueAfter"`
-	Events       []eventJSON `json:"events"`
-	Notes        []string    `json:"notes,omitempty"`
+	RequeueAfter string `json:"requeueAfter"`
+	// Events are the events the controller records in this sync.
+	Events []eventJSON `json:"events"`
+	// Ineligible are the nodes where the DaemonSet should not run its
+	// pod, sorted by name, each with why not; nodes where it should are
+	// left out.
+	Ineligible []verdictJSON `json:"ineligible"`
+	// Applied, when the DaemonSet came from a manifest in the input (one
+	// without metadata.uid), says what it was applied over.
+	Applied *appliedJSON `json:"applied,omitempty"`
+	// Notes say what the input lacks for this plan (no revisions).
+	Notes []string `json:"notes,omitempty"`
 	// Error is Compute's error; the other fields then hold what upstream
 	// would still have done.
 	Error string `json:"error,omitempty"`
 }
 
+// createJSON is a pod the sync creates.
 type createJSON struct {
-	Node   string `json:"node"`
+	// Node is the node the pod is bound to (by node affinity).
+	Node string `json:"node"`
+	// Reason is why: NodeNeedsPod, Surge, SurgeForUnavailable.
 	Reason string `json:"reason"`
 }
 
+// deleteJSON is a pod the sync deletes.
 type deleteJSON struct {
-	Pod    string `json:"pod"`
-	Node   string `json:"node"`
+	// Pod is "namespace/name".
+	Pod string `json:"pod"`
+	// Node is the node the pod runs on or targets.
+	Node string `json:"node"`
+	// Reason is why: RollingUpdate, ReplaceUnavailable, SurgeReplaced,
+	// PodFailed, ExcessPod, NodeIneligible, NodeMissing, ...
 	Reason string `json:"reason"`
 }
 
-// historyJSON are the ControllerRevision changes, by revision name;
-// Relabel are pods, "namespace/name".
+// historyJSON are the ControllerRevision changes, by revision name.
 type historyJSON struct {
-	Create         []string `json:"create"`
-	Update         []string `json:"update"`
-	Delete         []string `json:"delete"`
-	Adopt          []string `json:"adopt"`
-	Release        []string `json:"release"`
-	Relabel        []string `json:"relabel"`
-	CollisionCount *int32   `json:"collisionCount,omitempty"`
+	// Create is the revision the sync creates (none or one).
+	Create []string `json:"create"`
+	// Update are the revisions whose revision number goes up.
+	Update []string `json:"update"`
+	// Delete are the old revisions past revisionHistoryLimit.
+	Delete []string `json:"delete"`
+	// Adopt and Release are revisions the DaemonSet takes over or lets go.
+	Adopt   []string `json:"adopt"`
+	Release []string `json:"release"`
+	// Relabel are pods, "namespace/name", that get the current
+	// controller-revision-hash label.
+	Relabel []string `json:"relabel"`
+	// CollisionCount is the status's collisionCount, when the sync writes
+	// it.
+	CollisionCount *int32 `json:"collisionCount,omitempty"`
 }
 
 // rollingJSON is the rolling-update step's budget arithmetic.
 type rollingJSON struct {
-	Desired        int `json:"desired"`
+	// Desired is the number of nodes that should run the pod.
+	Desired int `json:"desired"`
+	// MaxUnavailable and MaxSurge are the budgets scaled against Desired.
 	MaxUnavailable int `json:"maxUnavailable"`
 	MaxSurge       int `json:"maxSurge"`
-	Unavailable    int `json:"unavailable"`
-	Surge          int `json:"surge"`
-	Available      int `json:"available"`
-	Candidates     int `json:"candidates"`
+	// Unavailable (maxSurge 0) and Surge (surge) are what the step
+	// counted against them; Available the nodes with an available pod
+	// (surge).
+	Unavailable int `json:"unavailable"`
+	Surge       int `json:"surge"`
+	Available   int `json:"available"`
+	// Candidates are the old pods (nodes, under surge) waiting for the
+	// budget.
+	Candidates int `json:"candidates"`
 }
 
+// verdictJSON is the placement verdict of one node.
+type verdictJSON struct {
+	// Node is the node's name.
+	Node string `json:"node"`
+	// ShouldRun is whether the DaemonSet should run a pod there (a
+	// create when it has none); MayKeepPod whether a pod already there may
+	// stay (only an untolerated NoSchedule taint).
+	ShouldRun  bool `json:"shouldRun"`
+	MayKeepPod bool `json:"mayKeepPod"`
+	// WhyNot are the reasons, in words, as explain prints them.
+	WhyNot []string `json:"whyNot"`
+}
+
+// appliedJSON is what a manifest was applied over.
+type appliedJSON struct {
+	// File is the -f file the manifest came from.
+	File string `json:"file"`
+	// Created is true when no captured DaemonSet had its namespace and
+	// name: it was created.
+	Created bool `json:"created"`
+	// OverUID and OverGeneration are the captured DaemonSet's, when it was
+	// applied over one; Generation and TemplateGeneration the result's.
+	OverUID            string `json:"overUID,omitempty"`
+	OverGeneration     int64  `json:"overGeneration,omitempty"`
+	Generation         int64  `json:"generation"`
+	TemplateGeneration string `json:"templateGeneration"`
+	// TemplateChanged and SpecChanged say what the apply changes: a
+	// changed template starts a rollout.
+	TemplateChanged bool `json:"templateChanged"`
+	SpecChanged     bool `json:"specChanged"`
+	// Dropped are the captured object's labels and annotations the
+	// manifest leaves out (field paths), which this apply removes.
+	Dropped []string `json:"dropped,omitempty"`
+}
+
+// eventJSON is an event the controller records.
 type eventJSON struct {
+	// Type is Normal or Warning; Reason and Message as the event has them.
 	Type    string `json:"type"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 }
 
-// toJSON renders one result in the schema.
-func toJSON(r result) planJSON {
+// toJSON renders one result in the schema; l gives the nodes and what
+// was applied.
+func toJSON(r result, l *loaded) planJSON {
 	p := r.plan
 	out := planJSON{
 		DaemonSet:       r.name,
@@ -128,6 +210,44 @@ func toJSON(r result) planJSON {
 	}
 	if r.err != nil {
 		out.Error = r.err.Error()
+	}
+	out.Ineligible = ineligible(r.ds, l.snap.Nodes)
+	for _, a := range l.applied {
+		if a.name == r.name {
+			out.Applied = a.toJSON()
+		}
+	}
+	return out
+}
+
+// ineligible lists the verdicts of the nodes where ds should not run, by
+// node name; none for a nil ds.
+func ineligible(ds *appsv1.DaemonSet, nodes []*corev1.Node) []verdictJSON {
+	out := []verdictJSON{}
+	if ds == nil {
+		return out
+	}
+	elig := daemon.NewEligibility(ds, false)
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		if run, _ := elig.ShouldRun(n); run {
+			continue
+		}
+		v := elig.Explain(n)
+		out = append(out, verdictJSON{Node: n.Name, ShouldRun: v.ShouldRun, MayKeepPod: v.ShouldContinueRunning, WhyNot: append([]string{}, reasons(v)...)})
+	}
+	slices.SortFunc(out, func(a, b verdictJSON) int { return strings.Compare(a.Node, b.Node) })
+	return out
+}
+
+func (a appliedManifest) toJSON() *appliedJSON {
+	out := &appliedJSON{File: a.file, Created: a.over == nil, Generation: a.result.Generation,
+		TemplateGeneration: a.result.Annotations[appsv1.DeprecatedTemplateGeneration],
+		TemplateChanged:    a.change.Template, SpecChanged: a.change.Spec, Dropped: a.change.Dropped}
+	if a.over != nil {
+		out.OverUID, out.OverGeneration = string(a.over.UID), a.over.Generation
 	}
 	return out
 }

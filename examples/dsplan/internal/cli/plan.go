@@ -2,72 +2,117 @@ package cli
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
 	"github.com/daemonplan/daemonplan/daemon"
 )
 
+// planOpts are the flags of "dsplan plan" besides the common and policy
+// ones.
+type planOpts struct {
+	format string
+	// nodes are --node (repeatable) and selector -l: they filter the text
+	// plan's node table and actions.
+	nodes    fileList
+	selector string
+}
+
+func planFlags(inv *invocation, fs *flag.FlagSet) {
+	fs.StringVar(&inv.plan.format, "o", "text", "output `FORMAT`: text, json or yaml (json and yaml: see examples/dsplan/JSON.md)")
+	fs.Var(&inv.plan.nodes, "node", "show only this `NODE` in the text plan's node table and actions (repeatable)")
+	fs.StringVar(&inv.plan.selector, "l", "", "show only the nodes matching this label `SELECTOR` (kubectl -l syntax) in the text plan")
+	inv.policy.register(fs)
+}
+
 // runPlan is "dsplan plan".
-func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
-	fs := newFlagSet("plan", stderr)
-	c := common{opts: opts}
-	c.register(fs)
-	format := fs.String("o", "text", "output `FORMAT`: text, json or yaml")
-	var pf policyFlags
-	pf.register(fs)
-	pos, err := parse(fs, args)
+func runPlan(inv *invocation, pos []string) error {
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	pol, err := inv.policy.policy()
 	if err != nil {
 		return err
 	}
-	pol, err := pf.policy()
+	format := inv.plan.format
+	if format != "text" && format != "json" && format != "yaml" {
+		return &usageError{fmt.Sprintf("-o %q: want text, json or yaml", format)}
+	}
+	filter, err := inv.plan.nodeFilter()
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
-	}
-	if *format != "text" && *format != "json" && *format != "yaml" {
-		return &usageError{fmt.Sprintf("-o %q: want text, json or yaml", *format)}
-	}
-	l, err := c.load(stdin)
+	l, err := inv.common.load(inv.stdin)
 	if err != nil {
 		return err
 	}
-	results := computeAll(l, c.burst, pol)
-	switch *format {
+	results := computeAll(l, inv.common.burst, pol)
+	stdout := inv.stdout
+	switch format {
 	case "json", "yaml":
 		out := make([]planJSON, len(results))
 		for i, r := range results {
-			out[i] = toJSON(r)
+			out[i] = toJSON(r, l)
 		}
-		var data []byte
-		if *format == "json" {
-			data, err = json.MarshalIndent(out, "", "  ")
-			data = append(data, '\n')
-		} else {
-			data, err = yaml.Marshal(out)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := stdout.Write(data); err != nil {
+		if err := writeData(stdout, format, out); err != nil {
 			return err
 		}
 	default:
 		l.header(stdout)
+		if filter == nil && len(l.snap.Nodes) > 200 {
+			fmt.Fprintf(stdout, "note: %d nodes: --node NAME or -l SELECTOR shows only some of them\n", len(l.snap.Nodes))
+		}
 		for _, r := range results {
 			fmt.Fprintln(stdout)
-			if err := printPlan(stdout, l, r); err != nil {
+			if err := printPlan(stdout, l, r, filter); err != nil {
 				return err
 			}
 		}
 	}
 	return failures(results)
+}
+
+// writeData writes v as indented JSON or as YAML.
+func writeData(w io.Writer, format string, v any) error {
+	var data []byte
+	var err error
+	if format == "json" {
+		data, err = json.MarshalIndent(v, "", "  ")
+		data = append(data, '\n')
+	} else {
+		data, err = yaml.Marshal(v)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// nodeFilter is the --node and -l filter; nil when neither is set.
+func (p *planOpts) nodeFilter() (func(*corev1.Node) bool, error) {
+	if len(p.nodes) == 0 && p.selector == "" {
+		return nil, nil
+	}
+	sel := labels.Everything()
+	if p.selector != "" {
+		var err error
+		if sel, err = labels.Parse(p.selector); err != nil {
+			return nil, &usageError{fmt.Sprintf("-l %q: %v", p.selector, err)}
+		}
+	}
+	names := slices.Clone([]string(p.nodes))
+	return func(n *corev1.Node) bool {
+		return (len(names) == 0 || slices.Contains(names, n.Name)) && sel.Matches(labels.Set(n.Labels))
+	}, nil
 }
 
 // result is the plan of one DaemonSet.
@@ -83,6 +128,7 @@ type result struct {
 // (zero: upstream).
 func computeAll(l *loaded, burst int, pol daemon.RolloutPolicy) []result {
 	out := make([]result, 0, len(l.names))
+	planner := daemon.NewPlanner()
 	for _, name := range l.names {
 		ns, n, _ := strings.Cut(name, "/")
 		in, err := l.snap.For(ns, n)
@@ -94,7 +140,7 @@ func computeAll(l *loaded, burst int, pol daemon.RolloutPolicy) []result {
 		if len(in.Revisions) == 0 {
 			r.notes = append(r.notes, fmt.Sprintf("no ControllerRevision of namespace %s in the input: planned as a first sync (add controllerrevisions to the kubectl get)", ns))
 		}
-		r.plan, r.err = daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{
+		r.plan, r.err = planner.Compute(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{
 			Now:           l.now,
 			Revisions:     in.Revisions,
 			BurstReplicas: burst,
@@ -120,8 +166,9 @@ func failures(results []result) error {
 	return &inputError{fmt.Errorf("no plan for %s (see above)", strings.Join(bad, ", "))}
 }
 
-// printPlan writes one plan for people.
-func printPlan(w io.Writer, l *loaded, r result) error {
+// printPlan writes one plan for people; filter, when set, keeps the
+// node table and the actions to the nodes it accepts.
+func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool) error {
 	for _, n := range r.notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -132,7 +179,13 @@ func printPlan(w io.Writer, l *loaded, r result) error {
 		}
 		fmt.Fprintln(w, "what the controller still does in this sync:")
 	}
-	if err := r.plan.Format(w, daemon.FormatOptions{DaemonSet: r.ds, Nodes: l.snap.Nodes, Now: l.now}); err != nil {
+	plan, nodes := r.plan, l.snap.Nodes
+	if filter != nil {
+		plan, nodes = filterPlan(plan, nodes, filter)
+		fmt.Fprintf(w, "showing %d of %d nodes (--node, -l): %d of %d creates, %d of %d deletes\n", len(nodes), len(l.snap.Nodes),
+			len(plan.Creates), len(r.plan.Creates), len(plan.Deletes), len(r.plan.Deletes))
+	}
+	if err := plan.Format(w, daemon.FormatOptions{DaemonSet: r.ds, Nodes: nodes, Now: l.now}); err != nil {
 		return err
 	}
 	if s := r.plan.Rolling; s != nil {
@@ -145,6 +198,22 @@ func printPlan(w io.Writer, l *loaded, r result) error {
 		}
 	}
 	return nil
+}
+
+// filterPlan keeps the nodes filter accepts, and the creates and deletes
+// on them.
+func filterPlan(p daemon.Plan, nodes []*corev1.Node, filter func(*corev1.Node) bool) (daemon.Plan, []*corev1.Node) {
+	keep := map[string]bool{}
+	var kept []*corev1.Node
+	for _, n := range nodes {
+		if n != nil && filter(n) {
+			keep[n.Name] = true
+			kept = append(kept, n)
+		}
+	}
+	p.Creates = slices.DeleteFunc(slices.Clone(p.Creates), func(c daemon.Create) bool { return !keep[c.NodeName] })
+	p.Deletes = slices.DeleteFunc(slices.Clone(p.Deletes), func(d daemon.Delete) bool { return !keep[d.NodeName] })
+	return p, kept
 }
 
 // statusDiff lists the status fields the plan changes.

@@ -24,6 +24,7 @@ type policyFlags struct {
 	domainMaxUnavailable string
 	domainMaxSurge       string
 	strict               bool
+	waveBake             durationFlag
 }
 
 func (p *policyFlags) register(fs *flag.FlagSet) {
@@ -36,6 +37,7 @@ func (p *policyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.domainMaxUnavailable, "domain-max-unavailable", "", "rollout control: `N` or N% unavailable at once per domain")
 	fs.StringVar(&p.domainMaxSurge, "domain-max-surge", "", "rollout control: `N` or N% surging at once per domain")
 	fs.BoolVar(&p.strict, "strict", false, "rollout control: already-unavailable old pods count against maxUnavailable")
+	fs.Var(&p.waveBake, "wave-bake", "rollout control: a wave barrier: each value of --order-label is a wave, started only once the earlier ones are updated and available and `DURATION` has passed since (0s: at once)")
 }
 
 // policy builds the RolloutPolicy the flags ask for; a value that does not
@@ -54,6 +56,9 @@ func (p *policyFlags) policy() (daemon.RolloutPolicy, error) {
 		pol.Scope = sel
 	}
 	pol.Paused, pol.Strict = p.paused, p.strict
+	if p.waveBake.set {
+		pol.Waves = &daemon.WaveBarrier{Bake: p.waveBake.d}
+	}
 	pol.Order.Label = p.orderLabel
 	if p.orderValues != "" {
 		if p.orderLabel == "" {

@@ -3,35 +3,79 @@ package cli
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestREADME keeps the dsplan section of the repository's README.md what
-// the command prints.
+// TestREADME keeps every "$ go run ./examples/dsplan ..." block of the
+// repository's README.md what the command prints (stderr, then stdout, as
+// a terminal shows a note before the report): each line of the block is a
+// line of the output, in order; a line "  ..." stands for lines left out.
+// Paths are as seen from the repository root; --svg writes to a temporary
+// directory.
 func TestREADME(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		args []string
-		// path is how README.md names the input file (from the root).
-		path string
-	}{
-		{args: []string{"plan", "-f", "testdata/inputs/kubectl-capture.yaml"}, path: "examples/dsplan/"},
-		{args: []string{"explain", "worker-09"}},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var out bytes.Buffer
-			if code := Run(tt.args, nil, &out, &out, Options{}); code != 0 {
-				t.Fatalf("exit %d:\n%s", code, out.String())
+	lines := strings.Split(string(data), "\n")
+	const prompt = "$ go run ./examples/dsplan"
+	n := 0
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], prompt) {
+			continue
+		}
+		cmdline := lines[i]
+		var block []string
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+			block = append(block, lines[i])
+		}
+		n++
+		t.Run(strings.TrimPrefix(cmdline, prompt+" "), func(t *testing.T) {
+			args := strings.Fields(strings.TrimPrefix(cmdline, prompt))
+			for j, a := range args {
+				args[j] = strings.TrimPrefix(a, "examples/dsplan/")
+				if j > 0 && args[j-1] == "--svg" {
+					args[j] = filepath.Join(t.TempDir(), a)
+				}
 			}
-			want := strings.ReplaceAll(out.String(), "testdata/", tt.path+"testdata/")
-			if !bytes.Contains(readme, []byte(want)) {
-				t.Errorf("README.md does not show the output of dsplan %s; it is now:\n%s", strings.Join(tt.args, " "), want)
+			var stdout, stderr bytes.Buffer
+			Run(args, nil, &stdout, &stderr, Options{})
+			got := strings.Split(stderr.String()+stdout.String(), "\n")
+			for j := range got {
+				got[j] = strings.ReplaceAll(got[j], "testdata/", "examples/dsplan/testdata/")
+			}
+			if missing := notShown(block, got); missing != "" {
+				t.Errorf("README.md shows %q, which dsplan %s does not print where the block has it; it prints:\n%s",
+					missing, strings.Join(args, " "), strings.Join(got, "\n"))
 			}
 		})
 	}
+	if n < 5 {
+		t.Errorf("README.md has %d dsplan blocks, want at least 5", n)
+	}
+}
+
+// notShown returns the first line of block that is not the next line of
+// got (after any lines a "  ..." line skips), or "" when block is got with
+// lines left out where it says so.
+func notShown(block, got []string) string {
+	k := 0
+	skip := false
+	for _, want := range block {
+		if strings.TrimSpace(want) == "..." {
+			skip = true
+			continue
+		}
+		for skip && k < len(got) && got[k] != want {
+			k++
+		}
+		if k >= len(got) || got[k] != want {
+			return want
+		}
+		k++
+		skip = false
+	}
+	return ""
 }

@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
@@ -20,20 +17,13 @@ const (
 	exitUsage = 2
 )
 
-//go:embed testdata/cluster.yaml
-var embedded embed.FS
-
-// embeddedName is the embedded cluster's file.
-const embeddedName = "testdata/cluster.yaml"
-
-const usage = `usage: dsplan <command> [flags]
-
-commands:
-  plan       the plan of the next sync of each DaemonSet
-  explain    NODE: may each DaemonSet run its pod on NODE, and why not
-  simulate   replay the rollout to the end
-
-Run "dsplan <command> -h" for the flags of a command.
+// exitCodes is the paragraph every help text ends with.
+const exitCodes = `exit codes:
+  0  done (and, for simulate, every simulation converged)
+  1  bad input: a file that does not read or decode, a manifest the API
+     server would reject, a DaemonSet or node not found, a Compute error,
+     a simulation that stalled or hit --max-steps
+  2  usage: an unknown command or flag, a missing argument, a bad value
 `
 
 // usageError is a mistake on the command line (exit 2).
@@ -66,9 +56,26 @@ type Input struct {
 	Sources []string
 }
 
+// Command is a command a program adds to dsplan's own (the live mode's
+// dump): listed in the help and completed by the shell.
+type Command struct {
+	// Name is the word that runs it; Args names its positional arguments
+	// for the help ("" for none); Summary is one line.
+	Name, Args, Summary string
+	// Flags registers its flags, for the help and for completion; nil for
+	// none.
+	Flags func(fs *flag.FlagSet)
+	// Run runs it with the arguments after its name and returns the exit
+	// code.
+	Run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
 // Options adapt the command to where its objects come from. The zero value
 // is the offline dsplan: -f files, or the embedded example cluster.
 type Options struct {
+	// Program is the name the help uses ("dsplan" when empty; the live
+	// mode installed as a kubectl plugin says "kubectl dsplan").
+	Program string
 	// Flags, when set, registers extra flags on every command's FlagSet
 	// before parsing (the live mode's --kubeconfig, --context, -n).
 	Flags func(fs *flag.FlagSet)
@@ -77,11 +84,85 @@ type Options struct {
 	// An error it returns is bad input (exit 1) unless it is a UsageError
 	// (exit 2).
 	Source func(f Flags) (Input, error)
+	// Commands are more commands, after dsplan's own.
+	Commands []Command
 }
 
 // UsageError returns an error that makes Run exit 2 with msg, for a Source
 // that rejects a flag combination.
 func UsageError(msg string) error { return &usageError{msg} }
+
+// command is one of dsplan's commands: the registry below drives Run, the
+// help and the shell completion, so that a command added here is
+// everywhere at once.
+type command struct {
+	name, args, summary string
+	// flags registers the command's own flags (the common ones are
+	// registered for every command that reads objects).
+	flags func(inv *invocation, fs *flag.FlagSet)
+	// reads is true for the commands that load objects (and take the
+	// common flags).
+	reads bool
+	// run runs the command once its flags are parsed; pos are the
+	// positional arguments.
+	run func(inv *invocation, pos []string) error
+}
+
+// commands are dsplan's commands, in the order the help lists them.
+var commands []command
+
+func init() {
+	commands = []command{
+		{name: "plan", summary: "the plan of the next sync of each DaemonSet", reads: true, flags: planFlags, run: runPlan},
+		{name: "explain", args: "NODE", summary: "may each DaemonSet run its pod on NODE, and why not", reads: true, flags: explainFlags, run: runExplain},
+		{name: "simulate", summary: "replay the rollout to the end: waves, duration, worst point", reads: true, flags: simulateFlags, run: runSimulate},
+		{name: "version", summary: "the version of dsplan", run: runVersion},
+		{name: "completion", args: "bash|zsh|fish", summary: "a shell completion script", run: runCompletion},
+	}
+}
+
+// invocation is one run of one command: its streams, options and flags.
+type invocation struct {
+	cmd            *command
+	opts           Options
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	common         common
+	plan           planOpts
+	policy         policyFlags
+	sim            simFlags
+	explainFormat  string
+}
+
+// program is the name the help gives dsplan.
+func (o Options) program() string {
+	if o.Program == "" {
+		return "dsplan"
+	}
+	return o.Program
+}
+
+// usage is the top-level help.
+func (o Options) usage() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %s <command> [flags]\n\n", o.program())
+	b.WriteString("dsplan says what the Kubernetes DaemonSet controller would do on a cluster:\n" +
+		"the next sync's plan, why a node gets a pod or not, and the rollout to the end.\n\ncommands:\n")
+	line := func(name, args, summary string) {
+		if args != "" {
+			name += " " + args
+		}
+		fmt.Fprintf(&b, "  %-20s %s\n", name, summary)
+	}
+	for _, c := range commands {
+		line(c.name, c.args, c.summary)
+	}
+	for _, c := range o.Commands {
+		line(c.Name, c.Args, c.Summary)
+	}
+	fmt.Fprintf(&b, "\nRun \"%s <command> -h\" for the flags of a command.\n\n%s", o.program(), exitCodes)
+	return b.String()
+}
 
 // Run is the dsplan command: args without the program name, the standard
 // streams and the Options. It returns the exit code: 0 done, 1 bad input,
@@ -90,21 +171,31 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options)
 	if len(args) == 0 {
 		args = []string{"plan"}
 	}
-	var err error
-	switch args[0] {
-	case "plan":
-		err = runPlan(args[1:], stdin, stdout, stderr, opts)
-	case "explain":
-		err = runExplain(args[1:], stdin, stdout, stderr, opts)
-	case "simulate":
-		err = runSimulate(args[1:], stdin, stdout, stderr, opts)
+	name := args[0]
+	switch name {
 	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, opts.usage())
 		return exitOK
-	default:
-		fmt.Fprintf(stderr, "dsplan: unknown command %q\n%s", args[0], usage)
+	case "--version":
+		name = "version"
+	}
+	for _, c := range opts.Commands {
+		if c.Name == name {
+			return c.Run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	var cmd *command
+	for i := range commands {
+		if commands[i].name == name {
+			cmd = &commands[i]
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, "%s: unknown command %q\n%s", opts.program(), name, opts.usage())
 		return exitUsage
 	}
+	inv := &invocation{cmd: cmd, opts: opts, stdin: stdin, stdout: stdout, stderr: stderr}
+	err := inv.run(args[1:])
 	var ue *usageError
 	switch {
 	case err == nil:
@@ -112,40 +203,63 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options)
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "dsplan %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "%s %s: %v\n", opts.program(), name, err)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "dsplan %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "%s %s: %v\n", opts.program(), name, err)
 		return exitInput
 	}
 }
 
-// fileList is the repeatable -f flag.
-type fileList []string
-
-func (f *fileList) String() string     { return strings.Join(*f, ",") }
-func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
-
-// common are the flags every command takes.
-type common struct {
-	files     fileList
-	daemonSet string
-	now       string
-	burst     int
-	opts      Options
-	// notes is where the input's notes go (the FlagSet's output, stderr).
-	notes io.Writer
+// flagSet returns the command's FlagSet with every flag it takes
+// registered, and its help.
+func (inv *invocation) flagSet() *flag.FlagSet {
+	cmd := inv.cmd
+	fs := flag.NewFlagSet(inv.opts.program()+" "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(inv.stderr)
+	if cmd.reads {
+		inv.common.opts = inv.opts
+		inv.common.register(fs)
+	}
+	if cmd.flags != nil {
+		cmd.flags(inv, fs)
+	}
+	fs.Usage = func() {
+		w := fs.Output()
+		args := cmd.args
+		if args != "" {
+			args += " "
+		}
+		fmt.Fprintf(w, "usage: %s %s %s[flags]\n\n%s.\n", inv.opts.program(), cmd.name, args, upperFirst(cmd.summary))
+		if help := commandHelp[cmd.name]; help != "" {
+			fmt.Fprintf(w, "\n%s", help)
+		}
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(w, "\nflags:\n")
+			fs.PrintDefaults()
+		}
+		fmt.Fprintf(w, "\n%s", exitCodes)
+	}
+	return fs
 }
 
-func (c *common) register(fs *flag.FlagSet) {
-	c.notes = fs.Output()
-	if c.opts.Flags != nil {
-		c.opts.Flags(fs)
+// run parses args and runs the command.
+func (inv *invocation) run(args []string) error {
+	fs := inv.flagSet()
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
 	}
-	fs.Var(&c.files, "f", "`FILE` of Kubernetes YAML or JSON (repeatable; - reads stdin; default: the embedded cluster)")
-	fs.StringVar(&c.daemonSet, "daemonset", "", "plan only the DaemonSet `NS/NAME` (default: every DaemonSet in the input)")
-	fs.StringVar(&c.now, "now", "", "controller clock, `RFC3339` (default: the newest timestamp in the input)")
-	fs.IntVar(&c.burst, "burst", 0, "creates and deletes per sync, `N` (default 250, as kube-controller-manager)")
+	return inv.cmd.run(inv, pos)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // parse parses args into fs, allowing positional arguments between flags;
@@ -167,132 +281,35 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("dsplan "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// loaded is the input of a command.
-type loaded struct {
-	snap *snapshot.Snapshot
-	// now is the clock; nowSource says where it came from, for the output.
-	now       time.Time
-	nowSource string
-	// names are the DaemonSets to plan, as "ns/name".
-	names []string
-	// sources names the files read.
-	sources []string
-}
-
-// load reads the input the common flags name.
-func (c *common) load(stdin io.Reader) (*loaded, error) {
-	if c.burst < 0 {
-		return nil, &usageError{fmt.Sprintf("--burst %d: must be 0 or more", c.burst)}
-	}
-	l := &loaded{snap: &snapshot.Snapshot{}}
-	if c.opts.Source != nil {
-		// A Source may be slow (a cluster): judge the flags before it runs.
-		if _, err := c.finish(&loaded{snap: &snapshot.Snapshot{}}); err != nil {
-			var ue *usageError
-			if errors.As(err, &ue) {
-				return nil, err
-			}
-		}
-		in, err := c.opts.Source(Flags{Files: append([]string(nil), c.files...), DaemonSet: c.daemonSet, Stdin: stdin})
-		var ue *usageError
-		switch {
-		case errors.As(err, &ue):
-			return nil, err
-		case err != nil:
-			return nil, &inputError{err}
-		case in.Snapshot == nil:
-			return nil, &inputError{errors.New("the source returned no snapshot")}
-		}
-		l.snap, l.sources = in.Snapshot, in.Sources
-	} else if err := c.readFiles(l, stdin); err != nil {
-		return nil, err
-	}
-	// What was read past or changed, and why, before any error about
-	// what is missing.
-	for _, n := range l.snap.Notes {
-		fmt.Fprintf(c.notes, "note: %s\n", n)
-	}
-	return c.finish(l)
-}
-
-// readFiles reads the -f files, or the embedded cluster without any.
-func (c *common) readFiles(l *loaded, stdin io.Reader) error {
-	if len(c.files) == 0 {
-		data, err := embedded.ReadFile(embeddedName)
-		if err != nil {
-			return &inputError{err}
-		}
-		if err := l.snap.Add("(embedded) "+embeddedName, data); err != nil {
-			return &inputError{err}
-		}
-		l.sources = []string{"the embedded example cluster"}
-	}
-	for _, f := range c.files {
-		var data []byte
-		var err error
-		name := f
-		if f == "-" {
-			name = "(stdin)"
-			data, err = io.ReadAll(stdin)
-		} else {
-			data, err = os.ReadFile(f)
-		}
-		if err != nil {
-			return &inputError{err}
-		}
-		if err := l.snap.Add(name, data); err != nil {
-			return &inputError{err}
-		}
-		l.sources = append(l.sources, name)
+// noArgs refuses positional arguments.
+func noArgs(pos []string) error {
+	if len(pos) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
 	}
 	return nil
 }
 
-// finish sets the clock and the DaemonSets to plan.
-func (c *common) finish(l *loaded) (*loaded, error) {
-	if c.now != "" {
-		t, err := time.Parse(time.RFC3339, c.now)
-		if err != nil {
-			return nil, &usageError{fmt.Sprintf("--now %q: not an RFC3339 time (2006-01-02T15:04:05Z)", c.now)}
-		}
-		l.now, l.nowSource = t, "--now"
-	} else if t := l.snap.Newest(); !t.IsZero() {
-		l.now, l.nowSource = t, "the newest timestamp in the input; set --now to change"
-	} else {
-		l.nowSource = "the input holds no timestamp; set --now"
-	}
-	if c.daemonSet != "" {
-		ns, name, ok := strings.Cut(c.daemonSet, "/")
-		if !ok || ns == "" || name == "" {
-			return nil, &usageError{fmt.Sprintf("--daemonset %q: want NAMESPACE/NAME", c.daemonSet)}
-		}
-		if _, err := l.snap.For(ns, name); err != nil {
-			return nil, &inputError{err}
-		}
-		l.names = []string{c.daemonSet}
-	} else {
-		l.names = l.snap.Names()
-		if len(l.names) == 0 {
-			return nil, &inputError{fmt.Errorf("no DaemonSet (apps/v1) in %s", strings.Join(l.sources, ", "))}
-		}
-	}
-	return l, nil
-}
-
-// header describes the input: what was read and the clock.
-func (l *loaded) header(w io.Writer) {
-	s := l.snap
-	fmt.Fprintf(w, "input: %s: %d DaemonSets, %d nodes, %d pods, %d revisions\n", strings.Join(l.sources, ", "),
-		len(s.DaemonSets), len(s.Nodes), len(s.Pods), len(s.Revisions))
-	if l.now.IsZero() {
-		fmt.Fprintf(w, "now: the zero time (%s)\n", l.nowSource)
-	} else {
-		fmt.Fprintf(w, "now: %s (%s)\n", l.now.UTC().Format(time.RFC3339), l.nowSource)
-	}
+// commandHelp is more help for a command, after its summary.
+var commandHelp = map[string]string{
+	"plan": `Input: what "kubectl get daemonsets,nodes,pods,controllerrevisions -A -o yaml"
+(or -o json) prints, in one or more -f files. A DaemonSet without
+metadata.uid is a manifest, not a capture: it is applied as the API server
+would (defaults, validation, generation and template generation) over the
+DaemonSet of the same namespace and name, or created when there is none.
+`,
+	"explain": `NODE is a node name of the input. For each DaemonSet: whether it should run
+its pod on NODE and may keep one, each reason it may not (nodeName,
+nodeSelector, affinity terms, taints), its pods there (ready, failing,
+restarts) and what the next sync does there.
+`,
+	"simulate": `The delays are learned from each DaemonSet's own pods (creation to Ready,
+median and 90th percentile; --ready-delay and --bind-delay override them);
+the run prints the expected duration, the waves (which nodes each step
+starts, under which budget) and where the rollout will block.
+`,
+	"completion": `Prints a completion script for the shell:
+  source <(dsplan completion bash)        # bash
+  dsplan completion zsh > "${fpath[1]}/_dsplan"  # zsh
+  dsplan completion fish | source          # fish
+`,
 }

@@ -9,90 +9,131 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
-	"github.com/daemonplan/daemonplan/rollout"
+)
+
+// Default delays, when neither a flag nor the pods give them.
+const (
+	defaultBindDelay  = 2 * time.Second
+	defaultReadyDelay = 15 * time.Second
 )
 
 // simFlags are the flags of "dsplan simulate".
 type simFlags struct {
 	image                 string
-	bindDelay, readyDelay time.Duration
+	bindDelay, readyDelay durationFlag
 	grace                 time.Duration
 	failRate              float64
 	seed                  uint64
 	maxSteps              int
 	svg                   string
+	format                string
 	policy                daemon.RolloutPolicy // from the rollout-control flags
 }
 
-func (s *simFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.image, "image", "", "start a rollout: set the first container's `IMAGE` (default: simulate the input as it is)")
-	fs.DurationVar(&s.bindDelay, "bind-delay", 2*time.Second, "time from a pod's creation to its binding")
-	fs.DurationVar(&s.readyDelay, "ready-delay", 15*time.Second, "time from a pod's creation to Ready")
+// durationFlag is a duration flag that knows whether it was set.
+type durationFlag struct {
+	d   time.Duration
+	set bool
+}
+
+func (f *durationFlag) String() string { return f.d.String() }
+func (f *durationFlag) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return err
+	}
+	f.d, f.set = d, true
+	return nil
+}
+
+func simulateFlags(inv *invocation, fs *flag.FlagSet) {
+	s := &inv.sim
+	fs.StringVar(&s.image, "image", "", "start a rollout: set the first container's `IMAGE`, as the API server applies it (default: simulate the input as it is)")
+	fs.Var(&s.bindDelay, "bind-delay", "time from a pod's creation to its binding, `DURATION` (default: learned from the pods, else 2s)")
+	fs.Var(&s.readyDelay, "ready-delay", "time from a pod's creation to Ready, `DURATION` (default: learned from the pods, else 15s)")
 	fs.DurationVar(&s.grace, "grace", 5*time.Second, "time from a delete to the pod's removal")
 	fs.Float64Var(&s.failRate, "fail-rate", 0, "fraction of created pods that fail, 0 to 1")
 	fs.Uint64Var(&s.seed, "seed", 1, "seed of the failures")
 	fs.IntVar(&s.maxSteps, "max-steps", 2000, "syncs at most")
 	fs.StringVar(&s.svg, "svg", "", "write charts of the rollout to `FILE` (SVG)")
+	fs.StringVar(&s.format, "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+	inv.policy.register(fs)
 }
 
 // runSimulate is "dsplan simulate".
-func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options) error {
-	fs := newFlagSet("simulate", stderr)
-	c := common{opts: opts}
-	c.register(fs)
-	var sf simFlags
-	sf.register(fs)
-	var pf policyFlags
-	pf.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
+func runSimulate(inv *invocation, pos []string) error {
+	sf := &inv.sim
+	var err error
+	if sf.policy, err = inv.policy.policy(); err != nil {
 		return err
 	}
-	if sf.policy, err = pf.policy(); err != nil {
+	if err := noArgs(pos); err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
-	}
-	if sf.failRate < 0 || sf.failRate > 1 {
+	switch {
+	case sf.failRate < 0 || sf.failRate > 1:
 		return &usageError{fmt.Sprintf("--fail-rate %v: want 0 to 1", sf.failRate)}
-	}
-	if sf.readyDelay < sf.bindDelay || sf.bindDelay < 0 || sf.grace < 0 {
-		return &usageError{"delays must be 0 or more, --ready-delay at least --bind-delay"}
-	}
-	if sf.maxSteps <= 0 {
+	case sf.readyDelay.d < 0 || sf.bindDelay.d < 0 || sf.grace < 0:
+		return &usageError{"delays must be 0 or more"}
+	case sf.readyDelay.set && sf.bindDelay.set && sf.readyDelay.d < sf.bindDelay.d:
+		return &usageError{"--ready-delay must be at least --bind-delay"}
+	case sf.maxSteps <= 0:
 		return &usageError{"--max-steps must be positive"}
+	case sf.format != "text" && sf.format != "json":
+		return &usageError{fmt.Sprintf("-o %q: want text or json", sf.format)}
 	}
-	l, err := c.load(stdin)
+	l, err := inv.common.load(inv.stdin)
 	if err != nil {
 		return err
 	}
-	l.header(stdout)
+	var reports []*simReport
 	var failed []string
-	var charts []chartData
 	for _, name := range l.names {
-		fmt.Fprintln(stdout)
-		cd, err := simulateOne(stdout, l, name, c.burst, sf)
+		rep, err := simulateOne(l, name, inv.common.burst, sf, &inv.policy)
 		if err != nil {
-			fmt.Fprintf(stdout, "%s: %v\n", name, err)
-			failed = append(failed, name)
-		}
-		if cd != nil {
-			charts = append(charts, *cd)
-		}
-	}
-	if sf.svg != "" && len(charts) > 0 {
-		var b strings.Builder
-		writeSVG(&b, charts)
-		if err := os.WriteFile(sf.svg, []byte(b.String()), 0o644); err != nil {
 			return &inputError{err}
 		}
-		fmt.Fprintf(stdout, "\nwrote %s\n", sf.svg)
+		reports = append(reports, rep)
+		if rep.res.Outcome != daemontest.OutcomeConverged {
+			failed = append(failed, name)
+		}
+	}
+	stdout := inv.stdout
+	if sf.format == "json" {
+		out := make([]simulateJSON, len(reports))
+		for i, r := range reports {
+			out[i] = r.toJSON(l)
+		}
+		if err := writeData(stdout, "json", out); err != nil {
+			return err
+		}
+	} else {
+		l.header(stdout)
+		for _, r := range reports {
+			fmt.Fprintln(stdout)
+			r.print(stdout)
+		}
+	}
+	if sf.svg != "" {
+		var charts []chartData
+		for _, r := range reports {
+			if r.chart != nil {
+				charts = append(charts, *r.chart)
+			}
+		}
+		if len(charts) > 0 {
+			var b strings.Builder
+			writeSVG(&b, charts)
+			if err := os.WriteFile(sf.svg, []byte(b.String()), 0o644); err != nil {
+				return &inputError{err}
+			}
+			if sf.format == "text" {
+				fmt.Fprintf(stdout, "\nwrote %s\n", sf.svg)
+			}
+		}
 	}
 	if len(failed) > 0 {
 		return &inputError{fmt.Errorf("%s did not converge", strings.Join(failed, ", "))}
@@ -100,15 +141,66 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer, opts 
 	return nil
 }
 
-// simulateOne replays the rollout of one DaemonSet and prints its waves.
-func simulateOne(w io.Writer, l *loaded, name string, burst int, sf simFlags) (*chartData, error) {
+// simReport is the simulation of one DaemonSet.
+type simReport struct {
+	name, image string
+	// res is the run with the p50 delays (or the fixed ones); p90, when
+	// the delays were learned, the run with the p90 delays.
+	res, p90 daemontest.SimResult
+	delays   delays
+	waves    []wave
+	groupBy  string
+	blocks   []string
+	chart    *chartData
+	// planned are the waves of the order label (daemon.RolloutPolicy
+	// WavesOf), before the rollout starts; barrier is the wave barrier,
+	// when the policy has one.
+	planned []daemon.Wave
+	barrier *daemon.WaveBarrier
+}
+
+// delays are the delays a simulation used, and where they came from.
+type delays struct {
+	bind, ready     time.Duration // p50, or fixed
+	bind90, ready90 time.Duration // p90, when learned
+	learned         learned
+	source          string // "learned", "flags" or "defaults"
+	minReady, grace time.Duration
+}
+
+// chooseDelays picks the delays: the flags when set, else the pods'.
+func chooseDelays(sf *simFlags, lr learned) delays {
+	d := delays{learned: lr, grace: sf.grace}
+	switch {
+	case sf.readyDelay.set || sf.bindDelay.set:
+		d.source = "flags"
+		d.bind, d.ready = defaultBindDelay, defaultReadyDelay
+		if sf.bindDelay.set {
+			d.bind = sf.bindDelay.d
+		}
+		if sf.readyDelay.set {
+			d.ready = sf.readyDelay.d
+		}
+		d.ready = max(d.ready, d.bind)
+	case lr.pods >= minLearned:
+		d.source = "learned"
+		d.bind, d.ready, d.bind90, d.ready90 = lr.bindP50, lr.readyP50, lr.bindP90, lr.readyP90
+	default:
+		d.source = "defaults"
+		d.bind, d.ready = defaultBindDelay, defaultReadyDelay
+	}
+	return d
+}
+
+// simulateOne replays the rollout of one DaemonSet.
+func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlags) (*simReport, error) {
 	ns, n, _ := strings.Cut(name, "/")
 	in, err := l.snap.For(ns, n)
 	if err != nil {
 		return nil, err
 	}
 	cl := &daemontest.Cluster{
-		DaemonSet:     in.DaemonSet.DeepCopy(),
+		DaemonSet:     in.DaemonSet,
 		Nodes:         in.Nodes,
 		Pods:          in.Pods,
 		Revisions:     in.Revisions,
@@ -116,27 +208,64 @@ func simulateOne(w io.Writer, l *loaded, name string, burst int, sf simFlags) (*
 		BurstReplicas: burst,
 		Rollout:       sf.policy,
 	}
+	rep := &simReport{name: name, image: sf.image}
 	if sf.image != "" {
-		if len(cl.DaemonSet.Spec.Template.Spec.Containers) == 0 {
+		if len(in.DaemonSet.Spec.Template.Spec.Containers) == 0 {
 			return nil, fmt.Errorf("--image: daemonset %q: spec.template.spec.containers is empty", name)
 		}
-		cl.DaemonSet.Spec.Template.Spec.Containers[0].Image = sf.image
-		cl.DaemonSet.Generation++
+		changed := in.DaemonSet.DeepCopy()
+		changed.Spec.Template.Spec.Containers[0].Image = sf.image
+		// As the API server applies it: generation and template
+		// generation up by one.
+		ds, _, err := apply.Update(in.DaemonSet, changed)
+		if err != nil {
+			return nil, fmt.Errorf("--image: daemonset %q: %w", name, err)
+		}
+		cl.DaemonSet = ds
 	}
+	rep.delays = chooseDelays(sf, learnDelays(in.DaemonSet, in.Pods))
+	rep.delays.minReady = time.Duration(cl.DaemonSet.Spec.MinReadySeconds) * time.Second
 	cfg := daemontest.SimConfig{
-		Seed: sf.seed, BindDelay: sf.bindDelay, ReadyDelay: sf.readyDelay,
+		Seed: sf.seed, BindDelay: rep.delays.bind, ReadyDelay: rep.delays.ready,
 		FailFraction: sf.failRate, GracePeriod: sf.grace, MaxSteps: sf.maxSteps,
 	}
-	res := daemontest.Simulate(cl, cfg)
-	fmt.Fprintf(w, "DaemonSet %s", name)
-	if sf.image != "" {
-		fmt.Fprintf(w, ", image set to %s", sf.image)
+	rep.groupBy, rep.chart = groupLabel(pf, cl), nil
+	var rec *chartRecorder
+	if sf.svg != "" {
+		rec = newChartRecorder(name, cl, rep.groupBy, orderValues(pf))
+		cfg.OnStep = rec.record
+	}
+	rep.res = daemontest.Simulate(cl, cfg)
+	if rec != nil {
+		rep.chart = rec.finish()
+	}
+	if rep.delays.source == "learned" && (rep.delays.ready90 != rep.delays.ready || rep.delays.bind90 != rep.delays.bind) {
+		cfg.OnStep = nil
+		cfg.BindDelay, cfg.ReadyDelay = rep.delays.bind90, rep.delays.ready90
+		rep.p90 = daemontest.Simulate(cl, cfg)
+	} else {
+		rep.p90 = rep.res
+	}
+	rep.waves = wavesOf(rep.res, cl, rep.groupBy)
+	rep.planned, rep.barrier = sf.policy.WavesOf(desiredNodes(cl)), sf.policy.Waves
+	rep.blocks = blocksOf(cl, rep.res, pf)
+	return rep, nil
+}
+
+// print writes the report for people.
+func (r *simReport) print(w io.Writer) {
+	res := r.res
+	fmt.Fprintf(w, "DaemonSet %s", r.name)
+	if r.image != "" {
+		fmt.Fprintf(w, ", image set to %s", r.image)
 	}
 	fmt.Fprintf(w, ": %s after %d syncs, %s\n", res.Outcome, len(res.Steps), fmtDur(res.Duration()))
 	if res.Reason != "" {
 		fmt.Fprintf(w, "  reason: %s\n", res.Reason)
 	}
-	printWaves(w, res)
+	fmt.Fprintf(w, "expected duration: %s\n", r.estimateLine())
+	r.printWaves(w)
+	printSteps(w, res)
 	pk := res.Peak()
 	fmt.Fprintf(w, "worst point: %d nodes down", pk.MaxDown)
 	if pk.MaxDownStep >= 0 {
@@ -152,18 +281,43 @@ func simulateOne(w io.Writer, l *loaded, name string, burst int, sf simFlags) (*
 	if len(pk.OverBudget) > 0 {
 		fmt.Fprintf(w, "over budget after steps %v\n", pk.OverBudget)
 	}
-	var cd *chartData
-	if sf.svg != "" {
-		cd = chart(name, cl, cfg, res)
-	}
 	if res.Outcome != daemontest.OutcomeConverged {
-		return cd, fmt.Errorf("the simulation ended %s: %s", res.Outcome, res.Reason)
+		fmt.Fprintf(w, "%s: the simulation ended %s: %s\n", r.name, res.Outcome, res.Reason)
 	}
-	return cd, nil
 }
 
-// printWaves prints the steps that acted, as a table.
-func printWaves(w io.Writer, res daemontest.SimResult) {
+// estimateLine is the expected duration and where the delays came from.
+func (r *simReport) estimateLine() string {
+	d := r.delays
+	var dur string
+	if d.source == "learned" && r.p90.Duration() != r.res.Duration() {
+		dur = fmt.Sprintf("p50 %s – p90 %s", fmtDur(r.res.Duration()), fmtDur(r.p90.Duration()))
+	} else {
+		dur = fmtDur(r.res.Duration())
+	}
+	if r.res.Outcome != daemontest.OutcomeConverged {
+		dur += " until it " + map[daemontest.Outcome]string{daemontest.OutcomeStalled: "stalls", daemontest.OutcomeStepLimit: "hits --max-steps"}[r.res.Outcome]
+	}
+	avail := ""
+	if d.minReady > 0 {
+		avail = fmt.Sprintf(", then minReadySeconds %s to available", fmtDur(d.minReady))
+	}
+	switch d.source {
+	case "learned":
+		return fmt.Sprintf("%s (learned from %d pods: creation to Ready p50 %s, p90 %s%s)", dur, d.learned.pods,
+			fmtDur(d.learned.readyP50), fmtDur(d.learned.readyP90), avail)
+	case "flags":
+		return fmt.Sprintf("%s (--ready-delay %s, --bind-delay %s%s)", dur, fmtDur(d.ready), fmtDur(d.bind), avail)
+	}
+	why := "no pod to learn from"
+	if d.learned.pods > 0 {
+		why = fmt.Sprintf("only %d pods to learn from", d.learned.pods)
+	}
+	return fmt.Sprintf("%s (%s: ready %s after creation%s; --ready-delay sets it)", dur, why, fmtDur(d.ready), avail)
+}
+
+// printSteps prints the steps that acted, as a table.
+func printSteps(w io.Writer, res daemontest.SimResult) {
 	fmt.Fprintf(w, "%5s %8s %7s %7s %8s %10s %8s  %s\n", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
 	// UPDATED is the status of the sync (before its plan); DOWN and SURGE
 	// are measured after it, against the step's budgets.
@@ -187,135 +341,4 @@ func printWaves(w io.Writer, res daemontest.SimResult) {
 
 func fmtDur(d time.Duration) string {
 	return d.Round(time.Second).String()
-}
-
-// nodeState is a node's pod state at one step, for the chart.
-type nodeState uint8
-
-const (
-	stateNone        nodeState = iota // no pod, and none wanted
-	stateOld                          // an available pod of an old template
-	stateNew                          // an available pod of the current template
-	stateSurge                        // more than one pod
-	stateUnavailable                  // should run the pod and has none available
-)
-
-// chartData is what the SVG draws for one DaemonSet.
-type chartData struct {
-	name  string
-	nodes []string
-	// at[i] is step i's time; states[i][j] node j's state after step i.
-	at     []time.Duration
-	states [][]nodeState
-	// the lines: after each step.
-	available, updated, down, budget []int
-	desired                          int
-}
-
-// chart replays res step by step to record each node's state. The
-// simulator reports counts, not nodes, so each prefix is simulated anew:
-// quadratic in the steps, fine for the hundreds a rollout takes.
-func chart(name string, cl *daemontest.Cluster, cfg daemontest.SimConfig, res daemontest.SimResult) *chartData {
-	cd := &chartData{name: name}
-	for _, n := range cl.Nodes {
-		cd.nodes = append(cd.nodes, n.Name)
-	}
-	elig := daemon.NewEligibility(cl.DaemonSet, false)
-	gen, _ := rollout.GetTemplateGeneration(cl.DaemonSet)
-	steps := res.Steps
-	const maxChartSteps = 400
-	if len(steps) > maxChartSteps {
-		steps = steps[:maxChartSteps]
-	}
-	for i, st := range steps {
-		c := cfg
-		c.MaxSteps = i + 1
-		r := daemontest.Simulate(cl, c)
-		states, avail, upd := classify(r.Final, cl.DaemonSet, elig, res.Hash, gen)
-		cd.at = append(cd.at, st.At)
-		cd.states = append(cd.states, states)
-		cd.available = append(cd.available, avail)
-		cd.updated = append(cd.updated, upd)
-		cd.down = append(cd.down, st.Down)
-		cd.budget = append(cd.budget, st.Budgets.MaxUnavailable)
-		cd.desired = max(cd.desired, int(st.Desired))
-	}
-	return cd
-}
-
-// classify returns each node's state in c and the counts of nodes with an
-// available pod and with an available updated pod.
-func classify(c *daemontest.Cluster, ds *appsv1.DaemonSet, elig *daemon.Eligibility, hash string, gen *int64) ([]nodeState, int, int) {
-	byNode := map[string][]*corev1.Pod{}
-	for _, p := range c.Pods {
-		if p.Namespace != ds.Namespace || !ownedBy(p, ds.UID) || p.DeletionTimestamp != nil {
-			continue
-		}
-		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
-			continue
-		}
-		node := p.Spec.NodeName
-		if node == "" {
-			node = affinityNode(p)
-		}
-		byNode[node] = append(byNode[node], p)
-	}
-	out := make([]nodeState, len(c.Nodes))
-	avail, upd := 0, 0
-	for j, n := range c.Nodes {
-		pods := byNode[n.Name]
-		should, _ := elig.ShouldRun(n)
-		var ok, okNew bool
-		for _, p := range pods {
-			if available(p, c.Now, ds.Spec.MinReadySeconds) {
-				ok = true
-				if rollout.IsPodUpdated(p, hash, gen) {
-					okNew = true
-				}
-			}
-		}
-		switch {
-		case len(pods) > 1:
-			out[j] = stateSurge
-		case okNew:
-			out[j] = stateNew
-		case ok:
-			out[j] = stateOld
-		case should || len(pods) > 0:
-			out[j] = stateUnavailable
-		}
-		if ok {
-			avail++
-		}
-		if okNew {
-			upd++
-		}
-	}
-	return out, avail, upd
-}
-
-// affinityNode is the node a pod not yet bound targets.
-func affinityNode(p *corev1.Pod) string {
-	a := p.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return ""
-	}
-	for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		for _, f := range t.MatchFields {
-			if f.Key == "metadata.name" && len(f.Values) == 1 {
-				return f.Values[0]
-			}
-		}
-	}
-	return ""
-}
-
-// available: ready for minReadySeconds at now.
-func available(p *corev1.Pod, now time.Time, minReady int32) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-			return minReady == 0 || !c.LastTransitionTime.Add(time.Duration(minReady)*time.Second).After(now)
-		}
-	}
-	return false
 }

@@ -1,4 +1,7 @@
-package main
+// Package livecmd is dsplan on a running cluster (see examples/dsplan/live):
+// dsplan's commands on a listing of the cluster, and dump. Both programs of
+// the live module, live and kubectl-dsplan, run it.
+package livecmd
 
 import (
 	"context"
@@ -6,6 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -82,30 +88,52 @@ func fetch(f *liveFlags, conn connector) (*snapshot.Snapshot, string, error) {
 	return s, where, nil
 }
 
-// run is the command: dump, or dsplan's commands on a live Source.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, conn connector) int {
-	if len(args) > 0 && args[0] == "dump" {
-		return runDump(args[1:], stdout, stderr, conn)
+// Main is the live command as a program runs it: os.Args, the standard
+// streams, a real cluster. Installed as kubectl-dsplan (a kubectl plugin:
+// kubectl dsplan plan), its help says "kubectl dsplan".
+func Main() int {
+	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, programName(os.Args[0]), connect)
+}
+
+// programName is how the help names the program run as argv0: "kubectl
+// dsplan" for the plugin, "dsplan" otherwise.
+func programName(argv0 string) string {
+	if strings.TrimSuffix(filepath.Base(argv0), ".exe") == "kubectl-dsplan" {
+		return "kubectl dsplan"
 	}
+	return "dsplan"
+}
+
+// run is the command: dsplan's commands on the objects a listing of the
+// cluster returns (and -f files after them: manifests to apply over the
+// cluster as it is, or captures), and dump.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, program string, conn connector) int {
 	lf := &liveFlags{}
+	dumpFlags := &liveFlags{}
 	return cli.Run(args, stdin, stdout, stderr, cli.Options{
-		Flags: lf.register,
+		Program: program,
+		Flags:   lf.register,
 		Source: func(f cli.Flags) (cli.Input, error) {
-			if len(f.Files) > 0 {
-				return cli.Input{}, cli.UsageError("-f: the live mode lists the cluster; to read files, use examples/dsplan")
-			}
 			s, where, err := fetch(lf, conn)
 			if err != nil {
 				return cli.Input{}, err
 			}
 			return cli.Input{Snapshot: s, Sources: []string{where}}, nil
 		},
+		Commands: []cli.Command{{
+			Name:    "dump",
+			Summary: "print the cluster's listing as one kubectl List, for dsplan -f or to keep",
+			Flags:   dumpFlags.register,
+			Run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return runDump(args, stdout, stderr, program, conn)
+			},
+		}},
 	})
 }
 
 // runDump prints the listing as one List, for dsplan -f -.
-func runDump(args []string, stdout, stderr io.Writer, conn connector) int {
-	fs := flag.NewFlagSet("live dump", flag.ContinueOnError)
+func runDump(args []string, stdout, stderr io.Writer, program string, conn connector) int {
+	fs := flag.NewFlagSet(program+" dump", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lf := &liveFlags{}
 	lf.register(fs)
@@ -116,17 +144,17 @@ func runDump(args []string, stdout, stderr io.Writer, conn connector) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "live dump: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "%s dump: unexpected argument %q\n", program, fs.Arg(0))
 		return 2
 	}
 	s, _, err := fetch(lf, conn)
 	if err != nil {
-		fmt.Fprintf(stderr, "live dump: %v\n", err)
+		fmt.Fprintf(stderr, "%s dump: %v\n", program, err)
 		return 1
 	}
 	data, err := s.Encode()
 	if err != nil {
-		fmt.Fprintf(stderr, "live dump: %v\n", err)
+		fmt.Fprintf(stderr, "%s dump: %v\n", program, err)
 		return 1
 	}
 	if _, err := stdout.Write(data); err != nil {

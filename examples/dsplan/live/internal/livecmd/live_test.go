@@ -1,4 +1,4 @@
-package main
+package livecmd
 
 import (
 	"bytes"
@@ -90,7 +90,9 @@ func TestRun(t *testing.T) {
 		{name: "explain", args: []string{"explain", "node-a", "--namespace", "kube-system"}, want: "node-a", lists: true},
 		{name: "simulate", args: []string{"simulate", "--daemonset", "kube-system/agent", "--image", "agent:v2"}, want: "kube-system/agent", lists: true},
 		{name: "json", args: []string{"plan", "-o", "json"}, want: `"daemonSet": "kube-system/agent"`, lists: true},
-		{name: "files refused", args: []string{"plan", "-f", "cluster.yaml"}, code: 2, want: "-f: the live mode lists the cluster"},
+		{name: "a manifest applied over the cluster", args: []string{"plan", "-f", "../../testdata/agent-v2.yaml", "--daemonset", "kube-system/agent"},
+			want: "applied: ../../testdata/agent-v2.yaml: DaemonSet kube-system/agent over the captured one (uid ds-uid, generation 0 -> 1, template generation - -> 1): the template changes: a rollout starts", lists: true},
+		{name: "help lists dump", args: []string{"help"}, want: "dump                 print the cluster's listing"},
 		{name: "unknown flag", args: []string{"plan", "--kubecontext", "x"}, code: 2, want: "flag provided but not defined"},
 		{name: "missing daemonset", args: []string{"plan", "--daemonset", "kube-system/nope"}, code: 1, want: "nope", lists: true},
 		{name: "bad now", args: []string{"plan", "--now", "yesterday"}, code: 2, want: "--now \"yesterday\""},
@@ -109,7 +111,7 @@ func TestRun(t *testing.T) {
 				return cs, name, nil
 			}
 			var out bytes.Buffer
-			code := run(tt.args, strings.NewReader(""), &out, &out, conn)
+			code := run(tt.args, strings.NewReader(""), &out, &out, "dsplan", conn)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d:\n%s", code, tt.code, out.String())
 			}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCompletion: every flag of every command, the commands a program
+// adds and their flags, appear in each shell's script.
+func TestCompletion(t *testing.T) {
+	extra := Options{
+		Flags: func(fs *flag.FlagSet) { fs.String("kubeconfig", "", "") },
+		Commands: []Command{{Name: "dump", Summary: "print the listing",
+			Flags: func(fs *flag.FlagSet) { fs.String("context", "", "") }, Run: func([]string, io.Reader, io.Writer, io.Writer) int { return 0 }}},
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		var out bytes.Buffer
+		if code := Run([]string{"completion", shell}, nil, &out, &out, extra); code != 0 {
+			t.Fatalf("completion %s: exit %d\n%s", shell, code, out.String())
+		}
+		script := out.String()
+		for _, c := range commands {
+			if !strings.Contains(script, c.name) {
+				t.Errorf("%s: command %s missing", shell, c.name)
+			}
+			inv := &invocation{cmd: &c, opts: extra, stderr: io.Discard}
+			inv.flagSet().VisitAll(func(f *flag.Flag) {
+				want := "--" + f.Name
+				switch {
+				case shell == "fish" && len(f.Name) == 1:
+					want = "-s " + f.Name
+				case shell == "fish":
+					want = "-l " + f.Name
+				case len(f.Name) == 1:
+					want = "-" + f.Name
+				}
+				if !strings.Contains(script, want) {
+					t.Errorf("%s: flag %s of %s missing", shell, want, c.name)
+				}
+			})
+		}
+		for _, w := range []string{"dump", "context", "kubeconfig"} {
+			if !strings.Contains(script, w) {
+				t.Errorf("%s: %s missing", shell, w)
+			}
+		}
+	}
+}
+
+func TestVersionLine(t *testing.T) {
+	tests := []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"a release", &debug.BuildInfo{Main: debug.Module{Version: "v0.4.0"}}, "dsplan v0.4.0 GO"},
+		{"a work tree", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "3f69806a1b2c3d4e5f60718293a4b5c6d7e8f901"}, {Key: "vcs.time", Value: "2026-11-25T13:00:00Z"},
+			{Key: "vcs.modified", Value: "true"}}}, "dsplan (devel) (commit 3f69806a1b2c, 2026-11-25T13:00:00Z, modified) GO"},
+		{"go run", &debug.BuildInfo{}, "dsplan (devel) GO"},
+		{"no build info", nil, "dsplan (unknown) GO"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := versionLine("dsplan", tt.info)
+			got = got[:strings.Index(got, " go")] + " GO"
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("versionLine() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestChartRows: one row per node while they fit; past 150, rows of
+// consecutive nodes of one group, each group its share of rows.
+func TestChartRows(t *testing.T) {
+	cd := chartData{groupLabel: "topology.kubernetes.io/zone"}
+	for i := range 5000 {
+		cd.nodes = append(cd.nodes, "node-"+string(rune('a'+i%26)))
+		g := "zone-a"
+		if i >= 3000 {
+			g = "zone-b"
+		}
+		cd.groups = append(cd.groups, g)
+	}
+	rows := chartRows(cd)
+	if len(rows) > svgGridMaxH/svgMinRowH {
+		t.Fatalf("%d rows, want at most %d", len(rows), svgGridMaxH/svgMinRowH)
+	}
+	covered, perGroup, firsts := 0, map[string]int{}, 0
+	for i, r := range rows {
+		if r.from != covered {
+			t.Fatalf("row %d starts at node %d, want %d (rows must cover the nodes in order)", i, r.from, covered)
+		}
+		for j := r.from; j < r.to; j++ {
+			if cd.groups[j] != r.group {
+				t.Fatalf("row %d mixes groups", i)
+			}
+		}
+		covered = r.to
+		perGroup[r.group]++
+		if r.first {
+			firsts++
+		}
+	}
+	if covered != 5000 || firsts != 2 {
+		t.Errorf("rows cover %d nodes with %d group headers, want 5000 and 2", covered, firsts)
+	}
+	// Rows in proportion: 3000 and 2000 nodes.
+	if a, b := perGroup["zone-a"], perGroup["zone-b"]; a*2000 < b*3000*9/10 || a*2000 > b*3000*11/10 {
+		t.Errorf("zone-a %d rows, zone-b %d: not in proportion to 3000 and 2000 nodes", a, b)
+	}
+	small := chartData{nodes: []string{"a", "b"}, groups: []string{"", ""}}
+	if got := chartRows(small); len(got) != 2 || got[0].first {
+		t.Errorf("two nodes without a group: %+v, want a row each and no header", got)
+	}
+}
+
+// TestSVG: node names are never cut off (the margin fits the longest),
+// no surging legend when maxSurge is 0 and nothing surged, and the budget
+// line is drawn after (over) the down line.
+func TestSVG(t *testing.T) {
+	long := "ip-10-16-113-205.eu-central-1.compute.internal"
+	cd := chartData{name: "ns/agent", nodes: []string{"a", long}, groups: []string{"", ""},
+		at: []time.Duration{0, time.Second}, states: [][]nodeState{{stateOld, stateOld}, {stateNew, stateUnavailable}},
+		available: []int{2, 1}, updated: []int{0, 1}, down: []int{1, 1}, budget: []int{1, 1}, desired: 2, syncs: 2}
+	var b strings.Builder
+	writeSVG(&b, []chartData{cd})
+	svg := b.String()
+	lo := layout{left: int(float64(len(long))*svgCharW) + 14}
+	if !strings.Contains(svg, `<text x="`+strconv.Itoa(lo.left-4)+`"`) {
+		t.Errorf("the labels do not end at the margin %d fitted to %q", lo.left, long)
+	}
+	if strings.Contains(svg, "surging") {
+		t.Error("surging in the legend with maxSurge 0 and no surge")
+	}
+	if d, bud := strings.Index(svg, `stroke="#d32f2f" stroke-width="2.5"`), strings.LastIndex(svg, `stroke="#ef6c00"`); d < 0 || bud < d {
+		t.Error("the budget line is not drawn after the down line")
+	}
+	cd.surgeBudget = 1
+	b.Reset()
+	writeSVG(&b, []chartData{cd})
+	if !strings.Contains(b.String(), "surging") {
+		t.Error("no surging legend with maxSurge 1")
+	}
+}

@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/daemonplan/daemonplan/daemon/apply"
+	"github.com/daemonplan/daemonplan/daemon/snapshot"
+	"github.com/daemonplan/daemonplan/daemon/validation"
+)
+
+// "What if I apply this?": a DaemonSet without metadata.uid in the input
+// is a manifest (from git, a chart's output), not an object read from a
+// cluster, which always has one. It is applied as the API server would
+// store it: validated (validation.Validate: a manifest the API server would
+// reject is that error), defaulted, written over the captured DaemonSet
+// of the same namespace and name (identity and status from the cluster's
+// object, generation and template generation bumped on a change: see
+// apply.Update) or, with no such DaemonSet, created with a uid derived
+// from its namespace and name (apply.Create). The plans and simulations
+// then run on the result.
+
+// manifest is a DaemonSet without a uid, and the file it came from.
+type manifest struct {
+	file string
+	ds   *appsv1.DaemonSet
+}
+
+// appliedManifest says what became of a manifest.
+type appliedManifest struct {
+	file, name string
+	// over is the captured DaemonSet it was applied over; nil when it was
+	// created.
+	over   *appsv1.DaemonSet
+	result *appsv1.DaemonSet
+	change apply.Change
+}
+
+// describe is the header line.
+func (a appliedManifest) describe() string {
+	if a.over == nil {
+		return fmt.Sprintf("%s: DaemonSet %s created (no such DaemonSet in the capture; uid %s)", a.file, a.name, a.result.UID)
+	}
+	var what string
+	switch {
+	case a.change.Template:
+		what = "the template changes: a rollout starts"
+	case a.change.Spec:
+		what = "the spec changes, the template does not: no rollout"
+	default:
+		what = "no change to the spec"
+	}
+	return fmt.Sprintf("%s: DaemonSet %s over the captured one (uid %s, generation %d -> %d, template generation %s -> %s): %s",
+		a.file, a.name, a.over.UID, a.over.Generation, a.result.Generation,
+		orDash(a.over.Annotations[appsv1.DeprecatedTemplateGeneration]), a.result.Annotations[appsv1.DeprecatedTemplateGeneration], what)
+}
+
+// takeManifests removes the DaemonSets without a uid from s and returns
+// them.
+func takeManifests(s *snapshot.Snapshot, file string) []manifest {
+	var out []manifest
+	s.DaemonSets = slices.DeleteFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
+		if ds != nil && ds.UID == "" {
+			out = append(out, manifest{file: file, ds: ds})
+			return true
+		}
+		return false
+	})
+	return out
+}
+
+// applyManifests applies the manifests, in the order of the files, over
+// the snapshot's DaemonSets.
+func (l *loaded) applyManifests() error {
+	for _, m := range l.manifests {
+		name := m.ds.Namespace + "/" + m.ds.Name
+		if errs := validation.Validate(m.ds); len(errs) > 0 {
+			return &inputError{fmt.Errorf("%s: daemonset %q: the API server would reject it: %w", m.file, name, errs.ToAggregate())}
+		}
+		a := appliedManifest{file: m.file, name: name}
+		i := slices.IndexFunc(l.snap.DaemonSets, func(d *appsv1.DaemonSet) bool {
+			return d != nil && d.Namespace == m.ds.Namespace && d.Name == m.ds.Name
+		})
+		var err error
+		if i >= 0 {
+			a.over = l.snap.DaemonSets[i]
+			a.result, a.change, err = apply.Update(a.over, m.ds)
+		} else {
+			a.result, err = apply.Create(m.ds, manifestUID(m.ds), l.now)
+		}
+		if err != nil {
+			return &inputError{fmt.Errorf("%s: daemonset %q: %w", m.file, name, err)}
+		}
+		putDaemonSet(l.snap, a.result)
+		l.applied = append(l.applied, a)
+	}
+	return nil
+}
+
+// manifestUID is the uid a created DaemonSet gets: derived from its
+// namespace and name, so that the same input plans the same.
+func manifestUID(ds *appsv1.DaemonSet) types.UID {
+	sum := sha256.Sum256([]byte(ds.Namespace + "/" + ds.Name))
+	h := hex.EncodeToString(sum[:16])
+	return types.UID(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32])
+}
+
+// putDaemonSet puts ds in s, replacing the one of the same namespace and
+// name, keeping the DaemonSets sorted.
+func putDaemonSet(s *snapshot.Snapshot, ds *appsv1.DaemonSet) {
+	s.DaemonSets = put(s.DaemonSets, ds, func(d *appsv1.DaemonSet) (string, string) { return d.Namespace, d.Name }, nil)
+}
+
+// merge adds src's objects to dst, as if src's documents came after
+// dst's: an object replaces one of the same kind, namespace and name (a
+// Replaced note), each kind stays sorted, and src's notes join dst's.
+func merge(dst, src *snapshot.Snapshot) {
+	if len(dst.DaemonSets)+len(dst.Nodes)+len(dst.Pods)+len(dst.Revisions)+len(dst.Notes) == 0 {
+		*dst = *src
+		return
+	}
+	replaced := func(what string) func(ns, name string) {
+		return func(ns, name string) {
+			if ns != "" {
+				name = ns + "/" + name
+			}
+			addNote(dst, snapshot.Note{Reason: snapshot.NoteReplaced, What: what, Count: 1, Names: []string{name}})
+		}
+	}
+	for _, ds := range src.DaemonSets {
+		dst.DaemonSets = put(dst.DaemonSets, ds, func(d *appsv1.DaemonSet) (string, string) { return d.Namespace, d.Name }, replaced("apps/v1 DaemonSet"))
+	}
+	for _, n := range src.Nodes {
+		dst.Nodes = put(dst.Nodes, n, func(n *corev1.Node) (string, string) { return "", n.Name }, replaced("v1 Node"))
+	}
+	for _, p := range src.Pods {
+		dst.Pods = put(dst.Pods, p, func(p *corev1.Pod) (string, string) { return p.Namespace, p.Name }, replaced("v1 Pod"))
+	}
+	for _, r := range src.Revisions {
+		dst.Revisions = put(dst.Revisions, r, func(r *appsv1.ControllerRevision) (string, string) { return r.Namespace, r.Name }, replaced("apps/v1 ControllerRevision"))
+	}
+	for _, n := range src.Notes {
+		addNote(dst, n)
+	}
+}
+
+// addNote adds n to s's notes, summing it into a note of the same reason
+// and kind, keeping them sorted by reason, then kind, as Add does.
+func addNote(s *snapshot.Snapshot, n snapshot.Note) {
+	i, found := slices.BinarySearchFunc(s.Notes, n, func(a, b snapshot.Note) int {
+		return cmp.Or(strings.Compare(string(a.Reason), string(b.Reason)), strings.Compare(a.What, b.What))
+	})
+	if !found {
+		s.Notes = slices.Insert(s.Notes, i, snapshot.Note{Reason: n.Reason, What: n.What})
+	}
+	m := &s.Notes[i]
+	m.Count += n.Count
+	for _, name := range n.Names {
+		if len(m.Names) < 3 {
+			m.Names = append(m.Names, name)
+		}
+	}
+}
+
+// put inserts v in the sorted list, replacing an entry of the same key
+// (and calling replaced, when not nil).
+func put[T any](list []T, v T, key func(T) (string, string), replaced func(ns, name string)) []T {
+	ns, name := key(v)
+	i, found := slices.BinarySearchFunc(list, v, func(e, _ T) int {
+		ens, ename := key(e)
+		return cmp.Or(strings.Compare(ens, ns), strings.Compare(ename, name))
+	})
+	if found {
+		list[i] = v
+		if replaced != nil {
+			replaced(ns, name)
+		}
+		return list
+	}
+	return slices.Insert(list, i, v)
+}

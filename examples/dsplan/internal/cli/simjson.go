@@ -1,0 +1,176 @@
+package cli
+
+// simulateJSON is "simulate -o json": one per DaemonSet, sorted by
+// namespace/name. Durations are Go durations ("3m20s").
+type simulateJSON struct {
+	// DaemonSet is "namespace/name"; Image the --image set, if any.
+	DaemonSet string `json:"daemonSet"`
+	Image     string `json:"image,omitempty"`
+	// Applied, when the DaemonSet came from a manifest in the input, says
+	// what it was applied over (as in a plan).
+	Applied *appliedJSON `json:"applied,omitempty"`
+	// Outcome is Converged, Stalled or StepLimit; Reason why it did not
+	// converge ("" when it did).
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	// Syncs and Duration are the run's (with the p50 delays when learned).
+	Syncs    int    `json:"syncs"`
+	Duration string `json:"duration"`
+	// Estimate is the expected duration and the delays it was made with.
+	Estimate estimateJSON `json:"estimate"`
+	// GroupBy is the node label the waves are grouped by ("" for none).
+	GroupBy string `json:"groupBy,omitempty"`
+	// PlannedWaves are the waves of the order label (--order-label), in
+	// the order they start, before the rollout: each one's name (the label
+	// selector of its nodes) and nodes, in update order.
+	PlannedWaves []plannedWaveJSON `json:"plannedWaves"`
+	// WaveBake is the wave barrier's bake (--wave-bake), when there is a
+	// barrier.
+	WaveBake string `json:"waveBake,omitempty"`
+	// Waves are the syncs that start updating nodes, in order.
+	Waves []waveJSON `json:"waves"`
+	// Blocks say where the rollout blocks or what holds nodes back, in
+	// words.
+	Blocks []string `json:"blocks"`
+	// Worst is the worst point of the run.
+	Worst worstJSON `json:"worst"`
+	// Steps are the syncs that created, deleted or met an event or error.
+	Steps []stepJSON `json:"steps"`
+}
+
+// estimateJSON is the time estimate.
+type estimateJSON struct {
+	// Source says where the delays come from: "learned" (the pods),
+	// "flags" (--ready-delay, --bind-delay) or "defaults" (too few pods).
+	Source string `json:"source"`
+	// Pods is the number of pods learned from.
+	Pods int `json:"pods"`
+	// ReadyP50, ReadyP90, BindP50 and BindP90 are the learned delays from
+	// creation to Ready and to scheduled; Ready and Bind the ones the run
+	// used.
+	ReadyP50 string `json:"readyP50,omitempty"`
+	ReadyP90 string `json:"readyP90,omitempty"`
+	BindP50  string `json:"bindP50,omitempty"`
+	BindP90  string `json:"bindP90,omitempty"`
+	Ready    string `json:"ready"`
+	Bind     string `json:"bind"`
+	// MinReady is minReadySeconds: from Ready to available.
+	MinReady string `json:"minReady"`
+	// DurationP50 and DurationP90 are the runs' durations with every pod
+	// taking the p50, and the p90, delays (the same without learning).
+	DurationP50 string `json:"durationP50"`
+	DurationP90 string `json:"durationP90"`
+	// OutcomeP90 is the p90 run's outcome.
+	OutcomeP90 string `json:"outcomeP90"`
+}
+
+// plannedWaveJSON is one wave of the order label.
+type plannedWaveJSON struct {
+	// Name is "label=value" ("!label" for the nodes without the label).
+	Name string `json:"name"`
+	// Nodes are its desired nodes, in update order.
+	Nodes []string `json:"nodes"`
+}
+
+// waveJSON is a sync that starts updating nodes.
+type waveJSON struct {
+	// Step and At are the sync's number and time since the start.
+	Step int    `json:"step"`
+	At   string `json:"at"`
+	// Nodes are the nodes it starts, by name.
+	Nodes []string `json:"nodes"`
+	// Down is the number of unavailable (Surge: surging) nodes after it,
+	// Budget maxUnavailable (maxSurge).
+	Down   int  `json:"down"`
+	Budget int  `json:"budget"`
+	Surge  bool `json:"surge"`
+	// Groups are the values of GroupBy among its nodes.
+	Groups []string `json:"groups"`
+}
+
+// worstJSON is daemontest.Peak.
+type worstJSON struct {
+	// MaxDown is the most nodes down (should run, no available pod) at
+	// once, MaxDownStep the first step it happened at (-1: the start),
+	// MaxUnavailable the budget then.
+	MaxDown        int `json:"maxDown"`
+	MaxDownStep    int `json:"maxDownStep"`
+	MaxUnavailable int `json:"maxUnavailable"`
+	// MaxSurge is the most nodes with two pods at once, MaxSurgeStep the
+	// first step it happened at, SurgeBudget maxSurge then.
+	MaxSurge     int `json:"maxSurge"`
+	MaxSurgeStep int `json:"maxSurgeStep"`
+	SurgeBudget  int `json:"surgeBudget"`
+	// OverBudget are the steps after which more nodes were down (or
+	// surging) than the budget and than at the start.
+	OverBudget []int `json:"overBudget"`
+}
+
+// stepJSON is one row of the step table.
+type stepJSON struct {
+	// Step and At are the sync's number and time since the start.
+	Step int    `json:"step"`
+	At   string `json:"at"`
+	// Creates and Deletes are the plan's.
+	Creates int `json:"creates"`
+	Deletes int `json:"deletes"`
+	// Updated and Desired are the status the sync computed (before its
+	// plan).
+	Updated int32 `json:"updated"`
+	Desired int32 `json:"desired"`
+	// Down and Surge are measured after the plan, MaxUnavailable and
+	// MaxSurge the budgets they count against.
+	Down           int `json:"down"`
+	MaxUnavailable int `json:"maxUnavailable"`
+	Surge          int `json:"surge"`
+	MaxSurge       int `json:"maxSurge"`
+	// Events are the cluster events just before the sync.
+	Events []string `json:"events"`
+	// Error is Compute's error in the sync, if any.
+	Error string `json:"error,omitempty"`
+}
+
+func (r *simReport) toJSON(l *loaded) simulateJSON {
+	res, d := r.res, r.delays
+	out := simulateJSON{
+		DaemonSet: r.name, Image: r.image, Outcome: string(res.Outcome), Reason: res.Reason,
+		Syncs: len(res.Steps), Duration: fmtDur(res.Duration()), GroupBy: r.groupBy,
+		Waves: []waveJSON{}, Blocks: append([]string{}, r.blocks...), Steps: []stepJSON{},
+		Estimate: estimateJSON{Source: d.source, Pods: d.learned.pods, Ready: fmtDur(d.ready), Bind: fmtDur(d.bind),
+			MinReady: fmtDur(d.minReady), DurationP50: fmtDur(res.Duration()), DurationP90: fmtDur(r.p90.Duration()),
+			OutcomeP90: string(r.p90.Outcome)},
+	}
+	if d.learned.pods > 0 {
+		lr := d.learned
+		out.Estimate.ReadyP50, out.Estimate.ReadyP90 = fmtDur(lr.readyP50), fmtDur(lr.readyP90)
+		out.Estimate.BindP50, out.Estimate.BindP90 = fmtDur(lr.bindP50), fmtDur(lr.bindP90)
+	}
+	for _, a := range l.applied {
+		if a.name == r.name {
+			out.Applied = a.toJSON()
+		}
+	}
+	out.PlannedWaves = []plannedWaveJSON{}
+	for _, w := range r.planned {
+		out.PlannedWaves = append(out.PlannedWaves, plannedWaveJSON{Name: w.Name, Nodes: append([]string{}, w.Nodes...)})
+	}
+	if r.barrier != nil {
+		out.WaveBake = fmtDur(r.barrier.Bake)
+	}
+	for _, w := range r.waves {
+		out.Waves = append(out.Waves, waveJSON{Step: w.step, At: w.at, Nodes: w.nodes, Down: w.down, Budget: w.budget,
+			Surge: w.surge, Groups: append([]string{}, w.groups...)})
+	}
+	pk := res.Peak()
+	out.Worst = worstJSON{MaxDown: pk.MaxDown, MaxDownStep: pk.MaxDownStep, MaxUnavailable: pk.MaxUnavailable,
+		MaxSurge: pk.MaxSurge, MaxSurgeStep: pk.MaxSurgeStep, SurgeBudget: pk.SurgeBudget, OverBudget: append([]int{}, pk.OverBudget...)}
+	for _, s := range res.Steps {
+		if s.Creates == 0 && s.Deletes == 0 && len(s.Events) == 0 && s.Err == "" {
+			continue
+		}
+		out.Steps = append(out.Steps, stepJSON{Step: s.Step, At: fmtDur(s.At), Creates: s.Creates, Deletes: s.Deletes,
+			Updated: s.Updated, Desired: s.Desired, Down: s.Down, MaxUnavailable: s.Budgets.MaxUnavailable,
+			Surge: s.Surge, MaxSurge: s.Budgets.MaxSurge, Events: append([]string{}, s.Events...), Error: s.Err})
+	}
+	return out
+}
