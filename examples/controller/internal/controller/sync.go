@@ -33,7 +33,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
 	}()
 
-	ds, result, err := c.cachedDaemonSet(key)
+	ds, result, err := c.cachedDaemonSet(ctx, key)
 	if ds == nil {
 		return err
 	}
