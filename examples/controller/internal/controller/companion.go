@@ -162,14 +162,12 @@ func fingerprint(ds *appsv1.DaemonSet, what string) string {
 //     stale one meets a conflict and is redone on a fresh read.
 func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) {
 	start := c.cfg.Clock.Now()
-	result := resultSuccess
-	defer func() {
-		c.metrics.syncs.WithLabelValues(result).Inc()
-		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
-	}()
+	var found syncFacts
+	defer func() { c.metrics.observeSync(found.result(err), c.cfg.Clock.Since(start)) }()
 
-	ds, result, err := c.cachedDaemonSet(key)
+	ds, err := c.cachedDaemonSet(key)
 	if ds == nil {
+		found.gone = true
 		return err
 	}
 	ns := ds.Namespace
@@ -199,7 +197,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	if annErr != nil {
 		// A typo must not mean "no policy": nothing is deleted until the
 		// annotations (or the spec) are fixed.
-		result = resultInvalid
+		found.invalid = true
 		c.warn(key, ds, reason, annErr.Error())
 		return c.patchConditions(ctx, key, ds, start, []appsv1.DaemonSetCondition{
 			condition(ConditionProgressing, false, reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", annErr, ds.Generation)),
@@ -215,9 +213,9 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	// event that came in between, and the plan would spend the budget of
 	// a pod it has just deleted a second time.
 	satisfied := c.expectations.Satisfied(key)
+	found.waiting = !satisfied
 	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
@@ -229,14 +227,15 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
 		Rollout:                                  policy,
 	}
-	plan, computeErr := daemon.Compute(&planned, nodes, pods, opts)
+	planner := c.planners.get()
+	plan, computeErr := planner.Compute(&planned, nodes, pods, opts)
+	c.planners.put(planner)
 	if computeErr != nil {
 		if isInvalidSpec(computeErr) {
-			result = resultInvalid
+			found.invalid = true
 			c.warn(key, ds, "InvalidSpec", HumanError(key, computeErr))
 			return nil
 		}
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, humanError{msg: HumanError(key, computeErr), err: computeErr})
 	}
 	if plan.Skip != daemon.SkipNone || plan.Hash == "" {
@@ -252,7 +251,6 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	pr := measure(&planned, c.placement.get(ds).elig, &policy, nodes, pods, plan.Hash, start)
 	complete, _, err := daemon.RolloutComplete(&planned, nodes, pods, opts)
 	if err != nil {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 	partition := 0
@@ -368,7 +366,6 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	c.rolloutMetrics.set(key, g)
 
 	if !satisfied {
-		result = resultWaiting
 		c.queue.AddAfter(key, c.cfg.ExpectationsTimeout)
 	}
 	if plan.RequeueAfter > 0 {
@@ -388,7 +385,6 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
 		"errors", len(errs.errs), "duration", c.cfg.Clock.Since(start))
 	if len(errs.errs) > 0 {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, errors.Join(errs.errs...))
 	}
 	return nil

@@ -27,7 +27,8 @@ const ComponentName = "daemonplan-controller"
 
 // Controller is a DaemonSet controller: event handlers put the keys of the
 // DaemonSets a change can affect on a rate-limited queue, and workers sync
-// each key by computing a plan with daemon.Compute and carrying it out.
+// each key by computing a plan with a daemon.Planner (one per worker) and
+// carrying it out.
 type Controller struct {
 	client   kubernetes.Interface
 	cfg      Config
@@ -46,6 +47,7 @@ type Controller struct {
 	state        *stateStore
 	placement    *placementCache
 	fence        *writeFence
+	planners     *plannerPool
 	metrics      *metrics
 	// companion keeps the warnings about rollout annotations (both modes)
 	// and the waves announced (ModeCompanion); rolloutMetrics serve
@@ -73,6 +75,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		expectations: NewExpectations(cfg.Clock, cfg.ExpectationsTimeout),
 		state:        newStateStore(),
 		placement:    newPlacementCache(cfg.EnableTaintTolerationComparisonOperators),
+		planners:     newPlannerPool(cfg.Workers),
 		recorder:     cfg.Recorder,
 	}
 	c.syncFunc = c.sync

@@ -27,26 +27,25 @@ import (
 // DaemonSet, or of its pods, brings it back.
 func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	start := c.cfg.Clock.Now()
-	result := resultSuccess
-	defer func() {
-		c.metrics.syncs.WithLabelValues(result).Inc()
-		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
-	}()
+	var found syncFacts
+	defer func() { c.metrics.observeSync(found.result(err), c.cfg.Clock.Since(start)) }()
 
-	ds, result, err := c.cachedDaemonSet(key)
+	ds, err := c.cachedDaemonSet(key)
 	if ds == nil {
+		found.gone = true
 		return err
 	}
 	ns := ds.Namespace
 	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
 	satisfied := c.expectations.Satisfied(key)
+	found.waiting = !satisfied
 	planned, policy := c.annotatedRollout(key, ds)
-	plan, computeErr := daemon.Compute(planned, nodes, pods, daemon.Options{
+	planner := c.planners.get()
+	plan, computeErr := planner.Compute(planned, nodes, pods, daemon.Options{
 		Now:                                      start,
 		Revisions:                                revs,
 		FailedPodBackoff:                         c.state.getBackoff(key),
@@ -54,9 +53,10 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
 		Rollout:                                  policy,
 	})
+	c.planners.put(planner)
 	invalid := computeErr != nil && isInvalidSpec(computeErr)
+	found.invalid = invalid
 	if invalid {
-		result = resultInvalid
 		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
 			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", HumanError(key, computeErr))
 			c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", HumanError(key, computeErr))
@@ -72,7 +72,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		c.state.setBackoff(key, plan.FailedPodBackoff)
 	}
 	if !satisfied {
-		result = resultWaiting
 		// A lost watch event must not stall the DaemonSet: look again when
 		// the expectations expire.
 		c.queue.AddAfter(key, c.cfg.ExpectationsTimeout)
@@ -108,7 +107,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		}
 		return nil
 	case computeErr != nil || len(out.errs) > 0:
-		result = resultError
 		all := out.errs
 		if computeErr != nil {
 			all = append([]error{humanError{msg: HumanError(key, computeErr), err: computeErr}}, all...)

@@ -1,0 +1,46 @@
+package controller
+
+import "github.com/daemonplan/daemonplan/daemon"
+
+// plannerPool holds the idle daemon.Planners of the workers. A sync takes
+// one for its Compute call and puts it back at once (the plan shares no
+// memory with it). At most Config.Workers syncs run at a time, so the pool
+// settles at one Planner per worker: each keeps the working memory of the
+// plans it made warm, and a steady sync of a large cluster allocates next
+// to nothing for its plan (daemon.Planner's doc; BenchmarkSync compares it
+// with daemon.Compute).
+//
+// A nil pool hands out nil Planners, which plan as daemon.Compute.
+type plannerPool struct {
+	idle chan *daemon.Planner
+}
+
+// newPlannerPool returns a pool that keeps up to n idle Planners.
+func newPlannerPool(n int) *plannerPool {
+	return &plannerPool{idle: make(chan *daemon.Planner, n)}
+}
+
+// get returns an idle Planner, or a new one when none is idle.
+func (p *plannerPool) get() *daemon.Planner {
+	if p == nil {
+		return nil
+	}
+	select {
+	case pl := <-p.idle:
+		return pl
+	default:
+		return daemon.NewPlanner()
+	}
+}
+
+// put gives pl back; beyond the pool's size it is dropped, and its memory
+// with it.
+func (p *plannerPool) put(pl *daemon.Planner) {
+	if p == nil || pl == nil {
+		return
+	}
+	select {
+	case p.idle <- pl:
+	default:
+	}
+}
