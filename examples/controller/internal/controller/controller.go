@@ -62,6 +62,11 @@ type Controller struct {
 // New returns a controller that reads the cluster through factory's
 // DaemonSet, Node, Pod and ControllerRevision informers (it registers its
 // event handlers on them now) and writes through client. Run starts it.
+//
+// New sets the four informers' transform (cache.TransformFunc) so that
+// their caches keep only what a plan reads (see planningView): the factory
+// must not have started them, and code sharing it sees the same trimmed
+// objects.
 func New(client kubernetes.Interface, factory informers.SharedInformerFactory, cfg Config, logger klog.Logger) *Controller {
 	cfg = cfg.withDefaults()
 	c := &Controller{
@@ -95,6 +100,13 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		fencePods:       podInf.Informer().GetStore(),
 		fenceDaemonSets: dsInf.Informer().GetStore(),
 	})
+	for _, inf := range []cache.SharedIndexInformer{dsInf.Informer(), nodeInf.Informer(), podInf.Informer(), revInf.Informer()} {
+		// SetTransform fails only on a started informer, whose cache
+		// then keeps whole objects: more memory, the same plans.
+		if err := inf.SetTransform(planningView); err != nil {
+			logger.Error(err, "Informer already started: its cache keeps whole objects")
+		}
+	}
 	c.synced = []cache.InformerSynced{
 		dsInf.Informer().HasSynced, nodeInf.Informer().HasSynced,
 		podInf.Informer().HasSynced, revInf.Informer().HasSynced,
