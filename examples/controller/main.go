@@ -45,6 +45,7 @@ type options struct {
 	qps             float64
 	burst           int
 	comparisonGates bool
+	statusInterval  time.Duration
 }
 
 func parseFlags(args []string) (options, error) {
@@ -64,6 +65,7 @@ func parseFlags(args []string) (options, error) {
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "queries per second to the API server")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of queries to the API server")
 	fs.BoolVar(&o.comparisonGates, "taint-toleration-comparison-operators", false, "enable the Gt and Lt toleration operators (feature gate TaintTolerationComparisonOperators)")
+	fs.DurationVar(&o.statusInterval, "status-write-interval", controller.DefaultStatusWriteInterval, "replace mode: least time between two status writes of a DaemonSet that only move its counters while pods change (a new generation and a settled status are written at once); negative writes every change")
 	klog.InitFlags(fs)
 	err := fs.Parse(args)
 	if err != nil {
@@ -137,6 +139,7 @@ func run(ctx context.Context, o options) error {
 			BurstReplicas:                            o.burstReplicas,
 			Registerer:                               reg,
 			EnableTaintTolerationComparisonOperators: o.comparisonGates,
+			StatusWriteInterval:                      o.statusInterval,
 		}, logger)
 		err := c.Run(ctx)
 		factory.Shutdown()

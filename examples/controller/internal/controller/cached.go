@@ -33,6 +33,7 @@ func (c *Controller) cachedDaemonSet(key string) (*appsv1.DaemonSet, error) {
 		c.expectations.Forget(key)
 		c.state.forget(key)
 		c.fence.forget(key)
+		c.statusWrites.forget(key)
 		c.companion.forget(key)
 		if c.rolloutMetrics != nil {
 			c.rolloutMetrics.forget(key)

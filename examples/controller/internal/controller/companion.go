@@ -32,8 +32,9 @@ type companionState struct {
 	mu     sync.Mutex
 	warned map[string]string
 	waves  map[string]*waveMemory
-	// written is when the conditions of a key were last written.
-	written map[string]time.Time
+	// messages holds back the condition writes that change only a
+	// message (messageInterval).
+	messages *writeThrottle
 }
 
 // messageInterval is the least time between two condition writes of one
@@ -50,7 +51,7 @@ type waveMemory struct {
 }
 
 func newCompanionState() *companionState {
-	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}, written: map[string]time.Time{}}
+	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}, messages: newWriteThrottle(messageInterval)}
 }
 
 // warnOnce reports whether the warning fingerprint fp (the DaemonSet's UID,
@@ -100,7 +101,7 @@ func (s *companionState) forget(key string) {
 	defer s.mu.Unlock()
 	delete(s.warned, key)
 	delete(s.waves, key)
-	delete(s.written, key)
+	s.messages.forget(key)
 }
 
 // holdMessage returns how long to wait before writing changes, conditions
@@ -111,19 +112,13 @@ func (s *companionState) holdMessage(key string, have, changes []appsv1.DaemonSe
 	if len(changes) == 0 {
 		return 0
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	messageOnly := true
 	for _, ch := range changes {
 		if h := findCondition(have, ch.Type); h == nil || h.Status != ch.Status || h.Reason != ch.Reason {
 			messageOnly = false
 		}
 	}
-	if last, ok := s.written[key]; messageOnly && ok && now.Sub(last) < messageInterval {
-		return messageInterval - now.Sub(last)
-	}
-	s.written[key] = now
-	return 0
+	return s.messages.hold(key, messageOnly, now)
 }
 
 // fingerprint identifies a DaemonSet spec and its rollout annotations.

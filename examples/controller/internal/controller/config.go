@@ -48,6 +48,14 @@ type Config struct {
 	// Clock is the controller clock, passed to daemon.Compute as Options.Now
 	// and used for the expectations' timeout; nil means the real clock.
 	Clock clock.Clock
+	// StatusWriteInterval is, in replace mode, the least time between two
+	// status writes of one DaemonSet that only move its counters while
+	// pods are changing; a change of the observed generation, the
+	// collision count or the conditions, and a settled status, are written
+	// at once, and a held status is written by a sync at the end of the
+	// interval. 0 means DefaultStatusWriteInterval; a negative value holds
+	// nothing (a write per changed sync, as kube-controller-manager).
+	StatusWriteInterval time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -62,6 +70,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.RealClock{}
+	}
+	if c.StatusWriteInterval == 0 {
+		c.StatusWriteInterval = DefaultStatusWriteInterval
 	}
 	return c
 }

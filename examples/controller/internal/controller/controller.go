@@ -48,6 +48,9 @@ type Controller struct {
 	placement    *placementCache
 	fence        *writeFence
 	planners     *plannerPool
+	// statusWrites holds back status writes that only move counters
+	// (Config.StatusWriteInterval).
+	statusWrites *writeThrottle
 	metrics      *metrics
 	// companion keeps the warnings about rollout annotations (both modes)
 	// and the waves announced (ModeCompanion); rolloutMetrics serve
@@ -81,6 +84,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		state:        newStateStore(),
 		placement:    newPlacementCache(cfg.EnableTaintTolerationComparisonOperators),
 		planners:     newPlannerPool(cfg.Workers),
+		statusWrites: newWriteThrottle(cfg.StatusWriteInterval),
 		recorder:     cfg.Recorder,
 	}
 	c.syncFunc = c.sync

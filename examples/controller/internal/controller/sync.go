@@ -92,7 +92,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		"deferredCreates", plan.DeferredCreates, "deferredDeletes", plan.DeferredDeletes,
 		"adopted", out.adopted, "released", out.released,
 		"revisionWrites", out.revisionWrites,
-		"statusWritten", out.statusWritten,
+		"statusWritten", out.statusWritten, "statusHeld", out.statusHeld,
 		"events", len(plan.Events),
 		"requeueAfter", plan.RequeueAfter,
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
