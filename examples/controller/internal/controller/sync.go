@@ -36,13 +36,18 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		return err
 	}
 	ns := ds.Namespace
+	// The expectations are read before the pods: once satisfied, every
+	// delete they waited for is in the pod cache (the informer updates its
+	// store before its handlers observe the delete), so the pods listed
+	// next show it. Read after, an event coming in between satisfies them
+	// while the list still shows the pod, and the plan deletes it again.
+	satisfied := c.expectations.Satisfied(key)
+	found.waiting = !satisfied
 	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
-	satisfied := c.expectations.Satisfied(key)
-	found.waiting = !satisfied
 	planned, policy := c.annotatedRollout(key, ds)
 	planner := c.planners.get()
 	plan, computeErr := planner.Compute(planned, nodes, pods, daemon.Options{
