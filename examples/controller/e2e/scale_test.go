@@ -102,6 +102,7 @@ func runScale(e *env, n int) outcome {
 	p := e.controllerProcess()
 	u0, s0 := e.usage(p), e.syncStats(p)
 	w0 := e.writes()
+	e.t.Logf("scale %d/%s: before the DaemonSet (caches synced, %d nodes seen): CPU %.1fs, RSS %s", n, e.ctl.name, n, u0.cpu.Seconds(), mib(u0.rss))
 
 	// Placement.
 	m := e.startScaleMonitor("agent", want, -1)

@@ -34,7 +34,7 @@ type companionState struct {
 	waves  map[string]*waveMemory
 	// messages holds back the condition writes that change only a
 	// message (messageInterval).
-	messages *writeThrottle
+	messages *keyThrottle
 }
 
 // messageInterval is the least time between two condition writes of one
@@ -51,7 +51,7 @@ type waveMemory struct {
 }
 
 func newCompanionState() *companionState {
-	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}, messages: newWriteThrottle(messageInterval)}
+	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}, messages: newKeyThrottle(messageInterval)}
 }
 
 // warnOnce reports whether the warning fingerprint fp (the DaemonSet's UID,

@@ -56,6 +56,12 @@ type Config struct {
 	// interval. 0 means DefaultStatusWriteInterval; a negative value holds
 	// nothing (a write per changed sync, as kube-controller-manager).
 	StatusWriteInterval time.Duration
+	// SyncInterval is the least time between the starts of two syncs of
+	// one DaemonSet: a key dequeued sooner is requeued for the end of the
+	// interval, so that a stream of pod events is answered by one sync per
+	// interval, not one per event. 0 means DefaultSyncInterval; a negative
+	// value syncs a key as soon as it is dequeued.
+	SyncInterval time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -73,6 +79,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StatusWriteInterval == 0 {
 		c.StatusWriteInterval = DefaultStatusWriteInterval
+	}
+	if c.SyncInterval == 0 {
+		c.SyncInterval = DefaultSyncInterval
 	}
 	return c
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // ComponentName is the source of the events the controller records.
@@ -49,8 +50,10 @@ type Controller struct {
 	fence        *writeFence
 	planners     *plannerPool
 	// statusWrites holds back status writes that only move counters
-	// (Config.StatusWriteInterval).
-	statusWrites *writeThrottle
+	// (Config.StatusWriteInterval); syncs spaces the syncs of a key
+	// (Config.SyncInterval).
+	statusWrites *keyThrottle
+	syncs        *keyThrottle
 	metrics      *metrics
 	// companion keeps the warnings about rollout annotations (both modes)
 	// and the waves announced (ModeCompanion); rolloutMetrics serve
@@ -79,12 +82,13 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		factory: factory,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"}),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset", Clock: tickerOf(cfg.Clock)}),
 		expectations: NewExpectations(cfg.Clock, cfg.ExpectationsTimeout),
 		state:        newStateStore(),
 		placement:    newPlacementCache(cfg.EnableTaintTolerationComparisonOperators),
 		planners:     newPlannerPool(cfg.Workers),
-		statusWrites: newWriteThrottle(cfg.StatusWriteInterval),
+		statusWrites: newKeyThrottle(cfg.StatusWriteInterval),
+		syncs:        newKeyThrottle(cfg.SyncInterval),
 		recorder:     cfg.Recorder,
 	}
 	c.syncFunc = c.sync
@@ -168,19 +172,34 @@ func (c *Controller) Run(ctx context.Context) error {
 	return nil
 }
 
+// tickerOf returns clk as the work queue's clock, for its delayed adds; nil
+// (the real clock) when clk cannot make tickers.
+func tickerOf(clk clock.Clock) clock.WithTicker {
+	if t, ok := clk.(clock.WithTicker); ok {
+		return t
+	}
+	return nil
+}
+
 func (c *Controller) runWorker(ctx context.Context) {
 	for c.processNextItem(ctx) {
 	}
 }
 
 // processNextItem syncs one key; it returns false when the queue is shut
-// down.
+// down. A key whose last sync started less than Config.SyncInterval ago is
+// not synced now but requeued for the end of the interval: the events
+// that come in meanwhile are all answered by that one sync.
 func (c *Controller) processNextItem(ctx context.Context) bool {
 	key, quit := c.queue.Get()
 	if quit {
 		return false
 	}
 	defer c.queue.Done(key)
+	if wait := c.syncs.hold(key, true, c.cfg.Clock.Now()); wait > 0 {
+		c.queue.AddAfter(key, wait)
+		return true
+	}
 
 	err := c.syncFunc(ctx, key)
 	if err == nil {

@@ -14,43 +14,50 @@ import (
 // chosen.
 const DefaultStatusWriteInterval = 500 * time.Millisecond
 
-// writeThrottle holds back minor writes of a DaemonSet's status so that
-// there is at most one per interval, and lets every other write through
-// at once. A held write is never dropped: the caller requeues the key for
-// when the interval ends, and that sync writes what it finds then (its
-// own, newer, status). The companion holds progress messages with it, the
-// replace mode status counters.
-type writeThrottle struct {
+// DefaultSyncInterval is the least time between the starts of two syncs
+// of one DaemonSet (Config.SyncInterval); README, "Footprint", says how it
+// was chosen.
+const DefaultSyncInterval = 100 * time.Millisecond
+
+// keyThrottle lets through at most one minor event of a DaemonSet key per
+// interval, and every other event at once (each restarting the interval).
+// An event held back is never dropped: the caller requeues the key for
+// when the interval ends, and that sync does what it finds to do then.
+// One mechanism for three things: the replace mode's status writes that
+// only move counters (Config.StatusWriteInterval), the syncs started by
+// a stream of pod events (Config.SyncInterval), and the companion's
+// progress messages (messageInterval).
+type keyThrottle struct {
 	interval time.Duration
 
-	mu      sync.Mutex
-	written map[string]time.Time
+	mu   sync.Mutex
+	last map[string]time.Time // the last event let through, by key
 }
 
-func newWriteThrottle(interval time.Duration) *writeThrottle {
-	return &writeThrottle{interval: interval, written: map[string]time.Time{}}
+func newKeyThrottle(interval time.Duration) *keyThrottle {
+	return &keyThrottle{interval: interval, last: map[string]time.Time{}}
 }
 
-// hold returns how long the write of key at now must wait: 0 when it is
-// not minor, or when the interval has passed since the last write of key
+// hold returns how long an event of key at now must wait: 0 when it is
+// not minor, or when the interval has passed since the last event of key
 // let through (or there was none), and hold then records now as that
-// write; otherwise the rest of the interval. An interval of 0 or less
+// event; otherwise the rest of the interval. An interval of 0 or less
 // holds nothing.
-func (t *writeThrottle) hold(key string, minor bool, now time.Time) time.Duration {
+func (t *keyThrottle) hold(key string, minor bool, now time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if last, ok := t.written[key]; minor && ok && now.Sub(last) < t.interval {
+	if last, ok := t.last[key]; minor && ok && now.Sub(last) < t.interval {
 		return t.interval - now.Sub(last)
 	}
-	t.written[key] = now
+	t.last[key] = now
 	return 0
 }
 
 // forget drops what was recorded for key.
-func (t *writeThrottle) forget(key string) {
+func (t *keyThrottle) forget(key string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.written, key)
+	delete(t.last, key)
 }
 
 // minorStatusChange reports whether writing want over stored only moves

@@ -15,7 +15,7 @@ import (
 
 func TestWriteThrottle(t *testing.T) {
 	const interval = 500 * time.Millisecond
-	th := newWriteThrottle(interval)
+	th := newKeyThrottle(interval)
 	steps := []struct {
 		name  string
 		key   string
@@ -41,7 +41,7 @@ func TestWriteThrottle(t *testing.T) {
 		t.Errorf("after forget: hold = %s, want 0", got)
 	}
 	for _, interval := range []time.Duration{0, -time.Second} {
-		none := newWriteThrottle(interval)
+		none := newKeyThrottle(interval)
 		none.hold("ns/a", true, t0)
 		if got := none.hold("ns/a", true, t0); got != 0 {
 			t.Errorf("interval %s: hold = %s, want 0 (holds nothing)", interval, got)
@@ -155,5 +155,56 @@ func TestSyncHoldsCounterOnlyStatus(t *testing.T) {
 			t.Errorf("%s: stored status (-want +got):\n%s", st.name, d)
 		}
 		h.cache(stored) // the DaemonSet informer sees the write
+	}
+}
+
+// TestSyncSpacing: a key dequeued less than Config.SyncInterval after its
+// last sync started is not synced but requeued for the end of the
+// interval, and then synced once for all the events in between; other keys
+// are not held.
+func TestSyncSpacing(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	h := newHarness(t, Config{SyncInterval: interval})
+	var synced []string
+	h.c.syncFunc = func(_ context.Context, key string) error {
+		synced = append(synced, key)
+		return nil
+	}
+	ctx := context.Background()
+	// next processes the key the queue hands out next, waiting for it if
+	// the queue holds none yet (a delayed add becomes ready on the fake
+	// clock's step, in the queue's own goroutine).
+	next := func() {
+		done := make(chan struct{})
+		go func() {
+			h.c.processNextItem(ctx)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no key became ready")
+		}
+	}
+
+	h.c.queue.Add("ns/a")
+	next()
+	h.clock.Step(30 * time.Millisecond)
+	for range 3 { // a stream of pod events
+		h.c.queue.Add("ns/a")
+	}
+	next() // held: requeued for t0+100ms
+	h.c.queue.Add("ns/b")
+	next() // another key goes at once
+	if d := cmp.Diff([]string{"ns/a", "ns/b"}, synced); d != "" {
+		t.Fatalf("synced before the interval ends (-want +got):\n%s", d)
+	}
+	h.clock.Step(70 * time.Millisecond)
+	next()
+	if d := cmp.Diff([]string{"ns/a", "ns/b", "ns/a"}, synced); d != "" {
+		t.Errorf("synced at the end of the interval (-want +got):\n%s", d)
+	}
+	if n := h.c.queue.Len(); n != 0 {
+		t.Errorf("%d keys left in the queue, want none: the events were answered by one sync", n)
 	}
 }
