@@ -36,7 +36,7 @@ func (c *cluster) startExampleProcess(name string, extra ...string) *process {
 // a controller that does not stop cleanly fails the test.
 func startExample(c *cluster, run int) func() {
 	c.t.Helper()
-	p := c.startExampleProcess(fmt.Sprintf("example-controller-%d", run))
+	p := c.startExampleProcess(fmt.Sprintf("example-controller-%d", run), extraExampleFlags()...)
 	return func() {
 		p.stop()
 		if p.err != nil {

@@ -23,6 +23,16 @@ const (
 	defaultScaleNodes = 2000
 )
 
+// exampleFlagsEnv adds flags to the example controller of the side-by-side
+// scenarios, to compare settings by hand, for example
+// E2E_EXAMPLE_FLAGS="--status-write-interval=-1s --sync-interval=-1s" for
+// a write and a sync per change, as kube-controller-manager.
+const exampleFlagsEnv = "E2E_EXAMPLE_FLAGS"
+
+// extraExampleFlags returns the flags of E2E_EXAMPLE_FLAGS, split at
+// spaces.
+func extraExampleFlags() []string { return strings.Fields(os.Getenv(exampleFlagsEnv)) }
+
 // scaleNodes returns the number of nodes of TestScale.
 func scaleNodes(t *testing.T) int {
 	t.Helper()
@@ -102,7 +112,7 @@ func runScale(e *env, n int) outcome {
 	p := e.controllerProcess()
 	u0, s0 := e.usage(p), e.syncStats(p)
 	w0 := e.writes()
-	e.t.Logf("scale %d/%s: before the DaemonSet (caches synced, %d nodes seen): CPU %.1fs, RSS %s", n, e.ctl.name, n, u0.cpu.Seconds(), mib(u0.rss))
+	e.t.Logf("scale %d/%s: before the DaemonSet (%d nodes created): CPU %.1fs, RSS %s", n, e.ctl.name, n, u0.cpu.Seconds(), mib(u0.rss))
 
 	// Placement.
 	m := e.startScaleMonitor("agent", want, -1)
@@ -134,7 +144,9 @@ func runScale(e *env, n int) outcome {
 		{nodes: n, controller: e.ctl.name, phase: phasePlacement, converge: placed, cpu: u1.cpu - u0.cpu, peak: u1.peak, writes: minus(w1, w0), syncs: s1.since(s0)},
 		{nodes: n, controller: e.ctl.name, phase: phaseRollout, converge: rolled, cpu: u2.cpu - u1.cpu, peak: u2.peak, writes: minus(w2, w1), syncs: s2.since(s1)},
 	}
+	floor := e.binaryFloor()
 	var cp []controlPlaneRow
+	cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: "the test binary, idle (every process's floor)", usage: floor})
 	for _, name := range []string{"etcd", "kube-apiserver", "kube-scheduler", "kwok"} {
 		if proc := e.procs[name]; proc != nil {
 			cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: name, usage: e.usage(proc)})
@@ -153,6 +165,22 @@ func runScale(e *env, n int) outcome {
 	controlPlaneRows = append(controlPlaneRows, cp...)
 	resultsMu.Unlock()
 	return outcome{placement: place, status: st, converge: placed + rolled, violations: append(v1, v2...), events: ev1 + ev2}
+}
+
+// binaryFloor returns the usage of the test binary idling in the example
+// controller's role: waiting for a Lease on an API server that does not
+// answer, no informer started. Every process of the cluster is this binary
+// (etcd, kube-apiserver, kube-controller-manager, kwok and the example, all
+// compiled in), and every package's initialisation runs in each of them:
+// this is the memory no controller can go below here.
+func (c *cluster) binaryFloor() usage {
+	c.t.Helper()
+	kc := c.write("kubeconfig-nowhere", kubeconfig("https://127.0.0.1:1", "nobody", "none"))
+	p := c.start("binary-floor", roleExample, "--kubeconfig="+kc, "--leader-elect", "--metrics-addr=")
+	time.Sleep(3 * time.Second)
+	u := c.usage(p)
+	p.stop()
+	return u
 }
 
 // controllerProcess returns the process of the controller under test now

@@ -12,7 +12,7 @@ import (
 // of one DaemonSet whose only change is in its counters, in replace mode
 // (Config.StatusWriteInterval); README, "Status writes", says how it was
 // chosen.
-const DefaultStatusWriteInterval = 500 * time.Millisecond
+const DefaultStatusWriteInterval = time.Second
 
 // DefaultSyncInterval is the least time between the starts of two syncs
 // of one DaemonSet (Config.SyncInterval); README, "Footprint", says how it
