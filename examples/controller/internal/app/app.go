@@ -50,7 +50,7 @@ type options struct {
 	burst           int
 	comparisonGates bool
 	statusInterval  time.Duration
-	syncInterval    time.Duration
+	syncSpacing     int
 	contentType     string
 	profiling       bool
 }
@@ -71,7 +71,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.resync, "resync", 0, "informer resync period; 0 disables resyncs")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "queries per second to the API server")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of queries to the API server")
-	fs.DurationVar(&o.syncInterval, "sync-interval", controller.DefaultSyncInterval, "least time between the starts of two syncs of one DaemonSet: the pod events of that time are answered by one sync; negative syncs on every event")
+	fs.IntVar(&o.syncSpacing, "sync-spacing", controller.DefaultSyncSpacing, "space the syncs of one DaemonSet by this many times its last plan's duration (at most 1s), so that planning it takes at most about 1/N of a core however fast its pods change; negative syncs on every event")
 	fs.StringVar(&o.contentType, "kube-api-content-type", protobuf, "content type of requests to the API server (kube-controller-manager's default: protobuf, several times cheaper to decode than JSON)")
 	fs.BoolVar(&o.profiling, "profiling", false, "serve Go's profiles under /debug/pprof/ on --metrics-addr")
 	fs.BoolVar(&o.comparisonGates, "taint-toleration-comparison-operators", false, "enable the Gt and Lt toleration operators (feature gate TaintTolerationComparisonOperators)")
@@ -160,7 +160,7 @@ func run(ctx context.Context, o options) error {
 			Registerer:                               reg,
 			EnableTaintTolerationComparisonOperators: o.comparisonGates,
 			StatusWriteInterval:                      o.statusInterval,
-			SyncInterval:                             o.syncInterval,
+			SyncSpacing:                              o.syncSpacing,
 		}, logger)
 		err := c.Run(ctx)
 		factory.Shutdown()

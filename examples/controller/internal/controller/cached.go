@@ -34,7 +34,7 @@ func (c *Controller) cachedDaemonSet(key string) (*appsv1.DaemonSet, error) {
 		c.state.forget(key)
 		c.fence.forget(key)
 		c.statusWrites.forget(key)
-		c.syncs.forget(key)
+		c.spacing.forget(key)
 		c.companion.forget(key)
 		if c.rolloutMetrics != nil {
 			c.rolloutMetrics.forget(key)

@@ -222,9 +222,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
 		Rollout:                                  policy,
 	}
-	planner := c.planners.get()
-	plan, computeErr := planner.Compute(&planned, nodes, pods, opts)
-	c.planners.put(planner)
+	plan, computeErr := c.plan(key, &planned, nodes, pods, opts)
 	if computeErr != nil {
 		if isInvalidSpec(computeErr) {
 			found.invalid = true

@@ -56,12 +56,14 @@ type Config struct {
 	// interval. 0 means DefaultStatusWriteInterval; a negative value holds
 	// nothing (a write per changed sync, as kube-controller-manager).
 	StatusWriteInterval time.Duration
-	// SyncInterval is the least time between the starts of two syncs of
-	// one DaemonSet: a key dequeued sooner is requeued for the end of the
-	// interval, so that a stream of pod events is answered by one sync per
-	// interval, not one per event. 0 means DefaultSyncInterval; a negative
-	// value syncs a key as soon as it is dequeued.
-	SyncInterval time.Duration
+	// SyncSpacing spaces the syncs of one DaemonSet by the cost of its
+	// plans: the next sync starts no sooner than SyncSpacing times the time
+	// the last plan took after that plan started (at most MaxSyncSpacing),
+	// so that planning one DaemonSet takes at most about 1/SyncSpacing of
+	// a core however fast its pods change; a key dequeued sooner is
+	// requeued for that time. 0 means DefaultSyncSpacing; a negative value
+	// syncs a key as soon as it is dequeued.
+	SyncSpacing int
 }
 
 func (c Config) withDefaults() Config {
@@ -80,8 +82,8 @@ func (c Config) withDefaults() Config {
 	if c.StatusWriteInterval == 0 {
 		c.StatusWriteInterval = DefaultStatusWriteInterval
 	}
-	if c.SyncInterval == 0 {
-		c.SyncInterval = DefaultSyncInterval
+	if c.SyncSpacing == 0 {
+		c.SyncSpacing = DefaultSyncSpacing
 	}
 	return c
 }

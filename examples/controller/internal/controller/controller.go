@@ -50,10 +50,10 @@ type Controller struct {
 	fence        *writeFence
 	planners     *plannerPool
 	// statusWrites holds back status writes that only move counters
-	// (Config.StatusWriteInterval); syncs spaces the syncs of a key
-	// (Config.SyncInterval).
+	// (Config.StatusWriteInterval); spacing spaces the syncs of a key by
+	// its plans' cost (Config.SyncSpacing).
 	statusWrites *keyThrottle
-	syncs        *keyThrottle
+	spacing      *syncSpacer
 	metrics      *metrics
 	// companion keeps the warnings about rollout annotations (both modes)
 	// and the waves announced (ModeCompanion); rolloutMetrics serve
@@ -88,7 +88,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		placement:    newPlacementCache(cfg.EnableTaintTolerationComparisonOperators),
 		planners:     newPlannerPool(cfg.Workers),
 		statusWrites: newKeyThrottle(cfg.StatusWriteInterval),
-		syncs:        newKeyThrottle(cfg.SyncInterval),
+		spacing:      newSyncSpacer(cfg.SyncSpacing),
 		recorder:     cfg.Recorder,
 	}
 	c.syncFunc = c.sync
@@ -187,8 +187,8 @@ func (c *Controller) runWorker(ctx context.Context) {
 }
 
 // processNextItem syncs one key; it returns false when the queue is shut
-// down. A key whose last sync started less than Config.SyncInterval ago is
-// not synced now but requeued for the end of the interval: the events
+// down. A key dequeued before the time its last plan's cost sets (see
+// syncSpacer) is not synced now but requeued for that time: the events
 // that come in meanwhile are all answered by that one sync.
 func (c *Controller) processNextItem(ctx context.Context) bool {
 	key, quit := c.queue.Get()
@@ -196,7 +196,7 @@ func (c *Controller) processNextItem(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
-	if wait := c.syncs.hold(key, true, c.cfg.Clock.Now()); wait > 0 {
+	if wait := c.spacing.wait(key, c.cfg.Clock.Now()); wait > 0 {
 		c.queue.AddAfter(key, wait)
 		return true
 	}

@@ -114,7 +114,7 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 	}
 
 	if plan.StatusChanged {
-		minor := minorStatusChange(ds.Status, plan.Status)
+		minor := minorStatusChange(ds, plan.Status)
 		if wait := c.statusWrites.hold(key, minor, c.cfg.Clock.Now()); wait > 0 {
 			out.statusHeld = true
 			c.queue.AddAfter(key, wait)

@@ -48,7 +48,7 @@ func (c *Controller) deleteDaemonSet(obj any) {
 		c.expectations.Forget(key)
 		c.state.forget(key)
 		c.statusWrites.forget(key)
-		c.syncs.forget(key)
+		c.spacing.forget(key)
 		c.enqueue(key)
 	}
 }

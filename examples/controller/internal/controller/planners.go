@@ -1,6 +1,22 @@
 package controller
 
-import "github.com/daemonplan/daemonplan/daemon"
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+)
+
+// plan computes the plan of ds, the DaemonSet of key, with an idle Planner,
+// and spaces the key's next sync by the time it took (see syncSpacer).
+func (c *Controller) plan(key string, ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (daemon.Plan, error) {
+	planner := c.planners.get()
+	start := c.cfg.Clock.Now()
+	plan, err := planner.Compute(ds, nodes, pods, opts)
+	c.spacing.planned(key, start, c.cfg.Clock.Since(start))
+	c.planners.put(planner)
+	return plan, err
+}
 
 // plannerPool holds the idle daemon.Planners of the workers. A sync takes
 // one for its Compute call and puts it back at once (the plan shares no

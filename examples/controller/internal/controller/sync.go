@@ -49,8 +49,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	}
 
 	planned, policy := c.annotatedRollout(key, ds)
-	planner := c.planners.get()
-	plan, computeErr := planner.Compute(planned, nodes, pods, daemon.Options{
+	plan, computeErr := c.plan(key, planned, nodes, pods, daemon.Options{
 		Now:                                      start,
 		Revisions:                                revs,
 		FailedPodBackoff:                         c.state.getBackoff(key),
@@ -58,7 +57,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
 		Rollout:                                  policy,
 	})
-	c.planners.put(planner)
 	invalid := computeErr != nil && isInvalidSpec(computeErr)
 	found.invalid = invalid
 	if invalid {

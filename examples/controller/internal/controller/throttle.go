@@ -14,18 +14,12 @@ import (
 // chosen.
 const DefaultStatusWriteInterval = time.Second
 
-// DefaultSyncInterval is the least time between the starts of two syncs
-// of one DaemonSet (Config.SyncInterval); README, "Footprint", says how it
-// was chosen.
-const DefaultSyncInterval = 100 * time.Millisecond
-
 // keyThrottle lets through at most one minor event of a DaemonSet key per
 // interval, and every other event at once (each restarting the interval).
 // An event held back is never dropped: the caller requeues the key for
 // when the interval ends, and that sync does what it finds to do then.
-// One mechanism for three things: the replace mode's status writes that
-// only move counters (Config.StatusWriteInterval), the syncs started by
-// a stream of pod events (Config.SyncInterval), and the companion's
+// One mechanism for two things: the replace mode's status writes that
+// only move counters (Config.StatusWriteInterval) and the companion's
 // progress messages (messageInterval).
 type keyThrottle struct {
 	interval time.Duration
@@ -60,16 +54,19 @@ func (t *keyThrottle) forget(key string) {
 	delete(t.last, key)
 }
 
-// minorStatusChange reports whether writing want over stored only moves
-// counters while the rollout or placement is under way: the generation,
-// the collision count and the conditions are the same, and want is not
-// settled (every desired node runs an updated, available pod, none is
-// misscheduled). A settled status is the one readers wait for (kubectl
-// rollout status, helm --wait): it is never held.
-func minorStatusChange(stored, want appsv1.DaemonSetStatus) bool {
-	settled := want.NumberMisscheduled == 0 && want.NumberUnavailable == 0 &&
+// minorStatusChange reports whether writing want over ds's stored status
+// only moves counters while a placement or rollout is under way: the
+// generation, the collision count and the conditions are the same, and
+// want is not settled. Settled is every desired node running an available
+// pod, none misscheduled, and, unless ds is OnDelete (whose old pods stay
+// until someone deletes them), every one updated: the status readers wait
+// for (kubectl rollout status, helm --wait), never held.
+func minorStatusChange(ds *appsv1.DaemonSet, want appsv1.DaemonSetStatus) bool {
+	stored := ds.Status
+	updated := want.UpdatedNumberScheduled == want.DesiredNumberScheduled ||
+		ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
+	settled := updated && want.NumberMisscheduled == 0 && want.NumberUnavailable == 0 &&
 		want.CurrentNumberScheduled == want.DesiredNumberScheduled &&
-		want.UpdatedNumberScheduled == want.DesiredNumberScheduled &&
 		want.NumberReady == want.DesiredNumberScheduled &&
 		want.NumberAvailable == want.DesiredNumberScheduled
 	if settled {

@@ -59,10 +59,13 @@ func TestMinorStatusChange(t *testing.T) {
 	tests := []struct {
 		name        string
 		stored, new appsv1.DaemonSetStatus
+		onDelete    bool
 		want        bool
 	}{
 		{name: "counters move", stored: moving, new: with(moving, func(s *appsv1.DaemonSetStatus) { s.UpdatedNumberScheduled = 5 }), want: true},
 		{name: "settled", stored: moving, new: settled},
+		{name: "all available, old pods left", stored: moving, new: with(settled, func(s *appsv1.DaemonSetStatus) { s.UpdatedNumberScheduled = 7 }), want: true},
+		{name: "all available, old pods left, OnDelete: settled", stored: moving, new: with(settled, func(s *appsv1.DaemonSetStatus) { s.UpdatedNumberScheduled = 7 }), onDelete: true},
 		{name: "settled but one misscheduled", stored: moving, new: with(settled, func(s *appsv1.DaemonSetStatus) { s.NumberMisscheduled = 1 }), want: true},
 		{name: "a new generation observed", stored: with(moving, func(s *appsv1.DaemonSetStatus) { s.ObservedGeneration = 1 }), new: moving},
 		{name: "a collision counted", stored: moving, new: with(moving, func(s *appsv1.DaemonSetStatus) { s.CollisionCount = ptr.To[int32](1) })},
@@ -75,7 +78,13 @@ func TestMinorStatusChange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := minorStatusChange(tt.stored, tt.new); got != tt.want {
+			ds := testDS("ns", "ds", func(ds *appsv1.DaemonSet) { ds.Status = tt.stored })
+			if tt.onDelete {
+				ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+			} else {
+				ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType}
+			}
+			if got := minorStatusChange(ds, tt.new); got != tt.want {
 				t.Errorf("minorStatusChange = %v, want %v", got, tt.want)
 			}
 		})
@@ -158,16 +167,50 @@ func TestSyncHoldsCounterOnlyStatus(t *testing.T) {
 	}
 }
 
-// TestSyncSpacing: a key dequeued less than Config.SyncInterval after its
-// last sync started is not synced but requeued for the end of the
-// interval, and then synced once for all the events in between; other keys
-// are not held.
+func TestSyncSpacer(t *testing.T) {
+	tests := []struct {
+		name   string
+		factor int
+		took   time.Duration
+		at     time.Duration // after the plan started
+		want   time.Duration
+	}{
+		{name: "within factor×took", factor: 10, took: 8 * time.Millisecond, at: 30 * time.Millisecond, want: 50 * time.Millisecond},
+		{name: "after it", factor: 10, took: 8 * time.Millisecond, at: 80 * time.Millisecond, want: 0},
+		{name: "a cheap plan spaces next to nothing", factor: 10, took: 5 * time.Microsecond, at: time.Millisecond, want: 0},
+		{name: "at most MaxSyncSpacing", factor: 10, took: time.Second, at: 0, want: MaxSyncSpacing},
+		{name: "factor 0 spaces nothing", factor: 0, took: time.Second, at: 0, want: 0},
+		{name: "negative factor spaces nothing", factor: -1, took: time.Second, at: 0, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSyncSpacer(tt.factor)
+			s.planned("ns/a", t0, tt.took)
+			if got := s.wait("ns/a", t0.Add(tt.at)); got != tt.want {
+				t.Errorf("wait = %s, want %s", got, tt.want)
+			}
+			if got := s.wait("ns/other", t0); got != 0 {
+				t.Errorf("another key: wait = %s, want 0", got)
+			}
+			s.forget("ns/a")
+			if got := s.wait("ns/a", t0); got != 0 {
+				t.Errorf("after forget: wait = %s, want 0", got)
+			}
+		})
+	}
+}
+
+// TestSyncSpacing: a key dequeued sooner than its last plan's cost allows
+// (ten times the plan's duration) is not synced but requeued for that
+// time, and then synced once for all the events in between; a key whose
+// plans are cheap is synced on every event.
 func TestSyncSpacing(t *testing.T) {
-	const interval = 100 * time.Millisecond
-	h := newHarness(t, Config{SyncInterval: interval})
+	h := newHarness(t, Config{SyncSpacing: 10})
 	var synced []string
+	planTook := map[string]time.Duration{"ns/big": 10 * time.Millisecond, "ns/small": 10 * time.Microsecond}
 	h.c.syncFunc = func(_ context.Context, key string) error {
 		synced = append(synced, key)
+		h.c.spacing.planned(key, h.clock.Now(), planTook[key])
 		return nil
 	}
 	ctx := context.Background()
@@ -187,22 +230,25 @@ func TestSyncSpacing(t *testing.T) {
 		}
 	}
 
-	h.c.queue.Add("ns/a")
+	h.c.queue.Add("ns/big")
 	next()
 	h.clock.Step(30 * time.Millisecond)
 	for range 3 { // a stream of pod events
-		h.c.queue.Add("ns/a")
+		h.c.queue.Add("ns/big")
 	}
 	next() // held: requeued for t0+100ms
-	h.c.queue.Add("ns/b")
-	next() // another key goes at once
-	if d := cmp.Diff([]string{"ns/a", "ns/b"}, synced); d != "" {
-		t.Fatalf("synced before the interval ends (-want +got):\n%s", d)
+	for range 2 {
+		h.c.queue.Add("ns/small")
+		next()
+		h.clock.Step(time.Millisecond)
 	}
-	h.clock.Step(70 * time.Millisecond)
+	if d := cmp.Diff([]string{"ns/big", "ns/small", "ns/small"}, synced); d != "" {
+		t.Fatalf("synced before ns/big's spacing ends (-want +got):\n%s", d)
+	}
+	h.clock.Step(68 * time.Millisecond)
 	next()
-	if d := cmp.Diff([]string{"ns/a", "ns/b", "ns/a"}, synced); d != "" {
-		t.Errorf("synced at the end of the interval (-want +got):\n%s", d)
+	if d := cmp.Diff([]string{"ns/big", "ns/small", "ns/small", "ns/big"}, synced); d != "" {
+		t.Errorf("synced when the spacing ends (-want +got):\n%s", d)
 	}
 	if n := h.c.queue.Len(); n != 0 {
 		t.Errorf("%d keys left in the queue, want none: the events were answered by one sync", n)
