@@ -73,7 +73,8 @@ type scaleRow struct {
 	phase      string
 	converge   time.Duration
 	cpu        time.Duration
-	peak       int64
+	peak       int64 // VmHWM
+	peakAnon   int64 // the largest RssAnon sampled
 	writes     map[string]int
 	syncs      syncStats
 }
@@ -110,6 +111,7 @@ func runScale(e *env, n int) outcome {
 	timeout := 3*time.Minute + time.Duration(n)*100*time.Millisecond
 
 	p := e.controllerProcess()
+	anon := e.sampleAnon(p)
 	u0, s0 := e.usage(p), e.syncStats(p)
 	w0 := e.writes()
 	e.t.Logf("scale %d/%s: before the DaemonSet (%d nodes created): CPU %.1fs, RSS %s", n, e.ctl.name, n, u0.cpu.Seconds(), mib(u0.rss))
@@ -129,6 +131,7 @@ func runScale(e *env, n int) outcome {
 	placed := time.Since(start)
 	v1, ev1 := m.stopAndReport()
 	u1, s1, w1 := e.usage(p), e.syncStats(p), e.writes()
+	anon1 := anon.max()
 
 	// Rollout.
 	maxUnavailable := n / 10
@@ -139,10 +142,11 @@ func runScale(e *env, n int) outcome {
 	rolled := time.Since(start)
 	v2, ev2 := m.stopAndReport()
 	u2, s2, w2 := e.usage(p), e.syncStats(p), e.writes()
+	anon2 := anon.max()
 
 	rows := []scaleRow{
-		{nodes: n, controller: e.ctl.name, phase: phasePlacement, converge: placed, cpu: u1.cpu - u0.cpu, peak: u1.peak, writes: minus(w1, w0), syncs: s1.since(s0)},
-		{nodes: n, controller: e.ctl.name, phase: phaseRollout, converge: rolled, cpu: u2.cpu - u1.cpu, peak: u2.peak, writes: minus(w2, w1), syncs: s2.since(s1)},
+		{nodes: n, controller: e.ctl.name, phase: phasePlacement, converge: placed, cpu: u1.cpu - u0.cpu, peak: u1.peak, peakAnon: anon1, writes: minus(w1, w0), syncs: s1.since(s0)},
+		{nodes: n, controller: e.ctl.name, phase: phaseRollout, converge: rolled, cpu: u2.cpu - u1.cpu, peak: u2.peak, peakAnon: anon2, writes: minus(w2, w1), syncs: s2.since(s1)},
 	}
 	floor := e.binaryFloor()
 	var cp []controlPlaneRow
@@ -152,13 +156,14 @@ func runScale(e *env, n int) outcome {
 			cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: name, usage: e.usage(proc)})
 		}
 	}
+	u2.anon = anon2 // the peak, for the table
 	cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: p.name + " (whole run)", usage: u2})
 	for _, r := range rows {
-		e.t.Logf("scale %d/%s %s: converged in %s, CPU %.1fs, peak RSS %s, %d API writes (%s), syncs %s",
-			n, r.controller, r.phase, r.converge.Round(time.Millisecond), r.cpu.Seconds(), mib(r.peak), total(r.writes), summary(r.writes), r.syncs)
+		e.t.Logf("scale %d/%s %s: converged in %s, CPU %.1fs, peak RSS %s (anonymous %s), %d API writes (%s), syncs %s",
+			n, r.controller, r.phase, r.converge.Round(time.Millisecond), r.cpu.Seconds(), mib(r.peak), mib(r.peakAnon), total(r.writes), summary(r.writes), r.syncs)
 	}
 	for _, r := range cp {
-		e.t.Logf("scale %d/%s: %s used CPU %.1fs, peak RSS %s", n, r.controller, r.component, r.usage.cpu.Seconds(), mib(r.usage.peak))
+		e.t.Logf("scale %d/%s: %s used CPU %.1fs, peak RSS %s, anonymous %s", n, r.controller, r.component, r.usage.cpu.Seconds(), mib(r.usage.peak), mib(r.usage.anon))
 	}
 	resultsMu.Lock()
 	scaleRows = append(scaleRows, rows...)
@@ -314,16 +319,16 @@ func printScaleTable(w io.Writer) {
 		}
 		return phaseOrder[a.phase] < phaseOrder[b.phase]
 	})
-	fmt.Fprintln(w, "| nodes | phase | controller | converged in | CPU s | peak RSS | API writes | writes by kind | syncs, mean, p50/p90/p99 bound |")
+	fmt.Fprintln(w, "| nodes | phase | controller | converged in | CPU s | peak RSS (anonymous) | API writes | writes by kind | syncs, mean, p50/p90/p99 bound |")
 	fmt.Fprintln(w, "|---:|---|---|---:|---:|---:|---:|---|---|")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %d | %s | %s | %.1fs | %.1f | %s | %d | %s | %s |\n", r.nodes, r.phase, r.controller,
-			r.converge.Seconds(), r.cpu.Seconds(), mib(r.peak), total(r.writes), strings.ReplaceAll(summary(r.writes), "|", "/"), r.syncs)
+		fmt.Fprintf(w, "| %d | %s | %s | %.1fs | %.1f | %s (%s) | %d | %s | %s |\n", r.nodes, r.phase, r.controller,
+			r.converge.Seconds(), r.cpu.Seconds(), mib(r.peak), mib(r.peakAnon), total(r.writes), strings.ReplaceAll(summary(r.writes), "|", "/"), r.syncs)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| nodes | cluster of | process | CPU s (whole run) | peak RSS |")
-	fmt.Fprintln(w, "|---:|---|---|---:|---:|")
+	fmt.Fprintln(w, "| nodes | cluster of | process | CPU s (whole run) | peak RSS | anonymous (at the end; the controller's: peak) |")
+	fmt.Fprintln(w, "|---:|---|---|---:|---:|---:|")
 	for _, r := range controlPlaneRows {
-		fmt.Fprintf(w, "| %d | %s | %s | %.1f | %s |\n", r.nodes, r.controller, r.component, r.usage.cpu.Seconds(), mib(r.usage.peak))
+		fmt.Fprintf(w, "| %d | %s | %s | %.1f | %s | %s |\n", r.nodes, r.controller, r.component, r.usage.cpu.Seconds(), mib(r.usage.peak), mib(r.usage.anon))
 	}
 }

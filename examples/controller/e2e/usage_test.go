@@ -5,15 +5,19 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // usage is what a process has used so far, from its own accounting in
 // /proc (Linux): CPU time (user + system, its threads included, not its
-// children) and resident memory, current and peak.
+// children) and resident memory, current and peak, and the anonymous part
+// of the current (RssAnon: the heap and stacks, without the pages of the
+// binary itself, which every process of the test binary maps and shares).
 type usage struct {
 	cpu       time.Duration
 	rss, peak int64 // bytes: VmRSS and VmHWM
+	anon      int64 // bytes: RssAnon
 }
 
 // clockTick is the unit of the CPU times in /proc/PID/stat (USER_HZ). It is
@@ -53,17 +57,20 @@ func usageOf(pid int) (usage, error) {
 	}
 	for _, line := range strings.Split(string(status), "\n") {
 		key, val, ok := strings.Cut(line, ":")
-		if !ok || (key != "VmRSS" && key != "VmHWM") {
+		if !ok || (key != "VmRSS" && key != "VmHWM" && key != "RssAnon") {
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
 		if err != nil {
 			return u, fmt.Errorf("/proc/%d/status %s: %w", pid, key, err)
 		}
-		if key == "VmRSS" {
+		switch key {
+		case "VmRSS":
 			u.rss = kb << 10
-		} else {
+		case "VmHWM":
 			u.peak = kb << 10
+		default:
+			u.anon = kb << 10
 		}
 	}
 	return u, nil
@@ -81,6 +88,57 @@ func (c *cluster) usage(p *process) usage {
 		c.t.Fatalf("usage of %s: %v", p.name, err)
 	}
 	return u
+}
+
+// anonSampler records the largest RssAnon of a process, read every 100 ms
+// (the kernel keeps a peak of the whole resident set only, VmHWM).
+type anonSampler struct {
+	mu   sync.Mutex
+	peak int64
+	stop chan struct{}
+	done chan struct{}
+}
+
+// sampleAnon starts sampling p until the returned sampler is stopped or
+// the test ends.
+func (c *cluster) sampleAnon(p *process) *anonSampler {
+	s := &anonSampler{stop: make(chan struct{}), done: make(chan struct{})}
+	pid := p.cmd.Process.Pid
+	go func() {
+		defer close(s.done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if u, err := usageOf(pid); err == nil {
+				s.mu.Lock()
+				s.peak = max(s.peak, u.anon)
+				s.mu.Unlock()
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	c.t.Cleanup(s.halt)
+	return s
+}
+
+// max returns the largest RssAnon seen so far.
+func (s *anonSampler) max() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak
+}
+
+func (s *anonSampler) halt() {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	<-s.done
 }
 
 // mib renders bytes in MiB.
