@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -88,19 +86,15 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	plan := Plan{FailedPodBackoff: opts.FailedPodBackoff}
 
-	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) {
-		plan.Skip = SkipSelectsAll
+	if plan.Skip = SkipOf(ds); plan.Skip != SkipNone {
 		plan.Status = *ds.Status.DeepCopy()
-		plan.Events = []Event{{
-			Type:    corev1.EventTypeWarning,
-			Reason:  "SelectingAll",
-			Message: "the selector {} selects every pod of the namespace; a non-empty selector is required",
-		}}
-		return plan, nil
-	}
-	if ds.DeletionTimestamp != nil {
-		plan.Skip = SkipDeleting
-		plan.Status = *ds.Status.DeepCopy()
+		if plan.Skip == SkipSelectsAll {
+			plan.Events = []Event{{
+				Type:    corev1.EventTypeWarning,
+				Reason:  "SelectingAll",
+				Message: "the selector {} selects every pod of the namespace; a non-empty selector is required",
+			}}
+		}
 		return plan, nil
 	}
 	sel, err := selector.ForDaemonSet(ds)
@@ -116,7 +110,8 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 
 	// The history comes first: the hash it fixes judges the pods. It needs
 	// the claimed pods only to relabel them when it merges duplicate
-	// current revisions, which is rare; it then runs again, with them.
+	// current revisions, which is rare: they are named below, once the
+	// claim has found them.
 	hist, err := rollout.ConstructHistory(ds, revClaims.Claimed, revisions, nil)
 	plan.History = hist.Plan
 	plan.History.Adopt, plan.History.Release = revClaims.Adopt, revClaims.Release
@@ -142,10 +137,9 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		return Plan{}, nameOnce(key, stageInput, fmt.Errorf("%w: %w", ErrInvalidInput, err))
 	}
 	if len(hist.Plan.Delete) > 0 {
-		if hist, err = rollout.ConstructHistory(ds, revClaims.Claimed, revisions, c.claimed); err != nil {
-			return Plan{}, nameOnce(key, stageHistory, err)
-		}
-		plan.History.Relabel = hist.Plan.Relabel
+		// The history merged duplicate current revisions (its only
+		// deletes): the claimed pods of other hashes get the kept one's.
+		plan.History.Relabel = rollout.PodsToRelabel(c.claimed, hist.Hash)
 	}
 	plan.Adopt, plan.Release = detach(c.adopt, s), detach(c.release, s)
 	plan.Unplaced = detach(c.unplaced, s)

@@ -212,8 +212,12 @@ func scalePartition(v *intstr.IntOrString, desired int) (int, *field.Error) {
 // node) goes after every node; two nil nodes tie.
 func (p *RolloutPolicy) CompareNodes(a, b *corev1.Node) int {
 	switch {
-	case a == nil || b == nil:
-		return cmp.Compare(boolRank(a == nil), boolRank(b == nil))
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
 	}
 	if k := p.Order.Label; k != "" {
 		if c := cmp.Compare(p.labelRank(a), p.labelRank(b)); c != 0 {
@@ -242,13 +246,6 @@ func (p *RolloutPolicy) labelRank(n *corev1.Node) int {
 		return i
 	}
 	return len(p.Order.Values)
-}
-
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // compile writes what p says of each node of c that the rolling step

@@ -2,11 +2,9 @@ package daemon
 
 import (
 	"fmt"
-	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -51,7 +49,7 @@ func StatusByNode(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod
 	if err := validateInput(ds, nodes, pods, nil); err != nil {
 		return nil, err
 	}
-	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) || ds.DeletionTimestamp != nil {
+	if SkipOf(ds) != SkipNone {
 		return nil, nil
 	}
 	sel, err := selector.ForDaemonSet(ds)

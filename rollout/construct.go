@@ -242,14 +242,7 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 	}
 	keptHash := kept.eff.Labels[hashLabel]
 	if len(current) > 1 {
-		for _, pod := range pods {
-			if pod != nil && pod.Labels[hashLabel] != keptHash {
-				h.Plan.Relabel = append(h.Plan.Relabel, pod)
-			}
-		}
-		slices.SortFunc(h.Plan.Relabel, func(a, b *corev1.Pod) int {
-			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
-		})
+		h.Plan.Relabel = PodsToRelabel(pods, keptHash)
 	}
 	cur := kept.eff
 	if cur.Revision < next {
@@ -358,4 +351,25 @@ func compareRevisionNames(a, b *appsv1.ControllerRevision) int {
 // compareRevisionNumbers orders by revision number, then name, then UID.
 func compareRevisionNumbers(a, b *appsv1.ControllerRevision) int {
 	return cmp.Or(cmp.Compare(a.Revision, b.Revision), compareRevisionNames(a, b))
+}
+
+// PodsToRelabel returns the pods whose controller-revision-hash label is
+// not hash (a pod without the label included), in (name, UID) order: the
+// pods ConstructHistory relabels when it merges duplicate current revisions
+// (rule 4), hash being the kept revision's, History.Hash. A caller that
+// learns the pods only after the history (the hash judges them) runs
+// ConstructHistory without pods and, when its Plan.Delete holds merged
+// duplicates, asks this of them. nil entries are skipped; nil when no pod
+// qualifies. It modifies nothing and costs O(p log p) for p pods.
+func PodsToRelabel(pods []*corev1.Pod, hash string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, pod := range pods {
+		if pod != nil && pod.Labels[hashLabel] != hash {
+			out = append(out, pod)
+		}
+	}
+	slices.SortFunc(out, func(a, b *corev1.Pod) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
+	})
+	return out
 }

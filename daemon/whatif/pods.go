@@ -4,12 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -194,7 +192,7 @@ func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string,
 	case ds.Namespace == "":
 		return fmt.Errorf("daemonset %q: %w", key, field.Required(field.NewPath("metadata", "namespace"), "pods are namespaced"))
 	}
-	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) || ds.DeletionTimestamp != nil {
+	if daemon.SkipOf(ds) != daemon.SkipNone {
 		return nil // Compute skips the DaemonSet
 	}
 	sel, err := selector.ForDaemonSet(ds)
