@@ -3,7 +3,6 @@ package daemon
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -43,27 +42,24 @@ import (
 // first ones in node name order (upstream keeps a prefix in informer order;
 // deletes of pods on missing nodes come last, as upstream).
 //
-// Errors. Input that cannot describe a cluster (nil DaemonSet, nil entries,
-// empty names, missing namespace or UID, two nodes with one name, two pods
-// the DaemonSet owns or adopts with one name, two revisions with one
-// namespace and name) returns an error wrapping ErrInvalidInput and a zero
+// Errors. Every error is an *Error: the DaemonSet (named once), the Stage
+// and the cause, which names the field or the fact. Input that cannot
+// describe a cluster (nil DaemonSet, nil entries, empty names, missing
+// namespace or UID, two nodes with one name, two pods the DaemonSet owns
+// or adopts with one name, two revisions with one namespace and name) and
+// an invalid selector are StageInput, with a zero Plan; an invalid
+// Options.Rollout (see RolloutPolicy.Validate) is StagePolicy, with a zero
 // Plan. Pods the plan releases or ignores play no part and are not checked
-// for duplicates. Errors
-// upstream's sync itself returns are returned too, with the part of the plan
-// upstream would still have carried out: an invalid selector (zero plan); a
-// revision name collision (a *rollout.CollisionError; the plan carries
-// History.CollisionCount and the status write of the bumped count, which
-// the caller must apply or the next sync collides again); an invalid
-// maxSurge or maxUnavailable, or a surge step over a pod on a missing node
+// for duplicates. Errors upstream's sync itself returns are returned with
+// the part of the plan upstream would still have carried out: a revision
+// name collision (StageHistory, a *rollout.CollisionError; the plan
+// carries History.CollisionCount and the status write of the bumped count,
+// which the caller must apply or the next sync collides again); an invalid
+// maxSurge or maxUnavailable (a *field.Error), or a surge step over a pod
+// on a missing node (a *rollout.MissingNodeError), both StageRollingUpdate
 // (the plan carries adoptions, the history changes made before the step
-// and the status).
-//
-// An invalid Options.Rollout (see RolloutPolicy.Validate) returns its field
-// errors, wrapping ErrInvalidInput too, and a zero Plan.
-//
-// Every error names the DaemonSet once, then the stage and the cause
-// (`daemonset "ns/name": rolling update: spec.updateStrategy...`), except a
-// nil DaemonSet's; errors.Is and errors.As reach the cause.
+// and the status). Every input, selector, policy and budget error matches
+// ErrInvalidInput (errors.Is); a collision and a missing node do not.
 //
 // Compute modifies none of its arguments. Plans share the caller's pods and
 // revisions where documented (Deletes, Adopt, Release, ...); new objects
@@ -78,10 +74,9 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	if err := validateInput(ds, nodes, pods, opts.Revisions); err != nil {
 		return Plan{}, err
 	}
-	key := ds.Namespace + "/" + ds.Name
 	if !opts.Rollout.IsZero() {
 		if err := opts.Rollout.Validate(); err != nil {
-			return Plan{}, nameOnce(key, stagePolicy, invalidPolicy{err})
+			return Plan{}, NewError(ds, StagePolicy, err)
 		}
 	}
 	plan := Plan{FailedPodBackoff: opts.FailedPodBackoff}
@@ -99,7 +94,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	sel, err := selector.ForDaemonSet(ds)
 	if err != nil {
-		return Plan{}, err // a *selector.Error, which names the DaemonSet and the field
+		return Plan{}, NewError(ds, StageInput, err) // a *selector.Error names the fields
 	}
 	owner := selector.OwnerOf(ds)
 
@@ -122,7 +117,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 			plan.Status.CollisionCount = plan.History.CollisionCount
 			plan.StatusChanged = true
 		}
-		return plan, nameOnce(key, stageHistory, err)
+		return plan, NewError(ds, StageHistory, err)
 	}
 	plan.Hash = hist.Hash
 
@@ -134,7 +129,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
 	c, err := newCluster(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge, s)
 	if err != nil {
-		return Plan{}, nameOnce(key, stageInput, fmt.Errorf("%w: %w", ErrInvalidInput, err))
+		return Plan{}, NewError(ds, StageInput, err)
 	}
 	if len(hist.Plan.Delete) > 0 {
 		// The history merged duplicate current revisions (its only
@@ -210,7 +205,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.RequeueAfter = time.Duration(wait)
 
 	if stepErr != nil {
-		return plan, nameOnce(key, stageRolling, stepErr)
+		return plan, NewError(ds, StageRollingUpdate, stepErr)
 	}
 	return plan, nil
 }

@@ -357,10 +357,3 @@ func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options, 
 	}
 	return rollout.RollingUpdatePolicy(ds, c.rolloutNodes(s), hash, opts.Now, rp)
 }
-
-// invalidPolicy is a RolloutPolicy.Validate error as Compute returns it:
-// its text is the field errors', and errors.Is finds ErrInvalidInput.
-type invalidPolicy struct{ err error }
-
-func (e invalidPolicy) Error() string   { return e.err.Error() }
-func (e invalidPolicy) Unwrap() []error { return []error{e.err, ErrInvalidInput} }

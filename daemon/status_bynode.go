@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -54,13 +52,13 @@ func StatusByNode(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod
 	}
 	sel, err := selector.ForDaemonSet(ds)
 	if err != nil {
-		return nil, err
+		return nil, NewError(ds, StageInput, err)
 	}
 	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{minReady: ds.Spec.MinReadySeconds, now: opts.Now}
 	c, err := newCluster(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge, nil)
 	if err != nil {
-		return nil, fmt.Errorf("daemonset %q: %w: %w", ds.Namespace+"/"+ds.Name, ErrInvalidInput, err)
+		return nil, NewError(ds, StageInput, err)
 	}
 	out := make([]StatusNode, len(c.nodes))
 	for i := range c.nodes {

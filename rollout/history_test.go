@@ -179,8 +179,8 @@ func TestHistoryPlanIsZero(t *testing.T) {
 }
 
 func TestCollisionError(t *testing.T) {
-	var err error = &rollout.CollisionError{DaemonSet: "kube-system/agent", Name: "agent-5d8f", CollisionCount: 2}
-	want := `daemonset "kube-system/agent": controllerrevision "agent-5d8f" already exists with different data; status.collisionCount must become 2`
+	var err error = &rollout.CollisionError{Name: "agent-5d8f", CollisionCount: 2}
+	want := `controllerrevision "agent-5d8f" already exists with different data; status.collisionCount must become 2`
 	if got := err.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
