@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
+	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -65,12 +66,12 @@ import (
 // revisions where documented (Deletes, Adopt, Release, ...); new objects
 // (created pods and revisions, updated revisions) belong to the plan.
 func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (Plan, error) {
-	return compute(ds, nodes, pods, opts, nil)
+	return compute(ds, nodes, pods, opts, &cluster{})
 }
 
-// compute is Compute, working in s when non-nil (see Planner) and in new
-// memory otherwise. The plan never shares memory with s.
-func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options, s *scratch) (Plan, error) {
+// compute is Compute, building the cluster view in c: a new cluster, or a
+// Planner's (c.kept), whose memory the plan then shares nothing with.
+func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options, c *cluster) (Plan, error) {
 	if err := validateInput(ds, nodes, pods, opts.Revisions); err != nil {
 		return Plan{}, err
 	}
@@ -127,8 +128,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	c, err := newCluster(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge, s)
-	if err != nil {
+	if err := c.build(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge, readahead.LabelKey(&ds.Spec.Template.Spec)); err != nil {
 		return Plan{}, NewError(ds, StageInput, err)
 	}
 	if len(hist.Plan.Delete) > 0 {
@@ -136,8 +136,8 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		// deletes): the claimed pods of other hashes get the kept one's.
 		plan.History.Relabel = rollout.PodsToRelabel(c.claimed, hist.Hash)
 	}
-	plan.Adopt, plan.Release = detach(c.adopt, s), detach(c.release, s)
-	plan.Unplaced = detach(c.unplaced, s)
+	plan.Adopt, plan.Release = c.detach(c.adopt), c.detach(c.release)
+	plan.Unplaced = c.detach(c.unplaced)
 
 	backoff := newBackoffState(opts.FailedPodBackoff, opts.Now)
 	m := &manager{
@@ -145,11 +145,10 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		surge:      rollout.AllowsSurge(ds),
 		backoff:    backoff,
 		backoffKey: BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
+		creates:    reuse(&c.mem.creates, 0),
+		deletes:    reuse(&c.mem.deletes, 0),
 	}
-	if s != nil {
-		m.creates, m.deletes = reuse(&s.creates, 0), reuse(&s.deletes, 0)
-		defer func() { s.creates, s.deletes = m.creates, m.deletes }()
-	}
+	defer func() { c.mem.creates, c.mem.deletes = m.creates, m.deletes }()
 	m.run(c)
 	plan.Events = m.events
 	plan.FailedPodBackoff = backoff.backoff()
@@ -158,7 +157,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	if len(m.creates) == 0 && len(m.deletes) == 0 && !opts.Rollout.Paused &&
 		ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		var step rollout.Step
-		step, stepErr = c.rollingStep(ds, hist.Hash, &opts, s)
+		step, stepErr = c.rollingStep(ds, hist.Hash, &opts)
 		if stepErr == nil {
 			plan.Rolling = &step
 			// The step decides in the plan's own shape: its decisions join
@@ -183,14 +182,14 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.DeferredCreates = len(m.creates) - len(creates)
 	plan.DeferredDeletes = len(m.deletes) - len(deletes)
 	if len(creates) > 0 {
-		plan.Creates = ownDecisions(creates, s)
+		plan.Creates = ownDecisions(creates, c.kept)
 		for i := range plan.Creates {
 			plan.Creates[i].Pod = factory.Pod(plan.Creates[i].NodeName)
 		}
 		slices.SortStableFunc(plan.Creates, func(a, b Create) int { return cmp.Compare(a.NodeName, b.NodeName) })
 	}
 	if len(deletes) > 0 {
-		plan.Deletes = ownDecisions(deletes, s)
+		plan.Deletes = ownDecisions(deletes, c.kept)
 		slices.SortFunc(plan.Deletes, func(a, b Delete) int {
 			return cmp.Or(cmp.Compare(a.NodeName, b.NodeName), cmp.Compare(a.Pod.Name, b.Pod.Name))
 		})
@@ -208,35 +207,6 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		return plan, NewError(ds, StageRollingUpdate, stepErr)
 	}
 	return plan, nil
-}
-
-// rolloutNodes describes the cluster to the rolling-update step: every
-// existing node, then every missing node with pods. Nodes that may not run
-// the pod and have none are passed too: the step ignores them (see
-// rollout.RollingUpdate), and passing c.nodes as it is spares a copy of
-// the fleet. Under a policy, compile has written each node's facts (Hold,
-// Rank, Domain) first. The nodes and missing groups are joined, in s when
-// non-nil, only when there are missing nodes.
-func (c *cluster) rolloutNodes(s *scratch) []rollout.Node {
-	if len(c.missing) == 0 {
-		return c.nodes
-	}
-	if s == nil {
-		return append(append(make([]rollout.Node, 0, len(c.nodes)+len(c.missing)), c.nodes...), c.missing...)
-	}
-	out := append(append(s.rollout.take(len(c.nodes)+len(c.missing)), c.nodes...), c.missing...)
-	s.rollout.put(out)
-	return out
-}
-
-// ownDecisions returns the manager's decisions d as the plan may hold
-// them: d itself when the plan was computed in new memory (s == nil), which
-// spares a copy, else a copy that no later plan overwrites.
-func ownDecisions[T any](d []T, s *scratch) []T {
-	if s == nil {
-		return slices.Clip(d)
-	}
-	return slices.Clone(d)
 }
 
 // callersRevisions replaces, in revs, the copies the history made (an old

@@ -12,7 +12,7 @@ import (
 // problem, not only the first, as field errors joined in an *Error of
 // StageInput. Duplicate node names, and duplicate names
 // among the pods the DaemonSet owns or adopts, are found later, when those
-// are sorted anyway (see newCluster).
+// are sorted anyway (see cluster.build).
 func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revisions []*appsv1.ControllerRevision) error {
 	if ds == nil {
 		return NewError(nil, StageInput, field.Required(field.NewPath("daemonSet"), "a DaemonSet is required"))

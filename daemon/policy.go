@@ -344,16 +344,16 @@ func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err
 
 // rollingStep runs the rolling-update step of one plan under policy:
 // upstream's step when policy is zero, or does not shape the step.
-func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options, s *scratch) (rollout.Step, error) {
+func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options) (rollout.Step, error) {
 	if opts.Rollout.IsZero() {
-		return rollout.RollingUpdate(ds, c.rolloutNodes(s), hash, opts.Now)
+		return rollout.RollingUpdate(ds, c.rolloutNodes(), hash, opts.Now)
 	}
 	rp, shapes, err := opts.Rollout.compile(c)
 	if err != nil {
 		return rollout.Step{}, err
 	}
 	if !shapes {
-		return rollout.RollingUpdate(ds, c.rolloutNodes(s), hash, opts.Now)
+		return rollout.RollingUpdate(ds, c.rolloutNodes(), hash, opts.Now)
 	}
-	return rollout.RollingUpdatePolicy(ds, c.rolloutNodes(s), hash, opts.Now, rp)
+	return rollout.RollingUpdatePolicy(ds, c.rolloutNodes(), hash, opts.Now, rp)
 }

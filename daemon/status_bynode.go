@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -56,8 +57,8 @@ func StatusByNode(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod
 	}
 	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	c, err := newCluster(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge, nil)
-	if err != nil {
+	c := &cluster{}
+	if err := c.build(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge, readahead.LabelKey(&ds.Spec.Template.Spec)); err != nil {
 		return nil, NewError(ds, StageInput, err)
 	}
 	out := make([]StatusNode, len(c.nodes))
