@@ -22,7 +22,8 @@ import (
 // nodes are all nodes of the cluster; pods are the pods of ds's namespace
 // (pods of other namespaces are ignored); opts carries the revisions, the
 // clock and the backoff state. In order, Compute:
-//  1. stops with Skip set when the selector is {} or ds is being deleted;
+//  1. stops with Skip set when the selector is {} or ds is being deleted
+//     (SkipOf);
 //  2. claims revisions, then builds the revision history (see
 //     rollout.ConstructHistory), which fixes Hash;
 //  3. claims pods (adopt and release, see selector.ClaimPods) and groups

@@ -39,7 +39,8 @@ type StatusNode struct {
 // Only opts.Now (the clock of availability) and
 // opts.EnableTaintTolerationComparisonOperators play a part. A DaemonSet
 // Compute skips (a {} selector, being deleted) gives nil: its plan writes
-// no new status. Input errors are Compute's (ErrInvalidInput, an invalid
+// no new status. Input errors are Compute's (an *Error of StageInput,
+// matching ErrInvalidInput: an input Compute cannot plan from, an invalid
 // selector), the revisions aside, which are not read. It modifies none of
 // its arguments; the StatusNodes share the caller's nodes and pods. It
 // costs what Compute's claim of the pods and join with the nodes cost, and
