@@ -2,6 +2,7 @@ package whatif_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -394,8 +395,9 @@ func TestPodsForTemplate(t *testing.T) {
 			}
 		})
 	}
-	if _, err := whatif.PodsForTemplate(nil, []*appsv1.DaemonSet{everywhere}, whatif.Options{}); err == nil {
-		t.Errorf("PodsForTemplate(nil) error = nil, want an error")
+	_, err := whatif.PodsForTemplate(nil, []*appsv1.DaemonSet{everywhere}, whatif.Options{})
+	if diff := cmp.Diff(`invalid input: template: Required value: a compiled node template is required`, fmt.Sprint(err)); diff != "" || !errors.Is(err, daemon.ErrInvalidInput) {
+		t.Errorf("PodsForTemplate(nil) error = %v (-want,+got:\n%s), want invalid input", err, diff)
 	}
 	ct, _ := whatif.CompileTemplate(gpuPool)
 	pods, err := whatif.PodsForTemplate(ct, []*appsv1.DaemonSet{nil, everywhere}, whatif.Options{})
