@@ -107,12 +107,16 @@ type RolloutAnnotations struct {
 
 var annotationsPath = field.NewPath("metadata", "annotations")
 
-// annotationErrors are the errors of ParseRolloutAnnotations and Format:
-// the text of the aggregated field errors, and each *field.Error found by
-// errors.As.
+// annotationErrors are the errors of ParseRolloutAnnotations, Format and
+// Strategy: the text of the aggregated field errors, each *field.Error
+// found by errors.As, and ErrInvalidInput found by errors.Is.
 type annotationErrors field.ErrorList
 
 func (e annotationErrors) Error() string { return field.ErrorList(e).ToAggregate().Error() }
+
+// Is reports whether target is ErrInvalidInput: annotations that do not
+// parse are invalid input.
+func (e annotationErrors) Is(target error) bool { return target == ErrInvalidInput }
 
 func (e annotationErrors) Unwrap() []error {
 	out := make([]error, len(e))
@@ -140,7 +144,8 @@ func (e annotationErrors) Unwrap() []error {
 // misspells the prefix of one (a typo must not mean "no policy"); so is
 // max-surge (see RolloutAnnotations). Errors are *field.Error at
 // metadata.annotations[<key>], one per bad key, in key order; errors.As
-// finds each, and the text is their aggregate. On error the result is nil.
+// finds each, errors.Is finds ErrInvalidInput, and the text is their
+// aggregate. On error the result is nil.
 //
 // It modifies nothing.
 func ParseRolloutAnnotations(annotations map[string]string) (*RolloutAnnotations, error) {
@@ -516,8 +521,8 @@ func (a RolloutAnnotations) Format() (map[string]string, error) {
 // strategy (the revision hash covers the template only, so the plan's hash
 // is the one kube-controller-manager writes).
 //
-// It fails with a *field.Error when a is non-nil and the two budgets
-// conflict: an OnDelete DaemonSet whose spec.updateStrategy.rollingUpdate
+// It fails with a *field.Error (found by errors.As; errors.Is finds
+// ErrInvalidInput) when a is non-nil and the two budgets conflict: an OnDelete DaemonSet whose spec.updateStrategy.rollingUpdate
 // asks for a non-zero maxSurge (it cannot surge, see RolloutAnnotations),
 // or a RollingUpdate DaemonSet with max-unavailable (its budget is its
 // spec's). It modifies nothing; a nil ds gives the zero strategy.
@@ -531,15 +536,15 @@ func (a *RolloutAnnotations) Strategy(ds *appsv1.DaemonSet) (appsv1.DaemonSetUpd
 	}
 	if own.Type != appsv1.OnDeleteDaemonSetStrategyType {
 		if a.MaxUnavailable != nil {
-			return own, field.Invalid(annotationsPath.Key(AnnotationMaxUnavailable), a.MaxUnavailable.String(),
-				fmt.Sprintf("the budget of a %s DaemonSet is spec.updateStrategy.rollingUpdate; this key is for OnDelete DaemonSets", own.Type))
+			return own, annotationErrors{field.Invalid(annotationsPath.Key(AnnotationMaxUnavailable), a.MaxUnavailable.String(),
+				fmt.Sprintf("the budget of a %s DaemonSet is spec.updateStrategy.rollingUpdate; this key is for OnDelete DaemonSets", own.Type))}
 		}
 		return own, nil
 	}
 	if ru := own.RollingUpdate; ru != nil && ru.MaxSurge != nil {
 		if n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxSurge, 100, true); err != nil || n != 0 {
-			return own, field.Invalid(field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxSurge"), ru.MaxSurge.String(),
-				"an OnDelete DaemonSet cannot surge: kube-controller-manager deletes a node's second pod at once; set it to 0 or remove it")
+			return own, annotationErrors{field.Invalid(field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxSurge"), ru.MaxSurge.String(),
+				"an OnDelete DaemonSet cannot surge: kube-controller-manager deletes a node's second pod at once; set it to 0 or remove it")}
 		}
 	}
 	budget := intstr.FromInt32(1)

@@ -199,6 +199,9 @@ func TestParseRolloutAnnotations(t *testing.T) {
 			if diff := cmp.Diff(tt.wantErr, fieldErrs(t, err), cmpopts.IgnoreFields(field.Error{}, "Detail")); diff != "" {
 				t.Fatalf("ParseRolloutAnnotations() errors (-want +got):\n%s\nerror: %v", diff, err)
 			}
+			if got, want := errors.Is(err, daemon.ErrInvalidInput), tt.wantErr != nil; got != want {
+				t.Errorf("errors.Is(%v, ErrInvalidInput) = %v, want %v", err, got, want)
+			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ParseRolloutAnnotations() (-want +got):\n%s", diff)
 			}
@@ -336,6 +339,9 @@ func TestRolloutAnnotationsStrategy(t *testing.T) {
 				var fe *field.Error
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &fe) {
 					t.Fatalf("Strategy() error = %v, want a *field.Error containing %q", err, tt.wantErr)
+				}
+				if !errors.Is(err, daemon.ErrInvalidInput) {
+					t.Errorf("Strategy() error = %v does not match ErrInvalidInput", err)
 				}
 				return
 			}

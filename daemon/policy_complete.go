@@ -35,14 +35,14 @@ import (
 func RolloutComplete(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (bool, RolloutReason, error) {
 	paused := opts.Rollout.Paused
 	opts.Rollout.Paused = false
-	// The cluster view names the nodes behind a cause: a scratch keeps it
+	// The cluster view names the nodes behind a cause: it is kept here
 	// after the plan.
-	s := &scratch{}
-	plan, err := compute(ds, nodes, pods, opts, s)
+	c := &cluster{}
+	plan, err := compute(ds, nodes, pods, opts, c)
 	if err != nil {
 		return false, RolloutReason{}, err
 	}
-	r := judgeRollout(ds, &plan, &s.cluster, paused)
+	r := judgeRollout(ds, &plan, c, paused)
 	return r.Complete(), r, nil
 }
 

@@ -333,7 +333,11 @@ func TestRolloutComplete(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ds := dt.DaemonSet("agent", append([]dt.DaemonSetOption{dt.WithMaxUnavailable("100%")}, tt.ds...)...)
 			nodes, _ := oldCluster(ds, len(tt.kinds))
-			pods := podsOf(ds, dt.Epoch.Add(-tt.readyAgo-time.Hour*time.Duration(boolInt(tt.readyAgo == 0))), tt.kinds...)
+			readyAgo := tt.readyAgo
+			if readyAgo == 0 {
+				readyAgo = time.Hour
+			}
+			pods := podsOf(ds, dt.Epoch.Add(-readyAgo), tt.kinds...)
 			done, got, err := daemon.RolloutComplete(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: tt.pol})
 			if err != nil {
 				t.Fatal(err)
@@ -349,11 +353,4 @@ func TestRolloutComplete(t *testing.T) {
 			}
 		})
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -148,7 +148,8 @@ type explainDSJSON struct {
 	Unavailable *unavailableJSON `json:"unavailable,omitempty"`
 	// Next are the next sync's actions on the node, in words.
 	Next []string `json:"next"`
-	// Error is Compute's error, when it failed.
+	// Error is Compute's error, when it failed: its stage and cause without
+	// the DaemonSet.
 	Error string `json:"error,omitempty"`
 }
 
@@ -233,7 +234,7 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 		}
 	}
 	if r.err != nil {
-		out.Error = r.err.Error()
+		out.Error = r.errText()
 		return out
 	}
 	for _, c := range r.plan.Creates {
@@ -316,7 +317,7 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 		fmt.Fprintf(w, "  counted unavailable: %s\n", msg)
 	}
 	if r.err != nil {
-		fmt.Fprintf(w, "  plan: error: %v\n", r.err)
+		fmt.Fprintf(w, "  plan: error: %s\n", r.errText())
 		return
 	}
 	fmt.Fprintf(w, "  next sync here: %s\n", orNothing(e.Next))

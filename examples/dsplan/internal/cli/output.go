@@ -54,8 +54,9 @@ type planJSON struct {
 	Applied *appliedJSON `json:"applied,omitempty"`
 	// Notes say what the input lacks for this plan (no revisions).
 	Notes []string `json:"notes,omitempty"`
-	// Error is Compute's error; the other fields then hold what upstream
-	// would still have done.
+	// Error is Compute's error, its stage and cause without the DaemonSet
+	// (named by daemonSet); the other fields then hold what upstream would
+	// still have done.
 	Error string `json:"error,omitempty"`
 }
 
@@ -209,7 +210,7 @@ func toJSON(r result, l *loaded) planJSON {
 		out.Events = append(out.Events, eventJSON{Type: e.Type, Reason: e.Reason, Message: e.Message})
 	}
 	if r.err != nil {
-		out.Error = r.err.Error()
+		out.Error = r.errText()
 	}
 	out.Ineligible = ineligible(r.ds, l.snap.Nodes)
 	for _, a := range l.applied {

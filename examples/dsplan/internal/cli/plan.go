@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -124,6 +125,17 @@ type result struct {
 	notes []string
 }
 
+// errText is r.err's text as a line about r's DaemonSet prints it: a
+// plan's error without the DaemonSet, which the line names already
+// (daemon.Error.Message).
+func (r result) errText() string {
+	var de *daemon.Error
+	if errors.As(r.err, &de) {
+		return de.Message()
+	}
+	return r.err.Error()
+}
+
 // computeAll plans every DaemonSet of l, under the rollout policy pol
 // (zero: upstream).
 func computeAll(l *loaded, burst int, pol daemon.RolloutPolicy) []result {
@@ -173,7 +185,7 @@ func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool)
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	if r.err != nil {
-		fmt.Fprintf(w, "DaemonSet %s: error: %v\n", r.name, r.err)
+		fmt.Fprintf(w, "DaemonSet %s: error: %s\n", r.name, r.errText())
 		if r.ds == nil || r.plan.Hash == "" && !r.plan.StatusChanged {
 			return nil
 		}

@@ -126,7 +126,8 @@ type stepJSON struct {
 	MaxSurge       int `json:"maxSurge"`
 	// Events are the cluster events just before the sync.
 	Events []string `json:"events"`
-	// Error is Compute's error in the sync, if any.
+	// Error is Compute's error in the sync, if any: its stage and cause
+	// without the DaemonSet.
 	Error string `json:"error,omitempty"`
 }
 
