@@ -25,7 +25,7 @@
 //
 // It lives in a module of its own because it needs client-go, which the
 // root module never imports; the command itself is the root module's
-// examples/dsplan/internal/cli, the live part internal/livecmd. It only
+// examples/dsplan/internal/cli, the live part livecmd. It only
 // lists (the list verb on daemonsets, controllerrevisions, pods and
 // nodes); it never writes to the cluster.
 //
@@ -45,7 +45,7 @@ package main
 import (
 	"os"
 
-	"github.com/daemonplan/daemonplan/examples/dsplan/live/internal/livecmd"
+	"github.com/daemonplan/daemonplan/examples/dsplan/live/livecmd"
 )
 
 func main() {

@@ -90,8 +90,8 @@ func TestRun(t *testing.T) {
 		{name: "explain", args: []string{"explain", "node-a", "--namespace", "kube-system"}, want: "node-a", lists: true},
 		{name: "simulate", args: []string{"simulate", "--daemonset", "kube-system/agent", "--image", "agent:v2"}, want: "kube-system/agent", lists: true},
 		{name: "json", args: []string{"plan", "-o", "json"}, want: `"daemonSet": "kube-system/agent"`, lists: true},
-		{name: "a manifest applied over the cluster", args: []string{"plan", "-f", "../../testdata/agent-v2.yaml", "--daemonset", "kube-system/agent"},
-			want: "applied: ../../testdata/agent-v2.yaml: DaemonSet kube-system/agent over the captured one (uid ds-uid, generation 0 -> 1, template generation - -> 1): the template changes: a rollout starts", lists: true},
+		{name: "a manifest applied over the cluster", args: []string{"plan", "-f", "../testdata/agent-v2.yaml", "--daemonset", "kube-system/agent"},
+			want: "applied: ../testdata/agent-v2.yaml: DaemonSet kube-system/agent over the captured one (uid ds-uid, generation 0 -> 1, template generation - -> 1): the template changes: a rollout starts", lists: true},
 		{name: "help lists dump", args: []string{"help"}, want: "dump                 print the cluster's listing"},
 		{name: "unknown flag", args: []string{"plan", "--kubecontext", "x"}, code: 2, want: "flag provided but not defined"},
 		{name: "missing daemonset", args: []string{"plan", "--daemonset", "kube-system/nope"}, code: 1, want: "nope", lists: true},
@@ -99,6 +99,15 @@ func TestRun(t *testing.T) {
 		{name: "bad daemonset", args: []string{"plan", "--daemonset", "agent"}, code: 2, want: "want NAMESPACE/NAME"},
 		{name: "dump", args: []string{"dump", "-n", "kube-system"}, want: "kind: DaemonSet", lists: true},
 		{name: "dump argument", args: []string{"dump", "unexpected"}, code: 2, want: `unexpected argument "unexpected"`},
+		// rollout status follows a real cluster (examples/controller/e2e
+		// runs it on one); here only what it refuses before connecting.
+		{name: "help lists rollout status", args: []string{"help"}, want: "rollout status NS/NAME"},
+		{name: "rollout without a subcommand", args: []string{"rollout"}, code: 2, want: "usage: dsplan rollout status NAMESPACE/NAME"},
+		{name: "rollout unknown subcommand", args: []string{"rollout", "history"}, code: 2, want: `unknown subcommand "history"`},
+		{name: "rollout status without a name", args: []string{"rollout", "status"}, code: 2, want: "want one NAMESPACE/NAME, got 0"},
+		{name: "rollout status bad name", args: []string{"rollout", "status", "agent"}, code: 2, want: `"agent": want NAMESPACE/NAME`},
+		{name: "rollout status help", args: []string{"rollout", "status", "-h"}, want: "4  the progress deadline passed"},
+		{name: "rollout status bad flag", args: []string{"rollout", "status", "kube-system/agent", "--timeout", "soon"}, code: 2, want: "invalid value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
