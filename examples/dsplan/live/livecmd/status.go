@@ -229,11 +229,15 @@ func (w *statusWatch) run(ctx context.Context, where string) (int, string) {
 		}
 	}
 	stop := make(chan struct{})
-	defer close(stop)
 	nsFactory.Start(stop)
 	nodeFactory.Start(stop)
-	defer nsFactory.Shutdown()
-	defer nodeFactory.Shutdown()
+	defer func() {
+		// Shutdown waits for the informers, which stop once stop is
+		// closed.
+		close(stop)
+		nsFactory.Shutdown()
+		nodeFactory.Shutdown()
+	}()
 	for typ, ok := range nsFactory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return w.notSynced(ctx, typ.String())
