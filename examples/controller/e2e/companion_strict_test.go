@@ -49,12 +49,15 @@ func (c *cluster) squat(node string, hostPort int32) {
 // holds on zone-a-003, so its pod there never starts. The rollout goes
 // one node at a time until zone-a-003, then deletes nothing more: never
 // more than 2 desired nodes without an available pod, on every pod event.
-// At the progress deadline (20s) it reports RolloutBlocked with the cause
+// At the progress deadline (30s) it reports RolloutBlocked with the cause
 // of the rollout's own making, the new revision not becoming available on
 // zone-a-003, and names the NotReady node apart; it pauses itself, and
 // dsplan rollout status exits 3 saying so. Once the kubelet is back and the
 // squatter gone, resuming (paused "false") completes the rollout and
-// dsplan rollout status exits 0.
+// dsplan rollout status exits 0. Then the kubelet stops again and a third
+// revision rolls out: every other node is updated, and at the deadline
+// RolloutBlocked blames the NotReady node (NodesNotReady), not the
+// revision.
 func TestCompanionStrictNotReady(t *testing.T) {
 	countResult(t)
 	countRollout(t)
@@ -62,7 +65,7 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	zones := []string{"zone-a", "zone-b", "zone-c"}
 	nodes := zonedNodes(zones, 8)
 	e.addNodes(nodes...)
-	const deadline = 20 * time.Second
+	const deadline = 30 * time.Second
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
 		daemon.AnnotationMaxUnavailable:   "2",
 		daemon.AnnotationStrict:           "true",
@@ -167,15 +170,51 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	if ok, why := e.conditionIs("agent", controller.ConditionBlocked, corev1.ConditionFalse, controller.ReasonNotBlocked); !ok {
 		t.Errorf("after resuming: %s", why)
 	}
-	violations, events := m.stopAndReport()
-	for _, v := range violations {
-		t.Errorf("safety bound broken: %s", v)
-	}
 	if !final.wait(2 * time.Minute) {
 		t.Errorf("dsplan rollout status did not exit within 2m of the rollout's end; it printed:\n%s%s", final.out.String(), final.errOut.String())
 	} else if final.code != 0 {
 		t.Errorf("dsplan rollout status after resuming: exit %d, want 0\n%s%s", final.code, final.stdout, final.stderr)
 	}
-	t.Logf("companion-strict-notready: resumed, complete %s later; %d pod events checked (at most 2 desired nodes unavailable on each)",
-		time.Since(resumed).Round(100*time.Millisecond), events)
+	t.Logf("companion-strict-notready: resumed, complete %s later", time.Since(resumed).Round(100*time.Millisecond))
+
+	// The NotReady node alone: the next rollout updates every other node,
+	// then stops at its deadline blaming the node, not the revision.
+	e.stopKubelet(down)
+	e.eventually("kube-controller-manager counts "+down+" unavailable again", time.Minute, func() (bool, string) {
+		st := e.daemonSet("agent").Status
+		return st.NumberUnavailable == 1, fmt.Sprintf("numberUnavailable %d", st.NumberUnavailable)
+	})
+	third := time.Now()
+	e.setImage("agent", "example.invalid/agent:v3")
+	status = e.rolloutStatus("agent", "--timeout", "10m")
+	e.eventually("blocked by the NotReady node", 6*time.Minute, func() (bool, string) {
+		return e.conditionIs("agent", controller.ConditionBlocked, corev1.ConditionTrue, controller.ReasonNodesNotReady)
+	})
+	blockedAfter = time.Since(third)
+	blocked = conditionOf(e.daemonSet("agent"), controller.ConditionBlocked)
+	if !strings.Contains(blocked.Message, "nodes NotReady: "+down) || strings.Contains(blocked.Message, "new revision") {
+		t.Errorf("RolloutBlocked message %q: want the NotReady node %s alone", blocked.Message, down)
+	}
+	v3 := e.currentHash(e.daemonSet("agent"))
+	updatedAvail = 0
+	for _, p := range e.pods() {
+		if p.Labels["app"] == "agent" && p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == v3 && podReady(&p) {
+			updatedAvail++
+		}
+	}
+	if updatedAvail != len(nodes)-1 {
+		t.Errorf("%d nodes updated and available, want %d (all but %s)", updatedAvail, len(nodes)-1, down)
+	}
+	if !status.wait(2 * time.Minute) {
+		t.Errorf("dsplan rollout status did not exit within 2m of the block; it printed:\n%s%s", status.out.String(), status.errOut.String())
+	} else if status.code != 3 || !strings.Contains(status.stderr, "RolloutBlocked ("+controller.ReasonNodesNotReady+")") {
+		t.Errorf("dsplan rollout status: exit %d, want 3 (blocked by the NotReady node)\n%s%s", status.code, status.stdout, status.stderr)
+	}
+	violations, events := m.stopAndReport()
+	for _, v := range violations {
+		t.Errorf("safety bound broken: %s", v)
+	}
+	t.Logf("companion-strict-notready: the NotReady node alone: %d/%d nodes updated, then blocked and paused %s after the template change: %s (%s); dsplan rollout status exited %d",
+		updatedAvail, len(nodes), blockedAfter.Round(100*time.Millisecond), blocked.Message, blocked.Reason, status.code)
+	t.Logf("companion-strict-notready: %d pod events checked over the three rollouts (at most 2 desired nodes unavailable on each)", events)
 }
