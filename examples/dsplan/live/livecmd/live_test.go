@@ -83,6 +83,9 @@ func TestRun(t *testing.T) {
 		want string
 		// lists is whether the cluster is listed.
 		lists bool
+		// gets is whether the command only gets (rollout status's first
+		// read).
+		gets bool
 	}{
 		{name: "plan", args: []string{"plan", "--context", "prod", "-n", "kube-system", "--now", "2026-01-01T00:00:00Z"},
 			want: "input: context prod, namespace kube-system: 1 DaemonSets, 1 nodes, 1 pods, 1 revisions", lists: true},
@@ -107,6 +110,8 @@ func TestRun(t *testing.T) {
 		{name: "rollout status without a name", args: []string{"rollout", "status"}, code: 2, want: "want one NAMESPACE/NAME, got 0"},
 		{name: "rollout status bad name", args: []string{"rollout", "status", "agent"}, code: 2, want: `"agent": want NAMESPACE/NAME`},
 		{name: "rollout status help", args: []string{"rollout", "status", "-h"}, want: "4  the progress deadline passed"},
+		{name: "rollout status of a DaemonSet not found", args: []string{"rollout", "status", "kube-system/nope"}, code: 1,
+			want: `daemonset kube-system/nope not found (context prod)`, gets: true},
 		{name: "rollout status bad flag", args: []string{"rollout", "status", "kube-system/agent", "--timeout", "soon"}, code: 2, want: "invalid value"},
 	}
 	for _, tt := range tests {
@@ -127,10 +132,19 @@ func TestRun(t *testing.T) {
 			if !strings.Contains(out.String(), tt.want) {
 				t.Errorf("output does not contain %q:\n%s", tt.want, out.String())
 			}
-			if tt.lists {
+			switch {
+			case tt.gets:
+				for _, a := range cs.Actions() {
+					if a.GetVerb() != "get" {
+						t.Errorf("action %s %s: want only get", a.GetVerb(), a.GetResource().Resource)
+					}
+				}
+			case tt.lists:
 				onlyLists(t, cs)
-			} else if n := len(cs.Actions()); n != 0 {
-				t.Errorf("%d actions on the cluster, want none", n)
+			default:
+				if n := len(cs.Actions()); n != 0 {
+					t.Errorf("%d actions on the cluster, want none", n)
+				}
 			}
 		})
 	}

@@ -12,15 +12,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
-	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // The exit codes of "rollout status", after dsplan's 0, 1 and 2.
@@ -56,7 +55,7 @@ Helm post-upgrade hook runs after changing a DaemonSet's template.
 
 Complete is daemon.RolloutComplete on the live objects, judged again each
 time the DaemonSet, its pods, its ControllerRevisions or the nodes change
-(informers, watch verbs on those four): every desired node runs one
+(informers: get, list and watch on those four): every desired node runs one
 updated, available pod (Ready for minReadySeconds), or, under a partition,
 the partition's nodes keep the old revision. The policy is the one the
 example controller rolls the DaemonSet out with: its rollout annotations
@@ -205,6 +204,20 @@ type statusWatch struct {
 // ctx is done, and returns the exit code and the closing message.
 func (w *statusWatch) run(ctx context.Context, where string) (int, string) {
 	w.start = w.clock()
+	// One read first, so that a cluster that cannot be reached or a
+	// DaemonSet that does not exist is an error at once, not an informer
+	// retrying forever.
+	getCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	_, err := w.cs.AppsV1().DaemonSets(w.ns).Get(getCtx, w.name, metav1.GetOptions{})
+	cancel()
+	switch {
+	case apierrors.IsNotFound(err):
+		return statusError, fmt.Sprintf("daemonset %s/%s not found (%s)", w.ns, w.name, where)
+	case err != nil && ctx.Err() != nil:
+		return statusTimeout, fmt.Sprintf("timed out reading daemonset %s/%s: %v", w.ns, w.name, err)
+	case err != nil:
+		return statusError, fmt.Sprintf("daemonset %s/%s (%s): %v", w.ns, w.name, where, err)
+	}
 	nsFactory := informers.NewSharedInformerFactoryWithOptions(w.cs, 0, informers.WithNamespace(w.ns))
 	nodeFactory := informers.NewSharedInformerFactory(w.cs, 0)
 	dsInf := nsFactory.Apps().V1().DaemonSets()
@@ -392,87 +405,4 @@ func conditionOf(ds *appsv1.DaemonSet, t appsv1.DaemonSetConditionType) *appsv1.
 		}
 	}
 	return nil
-}
-
-// progress is where a rollout stands: desired nodes, those updated and
-// available, per wave of the order label.
-type progress struct {
-	desired, updated int
-	label            string
-	waves            []waveCount
-	// lastAvailable is when the last updated pod became available.
-	lastAvailable time.Time
-}
-
-type waveCount struct {
-	name             string
-	updated, desired int
-}
-
-// measure counts the desired nodes and those running an updated,
-// available pod of ds (the revision of its template), per wave of the
-// policy's order label.
-func measure(ds *appsv1.DaemonSet, policy *daemon.RolloutPolicy, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (progress, error) {
-	byNode, err := daemon.StatusByNode(ds, nodes, pods, opts)
-	if err != nil {
-		return progress{}, err
-	}
-	hash := rollout.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
-	done := map[string]bool{}
-	var pr progress
-	for _, p := range pods {
-		if controllerOf(p) != ds.UID || p.DeletionTimestamp != nil || p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash {
-			continue
-		}
-		if at, ok := rollout.AvailableAt(p, ds.Spec.MinReadySeconds); ok && !at.After(opts.Now) {
-			done[p.Spec.NodeName] = true
-			if at.After(pr.lastAvailable) {
-				pr.lastAvailable = at
-			}
-		}
-	}
-	var desired []*corev1.Node
-	for _, n := range byNode {
-		if n.ShouldRun {
-			desired = append(desired, n.Node)
-			pr.desired++
-			if done[n.Node.Name] {
-				pr.updated++
-			}
-		}
-	}
-	pr.label = policy.Order.Label
-	for _, wv := range policy.WavesOf(desired) {
-		c := waveCount{name: strings.TrimPrefix(wv.Name, pr.label+"="), desired: len(wv.Nodes)}
-		for _, n := range wv.Nodes {
-			if done[n] {
-				c.updated++
-			}
-		}
-		pr.waves = append(pr.waves, c)
-	}
-	return pr, nil
-}
-
-// controllerOf is the UID of p's controller, "" for none.
-func controllerOf(p *corev1.Pod) types.UID {
-	for _, o := range p.OwnerReferences {
-		if o.Controller != nil && *o.Controller {
-			return o.UID
-		}
-	}
-	return ""
-}
-
-// line is the progress line: the counts, per wave, and the reason.
-func (pr progress) line(reason daemon.RolloutReason) string {
-	s := fmt.Sprintf("%d/%d nodes updated and available", pr.updated, pr.desired)
-	if len(pr.waves) > 0 {
-		parts := make([]string, len(pr.waves))
-		for i, wv := range pr.waves {
-			parts[i] = fmt.Sprintf("%s %d/%d", wv.name, wv.updated, wv.desired)
-		}
-		s += " (waves by " + pr.label + ": " + strings.Join(parts, ", ") + ")"
-	}
-	return s + "; " + reason.String()
 }
