@@ -48,7 +48,10 @@ func runExplain(inv *invocation, pos []string) error {
 		return &inputError{fmt.Errorf("node %q not found; the input holds %s", pos[0], strings.Join(names, ", "))}
 	}
 	node := l.snap.Nodes[i]
-	results := computeAll(l, inv.common.burst, daemon.RolloutPolicy{})
+	results, err := computeAll(l, inv.common.burst, nil)
+	if err != nil {
+		return err
+	}
 	if format == "json" {
 		out := explainJSON{Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
 		for _, r := range results {

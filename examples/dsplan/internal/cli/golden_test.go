@@ -69,6 +69,16 @@ func TestGolden(t *testing.T) {
 		{name: "usage-wave-bake", args: []string{"simulate", "--wave-bake", "30s"}},
 		{name: "simulate-json", args: []string{"simulate", "-o", "json", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
 		{name: "simulate-ready-delay", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--ready-delay", "30s"}},
+		// Issue 23 §2, §5: the rollout annotations of an OnDelete DaemonSet
+		// (companion mode) read as the controller reads them; flags
+		// override them; invalid ones name each key.
+		{name: "annotated-plan", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "-l", "kubernetes.io/hostname in (worker-000,worker-037)"}},
+		{name: "annotated-plan-json", args: []string{"plan", "-o", "json", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-simulate-flags", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "--wave-bake", "0s", "--domain-max-unavailable", "3", "--order-values", "us-east-1a"}},
+		{name: "annotated-bad", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
+		{name: "annotated-bad-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
+		{name: "usage-annotated-order-values", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "--order-values", "us-east-1c"}},
 		// §6: the command people expect.
 		{name: "help", args: []string{"help"}},
 		{name: "help-explain", args: []string{"explain", "-h"}},
