@@ -453,14 +453,15 @@ func formatScope(s *metav1.LabelSelector) (string, error) {
 // It fails when a holds what no annotation can say: Order.Compare,
 // DomainBudget.MaxSurge, a scope operator or value kubectl's -l syntax
 // cannot carry, or a value ParseRolloutAnnotations would reject (the error
-// is then the one it returns). It modifies nothing.
+// is then the one it returns). Every error matches ErrInvalidInput. It
+// modifies nothing.
 func (a RolloutAnnotations) Format() (map[string]string, error) {
 	p := &a.Policy
 	switch {
 	case p.Order.Compare != nil:
-		return nil, fmt.Errorf("rollout annotations: Order.Compare has no annotation")
+		return nil, fmt.Errorf("%w: rollout annotations: Order.Compare has no annotation", ErrInvalidInput)
 	case p.DomainBudget != nil && p.DomainBudget.MaxSurge != nil:
-		return nil, fmt.Errorf("rollout annotations: DomainBudget.MaxSurge has no annotation")
+		return nil, fmt.Errorf("%w: rollout annotations: DomainBudget.MaxSurge has no annotation", ErrInvalidInput)
 	}
 	out := map[string]string{}
 	if a.MaxUnavailable != nil {
@@ -472,7 +473,7 @@ func (a RolloutAnnotations) Format() (map[string]string, error) {
 	if p.Scope != nil {
 		s, err := formatScope(p.Scope)
 		if err != nil {
-			return nil, fmt.Errorf("rollout annotations: Scope (scope): %w", err)
+			return nil, fmt.Errorf("%w: rollout annotations: Scope (scope): %w", ErrInvalidInput, err)
 		}
 		out[AnnotationScope] = s
 	}
@@ -488,7 +489,7 @@ func (a RolloutAnnotations) Format() (map[string]string, error) {
 	if p.Order.Values != nil {
 		for _, v := range p.Order.Values {
 			if msgs := validation.IsValidLabelValue(v); len(msgs) > 0 || v == "" {
-				return nil, fmt.Errorf("rollout annotations: Order.Values (order-values): %q is not a non-empty label value", v)
+				return nil, fmt.Errorf("%w: rollout annotations: Order.Values (order-values): %q is not a non-empty label value", ErrInvalidInput, v)
 			}
 		}
 		out[AnnotationOrderValues] = strings.Join(p.Order.Values, ",")

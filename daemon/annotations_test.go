@@ -289,6 +289,9 @@ func TestRolloutAnnotationsFormat(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Format() error = %v, want one containing %q", err, tt.wantErr)
 				}
+				if !errors.Is(err, daemon.ErrInvalidInput) {
+					t.Errorf("Format() error %v does not match ErrInvalidInput", err)
+				}
 				return
 			}
 			if err != nil {
