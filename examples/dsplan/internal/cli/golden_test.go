@@ -76,6 +76,8 @@ func TestGolden(t *testing.T) {
 		{name: "annotated-plan-json", args: []string{"plan", "-o", "json", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
 		{name: "annotated-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
 		{name: "annotated-simulate-flags", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "--wave-bake", "0s", "--domain-max-unavailable", "3", "--order-values", "us-east-1a"}},
+		{name: "annotated-explain", args: []string{"explain", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-explain-json", args: []string{"explain", "-o", "json", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
 		{name: "annotated-bad", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
 		{name: "annotated-bad-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
 		{name: "usage-annotated-order-values", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "--order-values", "us-east-1c"}},
