@@ -206,3 +206,17 @@ func TestFastDecodeReadsCaptures(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCompactJSON compacts a generated kubectl capture as kubectl
+// prints it in JSON (indented by four spaces), dropping fieldsV1.
+func BenchmarkCompactJSON(b *testing.B) {
+	data := snapshottest.Generate(rand.New(rand.NewPCG(22, 4)), 20).JSON()
+	b.SetBytes(int64(len(data)))
+	var out []byte
+	for b.Loop() {
+		var ok bool
+		if out, ok = compactJSON(out[:0], data, 0, true); !ok {
+			b.Fatal("invalid")
+		}
+	}
+}
