@@ -67,6 +67,9 @@ func TestGolden(t *testing.T) {
 		{name: "simulate-wave-barrier", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1",
 			"--order-label", "topology.kubernetes.io/zone", "--order-values", "us-east-1c,us-east-1a", "--wave-bake", "30s"}},
 		{name: "usage-wave-bake", args: []string{"simulate", "--wave-bake", "30s"}},
+		// Where it blocks: a host port under maxSurge, which the
+		// simulation does not model.
+		{name: "simulate-hostport-surge", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-hostport-surge.yaml"}},
 		{name: "simulate-json", args: []string{"simulate", "-o", "json", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
 		{name: "simulate-ready-delay", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--ready-delay", "30s"}},
 		// §6: the command people expect.
