@@ -30,11 +30,14 @@ var captureVariants = []struct {
 // through DecodeFrom as dsplan reads a file (a few megabytes at a time).
 func BenchmarkDecodeCapture(b *testing.B) {
 	for _, v := range captureVariants {
+		var c *snapshottest.Capture // generated for the first benchmark that runs
 		for _, format := range []string{"yaml", "json"} {
 			b.Run(fmt.Sprintf("%s/%s/nodes=%d", format, v.name, *captureNodes), func(b *testing.B) {
-				c := snapshottest.Generate(rand.New(rand.NewPCG(22, 4)), *captureNodes)
-				if v.drop {
-					c.DropManagedFields()
+				if c == nil {
+					c = snapshottest.Generate(rand.New(rand.NewPCG(22, 4)), *captureNodes)
+					if v.drop {
+						c.DropManagedFields()
+					}
 				}
 				data := c.YAML()
 				if format == "json" {

@@ -23,11 +23,14 @@ var captureNodes = flag.Int("capture-nodes", 100, "nodes of the generated captur
 // it by default and with --show-managed-fields.
 func BenchmarkPlanCapture(b *testing.B) {
 	for _, variant := range []string{"kubectl", "managedFields"} {
+		var c *snapshottest.Capture // generated for the first benchmark that runs
 		for _, format := range []string{"yaml", "json"} {
 			b.Run(fmt.Sprintf("%s/%s/nodes=%d", format, variant, *captureNodes), func(b *testing.B) {
-				c := snapshottest.Generate(rand.New(rand.NewPCG(22, 4)), *captureNodes)
-				if variant == "kubectl" {
-					c.DropManagedFields()
+				if c == nil {
+					c = snapshottest.Generate(rand.New(rand.NewPCG(22, 4)), *captureNodes)
+					if variant == "kubectl" {
+						c.DropManagedFields()
+					}
 				}
 				file := filepath.Join(b.TempDir(), "capture."+format)
 				f, err := os.Create(file)
