@@ -127,7 +127,9 @@ type splitter struct {
 // when the general path must read it instead; err is a read error.
 func fastDecode(w *window) (objs []object, ok bool, err error) {
 	sp := &splitter{w: w}
-	ok = sp.run()
+	if ok = sp.run(); !ok {
+		sp.failed.Store(true) // the workers may stop
+	}
 	sp.finish()
 	if w.err != nil {
 		return nil, false, w.err
