@@ -3,7 +3,8 @@ module github.com/daemonplan/daemonplan/examples/controller
 go 1.26.0
 
 require (
-	github.com/daemonplan/daemonplan v0.0.0-00010101000000-000000000000
+	github.com/daemonplan/daemonplan v0.0.0
+	github.com/daemonplan/daemonplan/examples/dsplan/live v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/spf13/pflag v1.0.10
@@ -204,7 +205,12 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-replace github.com/daemonplan/daemonplan => ../..
+// The end-to-end suite previews rollouts with the live dsplan, a module of
+// its own beside this one.
+replace (
+	github.com/daemonplan/daemonplan => ../..
+	github.com/daemonplan/daemonplan/examples/dsplan/live => ../dsplan/live
+)
 
 replace (
 	k8s.io/api => k8s.io/api v0.36.3

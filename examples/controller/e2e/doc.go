@@ -7,7 +7,11 @@
 // kube-controller-manager's DaemonSet controller and the example controller
 // in companion mode together, the latter with exactly the RBAC of
 // examples/controller/deploy, and add a "rollouts: N passed, M failed"
-// tally.
+// tally. TestCompanionZoneWaves and TestCompanionStrictNotReady also run
+// the live dsplan (examples/dsplan/live, a module this one requires and
+// replaces with ../dsplan/live) in-process against the cluster, with a real
+// client: its preview of a rollout, compared afterwards with what happened,
+// and its rollout status, whose exit codes they check.
 //
 // The control plane is compiled into the test binary itself: etcd v3.6.8,
 // Kubernetes v1.36.3 and kwok v0.8.0 are ordinary requirements of this

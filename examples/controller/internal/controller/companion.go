@@ -226,10 +226,10 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	if computeErr != nil {
 		if isInvalidSpec(computeErr) {
 			found.invalid = true
-			c.warn(key, ds, "InvalidSpec", HumanError(key, computeErr))
+			c.warn(key, ds, "InvalidSpec", messageOf(computeErr))
 			return nil
 		}
-		return fmt.Errorf("daemonset %q: %w", key, humanError{msg: HumanError(key, computeErr), err: computeErr})
+		return fmt.Errorf("daemonset %q: %w", key, keyless{computeErr})
 	}
 	if plan.Skip != daemon.SkipNone || plan.Hash == "" {
 		return nil
@@ -311,7 +311,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	switch have := findCondition(ds.Status.Conditions, ConditionBlocked); {
 	case deadlineHit:
 		u, err := whatif.Unavailable(&planned, nodes, pods, opts)
-		reason, msg := ReasonNoProgress, "the breakdown of unavailable nodes failed: "+HumanError(key, err)
+		reason, msg := ReasonNoProgress, "the breakdown of unavailable nodes failed: "+messageOf(err)
 		if err == nil {
 			reason, msg = blockedCause(u, plan.Hash, scopeFilter(&policy, nodes))
 		}

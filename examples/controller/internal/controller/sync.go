@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // sync computes the plan of the DaemonSet key from the informers' caches and
@@ -61,8 +58,8 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	found.invalid = invalid
 	if invalid {
 		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
-			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", HumanError(key, computeErr))
-			c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", HumanError(key, computeErr))
+			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", messageOf(computeErr))
+			c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", messageOf(computeErr))
 		}
 	} else if computeErr == nil && plan.Skip == daemon.SkipNone {
 		c.state.clearInvalid(key)
@@ -112,7 +109,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	case computeErr != nil || len(out.errs) > 0:
 		all := out.errs
 		if computeErr != nil {
-			all = append([]error{humanError{msg: HumanError(key, computeErr), err: computeErr}}, all...)
+			all = append([]error{keyless{computeErr}}, all...)
 		}
 		return fmt.Errorf("daemonset %q: %w", key, errors.Join(all...))
 	}
@@ -121,30 +118,31 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 
 // isInvalidSpec reports whether err from daemon.Compute says the DaemonSet
 // itself is wrong (retrying cannot help until it changes): input Compute
-// cannot use, an invalid selector, an invalid maxSurge or maxUnavailable.
+// cannot use, an invalid selector, rollout policy, maxSurge or
+// maxUnavailable all match daemon.ErrInvalidInput.
 func isInvalidSpec(err error) bool {
-	var selErr *selector.Error
-	var fieldErr *field.Error
-	return errors.Is(err, daemon.ErrInvalidInput) || errors.As(err, &selErr) || errors.As(err, &fieldErr)
+	return errors.Is(err, daemon.ErrInvalidInput)
 }
 
-// HumanError returns err's text for people who already know which
+// messageOf returns err's text for people who already know which
 // DaemonSet it is about (an event on the object, a log line with the key):
-// every `daemonset "<key>": ` prefix the nested errors carry is removed, so
-// the text names the field and the problem only.
-func HumanError(key string, err error) string {
-	if err == nil {
-		return ""
+// a plan's error without its DaemonSet, its stage and cause
+// (daemon.Error.Message), which name the field and the problem only; any
+// other error as it is. "" for nil.
+func messageOf(err error) string {
+	var de *daemon.Error
+	switch {
+	case errors.As(err, &de):
+		return de.Message()
+	case err != nil:
+		return err.Error()
 	}
-	return strings.ReplaceAll(err.Error(), fmt.Sprintf("daemonset %q: ", key), "")
+	return ""
 }
 
-// humanError is err with the text of HumanError; errors.As and errors.Is
-// still see err.
-type humanError struct {
-	msg string
-	err error
-}
+// keyless is err printed as messageOf prints it, for an error whose text
+// names the DaemonSet already; errors.As and errors.Is still see err.
+type keyless struct{ err error }
 
-func (e humanError) Error() string { return e.msg }
-func (e humanError) Unwrap() error { return e.err }
+func (e keyless) Error() string { return messageOf(e.err) }
+func (e keyless) Unwrap() error { return e.err }
