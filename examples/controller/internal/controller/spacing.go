@@ -7,7 +7,10 @@ import (
 
 // DefaultSyncSpacing is Config.SyncSpacing's default: planning one
 // DaemonSet takes at most about a tenth of a core however fast its pods
-// change. README, "Syncs", says how it was chosen.
+// change. In the 2,000-node scale scenario it used about the CPU a fixed
+// 100 ms spacing did, a third of kube-controller-manager's, while a
+// six-node rollout converges as fast as without spacing (README, "Syncs
+// and status writes").
 const DefaultSyncSpacing = 10
 
 // MaxSyncSpacing bounds the wait between two syncs of a DaemonSet that

@@ -10,8 +10,10 @@ import (
 
 // DefaultStatusWriteInterval is the least time between two status writes
 // of one DaemonSet whose only change is in its counters, in replace mode
-// (Config.StatusWriteInterval); README, "Status writes", says how it was
-// chosen.
+// (Config.StatusWriteInterval). At 500 ms a 5,000-node rollout still
+// wrote more status updates than kube-controller-manager (157 against
+// 142); at 1s, 59 against 151, and every smaller scenario no more than it
+// (README, "Syncs and status writes").
 const DefaultStatusWriteInterval = time.Second
 
 // keyThrottle lets through at most one minor event of a DaemonSet key per
