@@ -311,6 +311,7 @@ func printScaleTable(w io.Writer) {
 	if len(scaleRows) == 0 {
 		return
 	}
+	fmt.Fprintln(w)
 	rows := append([]scaleRow(nil), scaleRows...)
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
