@@ -8,6 +8,7 @@
 //	         [--leader-elect] [--metrics-addr :8080] [-v 2]
 //
 // It serves /healthz and /metrics on --metrics-addr, logs one structured line
-// per sync, and stops cleanly on SIGTERM. The controller itself is package
-// internal/controller; README.md describes its design.
+// per sync, and stops cleanly on SIGTERM. The command is package
+// internal/app (app.Main), the controller package internal/controller;
+// README.md describes its design.
 package main

@@ -1,78 +1,29 @@
 package main
 
 import (
-	"context"
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/app"
 )
 
-func TestParseFlags(t *testing.T) {
+// TestMainExitCodes covers the command's exit codes for the arguments that
+// stop it before it contacts a cluster; the flags themselves are tested in
+// internal/app.
+func TestMainExitCodes(t *testing.T) {
 	tests := []struct {
-		name    string
-		args    []string
-		want    options
-		wantErr bool
+		name string
+		args []string
+		want int
 	}{
-		{
-			name: "defaults",
-			want: options{mode: controller.ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100},
-		},
-		{
-			name: "all set",
-			args: []string{"--mode", "companion", "--kubeconfig", "/k", "--workers", "5", "--burst-replicas", "10", "--leader-elect", "--metrics-addr", "127.0.0.1:0"},
-			want: options{mode: controller.ModeCompanion, kubeconfig: "/k", workers: 5, burstReplicas: 10, leaderElect: true, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: "127.0.0.1:0", qps: 50, burst: 100},
-		},
-		{name: "unknown mode", args: []string{"--mode", "beside"}, wantErr: true},
-		{name: "zero workers", args: []string{"--workers", "0"}, wantErr: true},
-		{name: "negative burst", args: []string{"--burst-replicas", "-1"}, wantErr: true},
-		{name: "unknown flag", args: []string{"--nope"}, wantErr: true},
+		{name: "help", args: []string{"--help"}, want: 0},
+		{name: "unknown flag", args: []string{"--nope"}, want: 2},
+		{name: "bad mode", args: []string{"--mode", "beside"}, want: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseFlags(tt.args)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
-			}
-			if tt.wantErr {
-				return
-			}
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{})); diff != "" {
-				t.Errorf("(-want,+got):\n%s", diff)
+			if got := app.Main(tt.args); got != tt.want {
+				t.Errorf("Main(%q) = %d, want %d", tt.args, got, tt.want)
 			}
 		})
-	}
-}
-
-func TestServeHealthzAndMetrics(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "daemonplan_controller_test_total", Help: "test"})
-	reg.MustRegister(c)
-	c.Inc()
-	srv, addr, err := serve(context.Background(), "127.0.0.1:0", reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	for _, tt := range []struct{ path, want string }{
-		{"/healthz", "ok"},
-		{"/metrics", "daemonplan_controller_test_total 1"},
-	} {
-		resp, err := http.Get("http://" + addr.String() + tt.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), tt.want) {
-			t.Errorf("GET %s = %d %q, want 200 containing %q", tt.path, resp.StatusCode, body, tt.want)
-		}
 	}
 }

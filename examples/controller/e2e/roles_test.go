@@ -22,6 +22,8 @@ import (
 	kwokcmd "sigs.k8s.io/kwok/pkg/kwok/cmd"
 	kwoklog "sigs.k8s.io/kwok/pkg/log"
 	"sigs.k8s.io/kwok/pkg/utils/signals"
+
+	"github.com/daemonplan/daemonplan/examples/controller/internal/app"
 )
 
 // roleEnv names the environment variable that turns the test binary into
@@ -37,6 +39,9 @@ const (
 	roleScheduler         = "kube-scheduler"
 	roleControllerManager = "kube-controller-manager"
 	roleKwok              = "kwok"
+	// roleExample is the example controller's command (app.Main), so that
+	// a scenario can SIGKILL it like any component.
+	roleExample = "example-controller"
 )
 
 // roles runs each component with os.Args and returns its exit code.
@@ -50,6 +55,7 @@ var roles = map[string]func() int{
 	roleScheduler:         func() int { return cli.Run(scheduler.NewSchedulerCommand()) },
 	roleControllerManager: func() int { return cli.Run(controllermanager.NewControllerManagerCommand()) },
 	roleKwok:              runKwok,
+	roleExample:           func() int { return app.Main(os.Args[1:]) },
 }
 
 // runRole runs the component roleEnv names, if any, and reports whether it

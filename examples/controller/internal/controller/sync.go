@@ -24,26 +24,29 @@ import (
 // DaemonSet, or of its pods, brings it back.
 func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	start := c.cfg.Clock.Now()
-	result := resultSuccess
-	defer func() {
-		c.metrics.syncs.WithLabelValues(result).Inc()
-		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
-	}()
+	var found syncFacts
+	defer func() { c.metrics.observeSync(found.result(err), c.cfg.Clock.Since(start)) }()
 
-	ds, result, err := c.cachedDaemonSet(key)
+	ds, err := c.cachedDaemonSet(key)
 	if ds == nil {
+		found.gone = true
 		return err
 	}
 	ns := ds.Namespace
+	// The expectations are read before the pods: once satisfied, every
+	// delete they waited for is in the pod cache (the informer updates its
+	// store before its handlers observe the delete), so the pods listed
+	// next show it. Read after, an event coming in between satisfies them
+	// while the list still shows the pod, and the plan deletes it again.
+	satisfied := c.expectations.Satisfied(key)
+	found.waiting = !satisfied
 	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
-	satisfied := c.expectations.Satisfied(key)
 	planned, policy := c.annotatedRollout(key, ds)
-	plan, computeErr := daemon.Compute(planned, nodes, pods, daemon.Options{
+	plan, computeErr := c.plan(key, planned, nodes, pods, daemon.Options{
 		Now:                                      start,
 		Revisions:                                revs,
 		FailedPodBackoff:                         c.state.getBackoff(key),
@@ -52,8 +55,8 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		Rollout:                                  policy,
 	})
 	invalid := computeErr != nil && isInvalidSpec(computeErr)
+	found.invalid = invalid
 	if invalid {
-		result = resultInvalid
 		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
 			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", messageOf(computeErr))
 			c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", messageOf(computeErr))
@@ -69,7 +72,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		c.state.setBackoff(key, plan.FailedPodBackoff)
 	}
 	if !satisfied {
-		result = resultWaiting
 		// A lost watch event must not stall the DaemonSet: look again when
 		// the expectations expire.
 		c.queue.AddAfter(key, c.cfg.ExpectationsTimeout)
@@ -90,7 +92,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		"deferredCreates", plan.DeferredCreates, "deferredDeletes", plan.DeferredDeletes,
 		"adopted", out.adopted, "released", out.released,
 		"revisionWrites", out.revisionWrites,
-		"statusWritten", out.statusWritten,
+		"statusWritten", out.statusWritten, "statusHeld", out.statusHeld,
 		"events", len(plan.Events),
 		"requeueAfter", plan.RequeueAfter,
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
@@ -105,7 +107,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		}
 		return nil
 	case computeErr != nil || len(out.errs) > 0:
-		result = resultError
 		all := out.errs
 		if computeErr != nil {
 			all = append([]error{keyless{computeErr}}, all...)
