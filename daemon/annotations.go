@@ -107,12 +107,16 @@ type RolloutAnnotations struct {
 
 var annotationsPath = field.NewPath("metadata", "annotations")
 
-// annotationErrors are the errors of ParseRolloutAnnotations and Format:
-// the text of the aggregated field errors, and each *field.Error found by
-// errors.As.
+// annotationErrors are the errors of ParseRolloutAnnotations, Format and
+// Strategy: the text of the aggregated field errors, each *field.Error
+// found by errors.As, and ErrInvalidInput found by errors.Is.
 type annotationErrors field.ErrorList
 
 func (e annotationErrors) Error() string { return field.ErrorList(e).ToAggregate().Error() }
+
+// Is reports whether target is ErrInvalidInput: annotations that do not
+// parse are invalid input.
+func (e annotationErrors) Is(target error) bool { return target == ErrInvalidInput }
 
 func (e annotationErrors) Unwrap() []error {
 	out := make([]error, len(e))
@@ -140,7 +144,8 @@ func (e annotationErrors) Unwrap() []error {
 // misspells the prefix of one (a typo must not mean "no policy"); so is
 // max-surge (see RolloutAnnotations). Errors are *field.Error at
 // metadata.annotations[<key>], one per bad key, in key order; errors.As
-// finds each, and the text is their aggregate. On error the result is nil.
+// finds each, errors.Is finds ErrInvalidInput, and the text is their
+// aggregate. On error the result is nil.
 //
 // It modifies nothing.
 func ParseRolloutAnnotations(annotations map[string]string) (*RolloutAnnotations, error) {
@@ -448,14 +453,15 @@ func formatScope(s *metav1.LabelSelector) (string, error) {
 // It fails when a holds what no annotation can say: Order.Compare,
 // DomainBudget.MaxSurge, a scope operator or value kubectl's -l syntax
 // cannot carry, or a value ParseRolloutAnnotations would reject (the error
-// is then the one it returns). It modifies nothing.
+// is then the one it returns). Every error matches ErrInvalidInput. It
+// modifies nothing.
 func (a RolloutAnnotations) Format() (map[string]string, error) {
 	p := &a.Policy
 	switch {
 	case p.Order.Compare != nil:
-		return nil, fmt.Errorf("rollout annotations: Order.Compare has no annotation")
+		return nil, fmt.Errorf("%w: rollout annotations: Order.Compare has no annotation", ErrInvalidInput)
 	case p.DomainBudget != nil && p.DomainBudget.MaxSurge != nil:
-		return nil, fmt.Errorf("rollout annotations: DomainBudget.MaxSurge has no annotation")
+		return nil, fmt.Errorf("%w: rollout annotations: DomainBudget.MaxSurge has no annotation", ErrInvalidInput)
 	}
 	out := map[string]string{}
 	if a.MaxUnavailable != nil {
@@ -467,7 +473,7 @@ func (a RolloutAnnotations) Format() (map[string]string, error) {
 	if p.Scope != nil {
 		s, err := formatScope(p.Scope)
 		if err != nil {
-			return nil, fmt.Errorf("rollout annotations: Scope (scope): %w", err)
+			return nil, fmt.Errorf("%w: rollout annotations: Scope (scope): %w", ErrInvalidInput, err)
 		}
 		out[AnnotationScope] = s
 	}
@@ -483,7 +489,7 @@ func (a RolloutAnnotations) Format() (map[string]string, error) {
 	if p.Order.Values != nil {
 		for _, v := range p.Order.Values {
 			if msgs := validation.IsValidLabelValue(v); len(msgs) > 0 || v == "" {
-				return nil, fmt.Errorf("rollout annotations: Order.Values (order-values): %q is not a non-empty label value", v)
+				return nil, fmt.Errorf("%w: rollout annotations: Order.Values (order-values): %q is not a non-empty label value", ErrInvalidInput, v)
 			}
 		}
 		out[AnnotationOrderValues] = strings.Join(p.Order.Values, ",")
@@ -516,8 +522,8 @@ func (a RolloutAnnotations) Format() (map[string]string, error) {
 // strategy (the revision hash covers the template only, so the plan's hash
 // is the one kube-controller-manager writes).
 //
-// It fails with a *field.Error when a is non-nil and the two budgets
-// conflict: an OnDelete DaemonSet whose spec.updateStrategy.rollingUpdate
+// It fails with a *field.Error (found by errors.As; errors.Is finds
+// ErrInvalidInput) when a is non-nil and the two budgets conflict: an OnDelete DaemonSet whose spec.updateStrategy.rollingUpdate
 // asks for a non-zero maxSurge (it cannot surge, see RolloutAnnotations),
 // or a RollingUpdate DaemonSet with max-unavailable (its budget is its
 // spec's). It modifies nothing; a nil ds gives the zero strategy.
@@ -531,15 +537,15 @@ func (a *RolloutAnnotations) Strategy(ds *appsv1.DaemonSet) (appsv1.DaemonSetUpd
 	}
 	if own.Type != appsv1.OnDeleteDaemonSetStrategyType {
 		if a.MaxUnavailable != nil {
-			return own, field.Invalid(annotationsPath.Key(AnnotationMaxUnavailable), a.MaxUnavailable.String(),
-				fmt.Sprintf("the budget of a %s DaemonSet is spec.updateStrategy.rollingUpdate; this key is for OnDelete DaemonSets", own.Type))
+			return own, annotationErrors{field.Invalid(annotationsPath.Key(AnnotationMaxUnavailable), a.MaxUnavailable.String(),
+				fmt.Sprintf("the budget of a %s DaemonSet is spec.updateStrategy.rollingUpdate; this key is for OnDelete DaemonSets", own.Type))}
 		}
 		return own, nil
 	}
 	if ru := own.RollingUpdate; ru != nil && ru.MaxSurge != nil {
 		if n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxSurge, 100, true); err != nil || n != 0 {
-			return own, field.Invalid(field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxSurge"), ru.MaxSurge.String(),
-				"an OnDelete DaemonSet cannot surge: kube-controller-manager deletes a node's second pod at once; set it to 0 or remove it")
+			return own, annotationErrors{field.Invalid(field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxSurge"), ru.MaxSurge.String(),
+				"an OnDelete DaemonSet cannot surge: kube-controller-manager deletes a node's second pod at once; set it to 0 or remove it")}
 		}
 	}
 	budget := intstr.FromInt32(1)

@@ -199,6 +199,9 @@ func TestParseRolloutAnnotations(t *testing.T) {
 			if diff := cmp.Diff(tt.wantErr, fieldErrs(t, err), cmpopts.IgnoreFields(field.Error{}, "Detail")); diff != "" {
 				t.Fatalf("ParseRolloutAnnotations() errors (-want +got):\n%s\nerror: %v", diff, err)
 			}
+			if got, want := errors.Is(err, daemon.ErrInvalidInput), tt.wantErr != nil; got != want {
+				t.Errorf("errors.Is(%v, ErrInvalidInput) = %v, want %v", err, got, want)
+			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ParseRolloutAnnotations() (-want +got):\n%s", diff)
 			}
@@ -286,6 +289,9 @@ func TestRolloutAnnotationsFormat(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Format() error = %v, want one containing %q", err, tt.wantErr)
 				}
+				if !errors.Is(err, daemon.ErrInvalidInput) {
+					t.Errorf("Format() error %v does not match ErrInvalidInput", err)
+				}
 				return
 			}
 			if err != nil {
@@ -336,6 +342,9 @@ func TestRolloutAnnotationsStrategy(t *testing.T) {
 				var fe *field.Error
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &fe) {
 					t.Fatalf("Strategy() error = %v, want a *field.Error containing %q", err, tt.wantErr)
+				}
+				if !errors.Is(err, daemon.ErrInvalidInput) {
+					t.Errorf("Strategy() error = %v does not match ErrInvalidInput", err)
 				}
 				return
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // TestFailedPodBackoff replays a node whose pod keeps failing: the first
@@ -319,5 +320,34 @@ func TestHistoryDeleteHoldsCallersRevisions(t *testing.T) {
 	}
 	if len(plan.History.Update) != 1 || plan.History.Update[0] == old {
 		t.Errorf("History.Update = %v, want one labelled copy", plan.History.Update)
+	}
+}
+
+// TestHistoryMergesDuplicates: two current revisions are merged, the higher
+// number kept, and the claimed pods of other hashes (another hash, no
+// label) are relabelled to the kept one's, in name order. The history is
+// built once, before the claim names the pods.
+func TestHistoryMergesDuplicates(t *testing.T) {
+	ds := dt.DaemonSet("fluentd")
+	kept := dt.Revision(ds, 2)
+	dup := dt.Revision(ds, 1)
+	dup.Name, dup.UID = "fluentd-dup", "rev-dup"
+	dup.Labels[appsv1.ControllerRevisionHashLabelKey] = "dup"
+	current := dt.Pod(ds, "p-current", "n1")
+	onDup := dt.Pod(ds, "p-dup", "n2", dt.WithHash("dup"))
+	unlabelled := dt.Pod(ds, "p-none", "n3")
+	delete(unlabelled.Labels, appsv1.ControllerRevisionHashLabelKey)
+	nodes := []*corev1.Node{dt.Node("n1"), dt.Node("n2"), dt.Node("n3")}
+	plan, err := daemon.Compute(ds, nodes, []*corev1.Pod{unlabelled, current, onDup},
+		daemon.Options{Now: dt.Epoch, Revisions: []*appsv1.ControllerRevision{kept, dup}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rollout.HistoryPlan{Delete: []*appsv1.ControllerRevision{dup}, Relabel: []*corev1.Pod{onDup, unlabelled}}
+	if diff := cmp.Diff(want, plan.History); diff != "" {
+		t.Errorf("History (-want,+got):\n%s", diff)
+	}
+	if plan.Hash != dt.Hash(ds) {
+		t.Errorf("Hash = %q, want the kept revision's %q", plan.Hash, dt.Hash(ds))
 	}
 }

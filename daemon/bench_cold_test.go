@@ -103,7 +103,7 @@ func readFloor(nodes []*corev1.Node, pods []*corev1.Pod) int {
 }
 
 // readFloorBatched reads what readFloor reads, the way the plan's passes
-// read (see gatherBatch in gather.go): eight objects at a time, one link of
+// read (see package daemon/internal/readahead): eight objects at a time, one link of
 // each object's chain of reads at a time, so that the reads of a link are
 // served together. It is the floor for a plan that reads its inputs that
 // way.

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon/internal/namesort"
+	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -51,8 +53,19 @@ func kindOf(p *placedPod) podKind {
 // the pods and one over the nodes: the pods claimed, adopted and released,
 // nodes sorted by name with their pods, pods grouped by target node in one
 // sorted slice (no per-node allocation), each pod judged once, and the pods
-// that need special handling.
+// that need special handling. It owns the memory it is built in.
 type cluster struct {
+	view
+	// mem is the working memory the view is built in. kept says that it
+	// outlives the plan: a Planner keeps its cluster for the next plan, so
+	// what a plan returns is copied out of mem (see detach). A cluster of
+	// Compute's is dropped with its plan, which may share its memory.
+	mem  scratch
+	kept bool
+}
+
+// view is what a cluster knows of one plan's input; build sets all of it.
+type view struct {
 	// nodes are the existing nodes in name order, each with its name, its
 	// eligibility (ShouldRun) and the pods that target it (Pods, terminal
 	// pods being deleted excluded, sorted by pod name, with their judged
@@ -112,46 +125,45 @@ type claimer struct {
 	sel   labels.Selector
 }
 
-// newCluster claims pods, groups the claimed ones by target node and joins
-// the groups with nodes sorted by name, evaluating each node's eligibility
-// and judging each pod once, while its labels are at hand. It fails on
-// duplicate node names and duplicate claimed pod names. It works in s when
-// non-nil: the cluster then lives in s's memory until s is used again.
-func newCluster(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Eligibility, judge podJudge, s *scratch) (*cluster, error) {
-	if s == nil {
-		s = &scratch{}
-	}
-	c := &s.cluster
-	*c = cluster{
+// build claims pods, groups the claimed ones by target node and joins the
+// groups with nodes sorted by name, evaluating each node's eligibility and
+// judging each pod once, while its labels are at hand. labelKey is a hint,
+// the first node label the eligibility reads (readahead.LabelKey). It
+// fails on duplicate node names and duplicate claimed pod names. The view
+// lives in c's memory until c is built again.
+func (c *cluster) build(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Eligibility, judge podJudge, labelKey string) error {
+	s := &c.mem
+	c.view = view{
 		claimed: s.claimed.take(len(pods)), adopt: reuse(&s.adopt, 0),
 		release: reuse(&s.release, 0), unplaced: reuse(&s.unplaced, 0),
 		missing: reuse(&s.missing, 0),
 	}
 	s.touched = 0
-	nodeKeys := sortNodes(nodes, s)
-	claimedKeys, placedKeys := c.claim(pods, cl, judge, s)
-	if err := c.sortClaimed(claimedKeys, s); err != nil {
-		return nil, err
+	nodeKeys := c.sortNodes(nodes)
+	claimedKeys, placedKeys := c.claim(pods, cl, judge)
+	if err := c.sortClaimed(claimedKeys); err != nil {
+		return err
 	}
-	byNode, kinds := c.group(placedKeys, s)
-	if err := c.join(nodes, nodeKeys, elig, byNode, kinds, s); err != nil {
-		return nil, err
+	byNode, kinds := c.group(placedKeys)
+	if err := c.join(nodes, nodeKeys, elig, byNode, kinds, labelKey); err != nil {
+		return err
 	}
-	s.keep(c)
-	return c, nil
+	c.keep()
+	return nil
 }
 
 // claim is the one pass over the pods: it decides each pod's claim and
 // target node and judges it, and makes the sort keys of the claimed pods
 // (by pod name) and of the placed ones (by target node) while the pod is at
 // hand. c.placed is in the order of pods.
-func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scratch) (claimedKeys, placedKeys []nameKey) {
+func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge) (claimedKeys, placedKeys []namesort.Key) {
+	s := &c.mem
 	placed := s.placed.take(len(pods))
 	claimedKeys = s.claimedKeys.take(len(pods))
 	placedKeys = s.placedKeys.take(len(pods))
 	for i, pod := range pods {
-		if i%gatherBatch == 0 {
-			s.touched += gatherPods(pods[i:min(i+gatherBatch, len(pods))])
+		if i%readahead.Batch == 0 {
+			s.touched += readahead.Pods(pods[i:min(i+readahead.Batch, len(pods))])
 		}
 		switch selector.DecidePod(cl.owner, cl.sel, pod) {
 		case selector.Ignore:
@@ -162,7 +174,7 @@ func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scrat
 		case selector.Adopt:
 			c.adopt = append(c.adopt, pod)
 		}
-		claimedKeys = append(claimedKeys, nameKeyOf(pod.Name, len(c.claimed)))
+		claimedKeys = append(claimedKeys, namesort.KeyOf(pod.Name, len(c.claimed)))
 		c.claimed = append(c.claimed, pod)
 		target, err := affinity.GetTargetNodeName(pod)
 		if err != nil {
@@ -176,7 +188,7 @@ func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scrat
 			// out: nothing is left to decide about them, so they are left
 			// out of the groups by node.
 			p.state = judge.state(pod)
-			placedKeys = append(placedKeys, nameKeyOf(target, len(placed)))
+			placedKeys = append(placedKeys, namesort.KeyOf(target, len(placed)))
 		}
 		placed = append(placed, p)
 	}
@@ -193,18 +205,19 @@ func (c *cluster) claim(pods []*corev1.Pod, cl claimer, judge podJudge, s *scrat
 
 // sortClaimed puts c.claimed in name order, the order the history's
 // relabelling wants, and fails on a name claimed twice.
-func (c *cluster) sortClaimed(keys []nameKey, s *scratch) error {
+func (c *cluster) sortClaimed(keys []namesort.Key) error {
+	s := &c.mem
 	name := func(i int32) string { return c.claimed[i].Name }
-	s.sortBuf = sortByName(keys, s.sortBuf, name)
+	s.sortBuf = namesort.Sort(keys, s.sortBuf, name)
 	for k := 1; k < len(keys); k++ {
-		if sameName(keys[k], name, keys[k-1], name) {
-			p := c.claimed[keys[k].i]
+		if namesort.Same(keys[k], name, keys[k-1], name) {
+			p := c.claimed[keys[k].Index()]
 			return field.Duplicate(field.NewPath("pods").Key(p.Namespace+"/"+p.Name), p.Name)
 		}
 	}
 	byName := s.byName.take(len(c.claimed))
 	for _, key := range keys {
-		byName = append(byName, c.claimed[key.i])
+		byName = append(byName, c.claimed[key.Index()])
 	}
 	s.byName.put(byName)
 	s.byName, s.claimed = s.claimed, s.byName // the two buffers swap roles
@@ -215,18 +228,19 @@ func (c *cluster) sortClaimed(keys []nameKey, s *scratch) error {
 // group orders the placed pods that are not gone by target node name, then
 // pod name, into c.grouped and c.states, and returns their keys (by target
 // node name) and kinds in that order, index for index.
-func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []podKind) {
+func (c *cluster) group(keys []namesort.Key) (byNode []namesort.Key, kinds []podKind) {
+	s := &c.mem
 	placed := c.placed
-	name := nameOf(c.placedName)
-	s.sortBuf = sortByName(keys, s.sortBuf, name)
+	name := namesort.NameOf(c.placedName)
+	s.sortBuf = namesort.Sort(keys, s.sortBuf, name)
 	for start := 0; start < len(keys); {
 		end := start + 1
-		for end < len(keys) && sameName(keys[end], name, keys[start], name) {
+		for end < len(keys) && namesort.Same(keys[end], name, keys[start], name) {
 			end++
 		}
 		if end-start > 1 {
-			slices.SortFunc(keys[start:end], func(a, b nameKey) int {
-				return comparePodNames(placed[a.i].pod, placed[b.i].pod)
+			slices.SortFunc(keys[start:end], func(a, b namesort.Key) int {
+				return comparePodNames(placed[a.Index()].pod, placed[b.Index()].pod)
 			})
 		}
 		start = end
@@ -235,7 +249,7 @@ func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []p
 	c.states = s.states.take(len(keys))
 	kinds = s.kinds.take(len(keys))
 	for _, key := range keys {
-		p := &placed[key.i]
+		p := &placed[key.Index()]
 		c.grouped = append(c.grouped, p.pod)
 		c.states = append(c.states, p.state)
 		kinds = append(kinds, kindOf(p))
@@ -249,10 +263,11 @@ func (c *cluster) group(keys []nameKey, s *scratch) (byNode []nameKey, kinds []p
 // join walks the nodes in name order (keys, from sortNodes) beside the
 // grouped pods and fails on a name given twice: each node gets its pods,
 // its eligibility and its pod counts; pods whose node is not in the list
-// become c.missing.
-func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, byNode []nameKey, kinds []podKind, s *scratch) error {
+// become c.missing. labelKey is the read-ahead hint (see build).
+func (c *cluster) join(nodes []*corev1.Node, keys []namesort.Key, elig *Eligibility, byNode []namesort.Key, kinds []podKind, labelKey string) error {
+	s := &c.mem
 	nodeName := func(i int32) string { return nodes[i].Name }
-	placedName := nameOf(c.placedName)
+	placedName := namesort.NameOf(c.placedName)
 	// The walk below sets every element by index, so the buffers are put
 	// back at their full length now.
 	c.nodes = s.nodes.take(len(nodes))[:len(nodes)]
@@ -261,18 +276,18 @@ func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, 
 	s.info.put(c.info)
 	g := 0 // cursor into grouped
 	for k, key := range keys {
-		if k%gatherBatch == 0 {
-			s.touched += gatherNodes(nodes, keys[k:min(k+gatherBatch, len(keys))], elig.labelKey)
+		if k%readahead.Batch == 0 {
+			s.touched += readahead.Nodes(nodes, keys[k:min(k+readahead.Batch, len(keys))], labelKey)
 		}
-		node := nodes[key.i]
-		if k > 0 && sameName(keys[k-1], nodeName, key, nodeName) {
-			return &DuplicateNodeError{Name: node.Name, First: int(keys[k-1].i), Second: int(key.i)}
+		node := nodes[key.Index()]
+		if k > 0 && namesort.Same(keys[k-1], nodeName, key, nodeName) {
+			return &DuplicateNodeError{Name: node.Name, First: int(keys[k-1].Index()), Second: int(key.Index())}
 		}
-		for g < len(byNode) && compareNames(byNode[g], placedName, key, nodeName) < 0 {
+		for g < len(byNode) && namesort.Compare(byNode[g], placedName, key, nodeName) < 0 {
 			g = c.addMissing(byNode, g, placedName)
 		}
 		start := g
-		for g < len(byNode) && sameName(byNode[g], placedName, key, nodeName) {
+		for g < len(byNode) && namesort.Same(byNode[g], placedName, key, nodeName) {
 			g++
 		}
 		run, keep := elig.ShouldRun(node)
@@ -294,20 +309,21 @@ func (c *cluster) join(nodes []*corev1.Node, keys []nameKey, elig *Eligibility, 
 	return nil
 }
 
-// sortNodes returns the keys of nodes, sorted by name. newCluster calls it
+// sortNodes returns the keys of nodes, sorted by name. build calls it
 // first, right after validateInput has read every node's name: the names
 // are then still in cache, which in a large cluster they are not once the
 // pods have been read.
-func sortNodes(nodes []*corev1.Node, s *scratch) []nameKey {
+func (c *cluster) sortNodes(nodes []*corev1.Node) []namesort.Key {
+	s := &c.mem
 	keys := s.nodeKeys.take(len(nodes))
-	for start := 0; start < len(nodes); start += gatherBatch {
-		batch := nodes[start:min(start+gatherBatch, len(nodes))]
-		s.touched += gatherNames(batch)
+	for start := 0; start < len(nodes); start += readahead.Batch {
+		batch := nodes[start:min(start+readahead.Batch, len(nodes))]
+		s.touched += readahead.Names(batch)
 		for i, n := range batch {
-			keys = append(keys, nameKeyOf(n.Name, start+i))
+			keys = append(keys, namesort.KeyOf(n.Name, start+i))
 		}
 	}
-	s.sortBuf = sortByName(keys, s.sortBuf, func(i int32) string { return nodes[i].Name })
+	s.sortBuf = namesort.Sort(keys, s.sortBuf, func(i int32) string { return nodes[i].Name })
 	s.nodeKeys.put(keys)
 	return keys
 }
@@ -323,7 +339,8 @@ func (c *cluster) livePods() []*corev1.Pod {
 	return out
 }
 
-// placedName is the nameOf of the keys of c.placed: a pod's target node.
+// placedName is the namesort.NameOf of the keys of c.placed: a pod's
+// target node.
 func (c *cluster) placedName(i int32) string {
 	return c.placed[i].node
 }
@@ -335,13 +352,29 @@ func comparePodNames(a, b *corev1.Pod) int {
 // addMissing records the group of pods starting at byNode[g], whose node
 // is not in the node list, and returns the index after it. name is
 // c.placedName.
-func (c *cluster) addMissing(byNode []nameKey, g int, name nameOf) int {
+func (c *cluster) addMissing(byNode []namesort.Key, g int, name namesort.NameOf) int {
 	start := g
-	for g < len(byNode) && sameName(byNode[g], name, byNode[start], name) {
+	for g < len(byNode) && namesort.Same(byNode[g], name, byNode[start], name) {
 		g++
 	}
-	c.missing = append(c.missing, rollout.Node{Name: c.placed[byNode[start].i].node, Missing: true, Pods: c.grouped[start:g:g], States: c.states[start:g:g]})
+	c.missing = append(c.missing, rollout.Node{Name: c.placed[byNode[start].Index()].node, Missing: true, Pods: c.grouped[start:g:g], States: c.states[start:g:g]})
 	return g
+}
+
+// rolloutNodes describes the cluster to the rolling-update step: every
+// existing node, then every missing node with pods. Nodes that may not run
+// the pod and have none are passed too: the step ignores them (see
+// rollout.RollingUpdate), and passing c.nodes as it is spares a copy of
+// the fleet. Under a policy, compile has written each node's facts (Hold,
+// Rank, Domain) first. The nodes and missing groups are joined, in c's
+// memory, only when there are missing nodes.
+func (c *cluster) rolloutNodes() []rollout.Node {
+	if len(c.missing) == 0 {
+		return c.nodes
+	}
+	out := append(append(c.mem.rollout.take(len(c.nodes)+len(c.missing)), c.nodes...), c.missing...)
+	c.mem.rollout.put(out)
+	return out
 }
 
 func isTerminal(pod *corev1.Pod) bool {

@@ -3,16 +3,14 @@ package daemon
 import (
 	"cmp"
 	"errors"
-	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
+	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -24,7 +22,8 @@ import (
 // nodes are all nodes of the cluster; pods are the pods of ds's namespace
 // (pods of other namespaces are ignored); opts carries the revisions, the
 // clock and the backoff state. In order, Compute:
-//  1. stops with Skip set when the selector is {} or ds is being deleted;
+//  1. stops with Skip set when the selector is {} or ds is being deleted
+//     (SkipOf);
 //  2. claims revisions, then builds the revision history (see
 //     rollout.ConstructHistory), which fixes Hash;
 //  3. claims pods (adopt and release, see selector.ClaimPods) and groups
@@ -45,67 +44,59 @@ import (
 // first ones in node name order (upstream keeps a prefix in informer order;
 // deletes of pods on missing nodes come last, as upstream).
 //
-// Errors. Input that cannot describe a cluster (nil DaemonSet, nil entries,
-// empty names, missing namespace or UID, two nodes with one name, two pods
-// the DaemonSet owns or adopts with one name, two revisions with one
-// namespace and name) returns an error wrapping ErrInvalidInput and a zero
+// Errors. Every error is an *Error: the DaemonSet (named once), the Stage
+// and the cause, which names the field or the fact. Input that cannot
+// describe a cluster (nil DaemonSet, nil entries, empty names, missing
+// namespace or UID, two nodes with one name, two pods the DaemonSet owns
+// or adopts with one name, two revisions with one namespace and name) and
+// an invalid selector are StageInput, with a zero Plan; an invalid
+// Options.Rollout (see RolloutPolicy.Validate) is StagePolicy, with a zero
 // Plan. Pods the plan releases or ignores play no part and are not checked
-// for duplicates. Errors
-// upstream's sync itself returns are returned too, with the part of the plan
-// upstream would still have carried out: an invalid selector (zero plan); a
-// revision name collision (a *rollout.CollisionError; the plan carries
-// History.CollisionCount and the status write of the bumped count, which
-// the caller must apply or the next sync collides again); an invalid
-// maxSurge or maxUnavailable, or a surge step over a pod on a missing node
+// for duplicates. Errors upstream's sync itself returns are returned with
+// the part of the plan upstream would still have carried out: a revision
+// name collision (StageHistory, a *rollout.CollisionError; the plan
+// carries History.CollisionCount and the status write of the bumped count,
+// which the caller must apply or the next sync collides again); an invalid
+// maxSurge or maxUnavailable (a *field.Error), or a surge step over a pod
+// on a missing node (a *rollout.MissingNodeError), both StageRollingUpdate
 // (the plan carries adoptions, the history changes made before the step
-// and the status).
-//
-// An invalid Options.Rollout (see RolloutPolicy.Validate) returns its field
-// errors, wrapping ErrInvalidInput too, and a zero Plan.
-//
-// Every error names the DaemonSet once, then the stage and the cause
-// (`daemonset "ns/name": rolling update: spec.updateStrategy...`), except a
-// nil DaemonSet's; errors.Is and errors.As reach the cause.
+// and the status). Every input, selector, policy and budget error matches
+// ErrInvalidInput (errors.Is); a collision and a missing node do not.
 //
 // Compute modifies none of its arguments. Plans share the caller's pods and
 // revisions where documented (Deletes, Adopt, Release, ...); new objects
 // (created pods and revisions, updated revisions) belong to the plan.
 func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (Plan, error) {
-	return compute(ds, nodes, pods, opts, nil)
+	return compute(ds, nodes, pods, opts, &cluster{})
 }
 
-// compute is Compute, working in s when non-nil (see Planner) and in new
-// memory otherwise. The plan never shares memory with s.
-func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options, s *scratch) (Plan, error) {
+// compute is Compute, building the cluster view in c: a new cluster, or a
+// Planner's (c.kept), whose memory the plan then shares nothing with.
+func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options, c *cluster) (Plan, error) {
 	if err := validateInput(ds, nodes, pods, opts.Revisions); err != nil {
 		return Plan{}, err
 	}
-	key := ds.Namespace + "/" + ds.Name
 	if !opts.Rollout.IsZero() {
 		if err := opts.Rollout.Validate(); err != nil {
-			return Plan{}, nameOnce(key, stagePolicy, invalidPolicy{err})
+			return Plan{}, NewError(ds, StagePolicy, err)
 		}
 	}
 	plan := Plan{FailedPodBackoff: opts.FailedPodBackoff}
 
-	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) {
-		plan.Skip = SkipSelectsAll
+	if plan.Skip = SkipOf(ds); plan.Skip != SkipNone {
 		plan.Status = *ds.Status.DeepCopy()
-		plan.Events = []Event{{
-			Type:    corev1.EventTypeWarning,
-			Reason:  "SelectingAll",
-			Message: "the selector {} selects every pod of the namespace; a non-empty selector is required",
-		}}
-		return plan, nil
-	}
-	if ds.DeletionTimestamp != nil {
-		plan.Skip = SkipDeleting
-		plan.Status = *ds.Status.DeepCopy()
+		if plan.Skip == SkipSelectsAll {
+			plan.Events = []Event{{
+				Type:    corev1.EventTypeWarning,
+				Reason:  "SelectingAll",
+				Message: "the selector {} selects every pod of the namespace; a non-empty selector is required",
+			}}
+		}
 		return plan, nil
 	}
 	sel, err := selector.ForDaemonSet(ds)
 	if err != nil {
-		return Plan{}, err // a *selector.Error, which names the DaemonSet and the field
+		return Plan{}, NewError(ds, StageInput, err) // a *selector.Error names the fields
 	}
 	owner := selector.OwnerOf(ds)
 
@@ -116,7 +107,8 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 
 	// The history comes first: the hash it fixes judges the pods. It needs
 	// the claimed pods only to relabel them when it merges duplicate
-	// current revisions, which is rare; it then runs again, with them.
+	// current revisions, which is rare: they are named below, once the
+	// claim has found them.
 	hist, err := rollout.ConstructHistory(ds, revClaims.Claimed, revisions, nil)
 	plan.History = hist.Plan
 	plan.History.Adopt, plan.History.Release = revClaims.Adopt, revClaims.Release
@@ -127,7 +119,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 			plan.Status.CollisionCount = plan.History.CollisionCount
 			plan.StatusChanged = true
 		}
-		return plan, nameOnce(key, stageHistory, err)
+		return plan, NewError(ds, StageHistory, err)
 	}
 	plan.Hash = hist.Hash
 
@@ -137,18 +129,16 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	c, err := newCluster(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge, s)
-	if err != nil {
-		return Plan{}, nameOnce(key, stageInput, fmt.Errorf("%w: %w", ErrInvalidInput, err))
+	if err := c.build(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge, readahead.LabelKey(&ds.Spec.Template.Spec)); err != nil {
+		return Plan{}, NewError(ds, StageInput, err)
 	}
 	if len(hist.Plan.Delete) > 0 {
-		if hist, err = rollout.ConstructHistory(ds, revClaims.Claimed, revisions, c.claimed); err != nil {
-			return Plan{}, nameOnce(key, stageHistory, err)
-		}
-		plan.History.Relabel = hist.Plan.Relabel
+		// The history merged duplicate current revisions (its only
+		// deletes): the claimed pods of other hashes get the kept one's.
+		plan.History.Relabel = rollout.PodsToRelabel(c.claimed, hist.Hash)
 	}
-	plan.Adopt, plan.Release = detach(c.adopt, s), detach(c.release, s)
-	plan.Unplaced = detach(c.unplaced, s)
+	plan.Adopt, plan.Release = c.detach(c.adopt), c.detach(c.release)
+	plan.Unplaced = c.detach(c.unplaced)
 
 	backoff := newBackoffState(opts.FailedPodBackoff, opts.Now)
 	m := &manager{
@@ -156,11 +146,10 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		surge:      rollout.AllowsSurge(ds),
 		backoff:    backoff,
 		backoffKey: BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
+		creates:    reuse(&c.mem.creates, 0),
+		deletes:    reuse(&c.mem.deletes, 0),
 	}
-	if s != nil {
-		m.creates, m.deletes = reuse(&s.creates, 0), reuse(&s.deletes, 0)
-		defer func() { s.creates, s.deletes = m.creates, m.deletes }()
-	}
+	defer func() { c.mem.creates, c.mem.deletes = m.creates, m.deletes }()
 	m.run(c)
 	plan.Events = m.events
 	plan.FailedPodBackoff = backoff.backoff()
@@ -169,7 +158,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	if len(m.creates) == 0 && len(m.deletes) == 0 && !opts.Rollout.Paused &&
 		ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		var step rollout.Step
-		step, stepErr = c.rollingStep(ds, hist.Hash, &opts, s)
+		step, stepErr = c.rollingStep(ds, hist.Hash, &opts)
 		if stepErr == nil {
 			plan.Rolling = &step
 			// The step decides in the plan's own shape: its decisions join
@@ -194,14 +183,14 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.DeferredCreates = len(m.creates) - len(creates)
 	plan.DeferredDeletes = len(m.deletes) - len(deletes)
 	if len(creates) > 0 {
-		plan.Creates = ownDecisions(creates, s)
+		plan.Creates = ownDecisions(creates, c.kept)
 		for i := range plan.Creates {
 			plan.Creates[i].Pod = factory.Pod(plan.Creates[i].NodeName)
 		}
 		slices.SortStableFunc(plan.Creates, func(a, b Create) int { return cmp.Compare(a.NodeName, b.NodeName) })
 	}
 	if len(deletes) > 0 {
-		plan.Deletes = ownDecisions(deletes, s)
+		plan.Deletes = ownDecisions(deletes, c.kept)
 		slices.SortFunc(plan.Deletes, func(a, b Delete) int {
 			return cmp.Or(cmp.Compare(a.NodeName, b.NodeName), cmp.Compare(a.Pod.Name, b.Pod.Name))
 		})
@@ -216,38 +205,9 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.RequeueAfter = time.Duration(wait)
 
 	if stepErr != nil {
-		return plan, nameOnce(key, stageRolling, stepErr)
+		return plan, NewError(ds, StageRollingUpdate, stepErr)
 	}
 	return plan, nil
-}
-
-// rolloutNodes describes the cluster to the rolling-update step: every
-// existing node, then every missing node with pods. Nodes that may not run
-// the pod and have none are passed too: the step ignores them (see
-// rollout.RollingUpdate), and passing c.nodes as it is spares a copy of
-// the fleet. Under a policy, compile has written each node's facts (Hold,
-// Rank, Domain) first. The nodes and missing groups are joined, in s when
-// non-nil, only when there are missing nodes.
-func (c *cluster) rolloutNodes(s *scratch) []rollout.Node {
-	if len(c.missing) == 0 {
-		return c.nodes
-	}
-	if s == nil {
-		return append(append(make([]rollout.Node, 0, len(c.nodes)+len(c.missing)), c.nodes...), c.missing...)
-	}
-	out := append(append(s.rollout.take(len(c.nodes)+len(c.missing)), c.nodes...), c.missing...)
-	s.rollout.put(out)
-	return out
-}
-
-// ownDecisions returns the manager's decisions d as the plan may hold
-// them: d itself when the plan was computed in new memory (s == nil), which
-// spares a copy, else a copy that no later plan overwrites.
-func ownDecisions[T any](d []T, s *scratch) []T {
-	if s == nil {
-		return slices.Clip(d)
-	}
-	return slices.Clone(d)
 }
 
 // callersRevisions replaces, in revs, the copies the history made (an old

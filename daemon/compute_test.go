@@ -186,6 +186,38 @@ func TestComputeReasons(t *testing.T) {
 	}
 }
 
+func TestSkipOf(t *testing.T) {
+	all := dt.DaemonSet("fluentd")
+	all.Spec.Selector = &metav1.LabelSelector{}
+	deleting := dt.DaemonSet("fluentd")
+	deleting.DeletionTimestamp = &metav1.Time{Time: dt.Epoch}
+	both := all.DeepCopy()
+	both.DeletionTimestamp = &metav1.Time{Time: dt.Epoch}
+	emptyLabels := dt.DaemonSet("fluentd")
+	emptyLabels.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{}}
+	tests := []struct {
+		name string
+		ds   *appsv1.DaemonSet
+		want daemon.Skip
+	}{
+		{name: "nil", ds: nil, want: daemon.SkipNone},
+		{name: "a DaemonSet with a selector is planned", ds: dt.DaemonSet("fluentd"), want: daemon.SkipNone},
+		{name: "the empty selector selects every pod", ds: all, want: daemon.SkipSelectsAll},
+		{name: "a DaemonSet being deleted", ds: deleting, want: daemon.SkipDeleting},
+		{name: "the selector is checked first", ds: both, want: daemon.SkipSelectsAll},
+		// Like upstream's reflect.DeepEqual: empty but non-nil matchLabels
+		// is not {}.
+		{name: "empty non-nil matchLabels is planned", ds: emptyLabels, want: daemon.SkipNone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := daemon.SkipOf(tt.ds); got != tt.want {
+				t.Errorf("SkipOf() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestComputeSkips(t *testing.T) {
 	all := dt.DaemonSet("fluentd")
 	all.Spec.Selector = &metav1.LabelSelector{}

@@ -28,8 +28,9 @@
 // FailedPodBackoff for the next Compute, which it runs again when an object
 // changes or after RequeueAfter. Every action carries a Reason; Events are
 // the events upstream would record. Plan.IsZero reports that there is
-// nothing to do. StatusByNode lists, node by node, what the plan's status
-// counts.
+// nothing to do; Plan.Skip says why a sync does nothing by design (SkipOf
+// gives it from the DaemonSet alone). StatusByNode lists, node by node,
+// what the plan's status counts.
 //
 // # Options
 //
@@ -88,12 +89,18 @@
 //
 // # Errors
 //
-// Input that cannot describe a cluster gives an error wrapping
-// ErrInvalidInput (duplicate nodes also a *DuplicateNodeError); an invalid
-// selector gives a *selector.Error; a revision name collision a
-// *rollout.CollisionError, with the plan carrying the bumped collision
-// count; invalid maxSurge or maxUnavailable a wrapped *field.Error. Compute
-// never panics on bad input. Every error names the DaemonSet once.
+// Every error of a plan is an *Error, in the spirit of *os.PathError: the
+// DaemonSet's namespace/name, named once; the Stage of the sync (invalid
+// input, rollout policy, revision history, rolling update); and the cause,
+// which names the field (a *field.Error, a *selector.Error) or the fact (a
+// *DuplicateNodeError, a *rollout.CollisionError, with the plan carrying
+// the bumped collision count, a *rollout.MissingNodeError). The packages
+// the planner calls report fields and never the DaemonSet, so no text is
+// cut out of another. Every input, selector, policy and budget error
+// matches ErrInvalidInput, so a caller tests one thing to know that
+// planning again cannot help until the object changes; Error.Message is
+// the text without the DaemonSet, for an event on the object. Compute
+// never panics on bad input.
 //
 // Compute does not validate the DaemonSet as the API server does; package
 // daemon/validation does, with the API server's paths and messages. Call
@@ -110,7 +117,10 @@
 //
 // A Planner computes the same plans as Compute but keeps that per-cluster
 // memory between calls, so that a warm steady plan allocates next to
-// nothing however large the cluster; use one per goroutine.
+// nothing however large the cluster; use one per goroutine. The code that
+// buys the speed and changes no result (a radix sort of names, reading
+// objects in batches ahead of deciding them) lives in internal packages,
+// apart from what the planner decides.
 //
 // # Revisions that do not match
 //

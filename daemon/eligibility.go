@@ -18,10 +18,6 @@ type Eligibility struct {
 	matcher     *affinity.NodeMatcher
 	tolerations []corev1.Toleration
 	comparison  bool
-	// labelKey is a node label the check reads first, "" when it reads
-	// none: a plan reads it ahead of checking a batch of nodes (see
-	// gatherNodes).
-	labelKey string
 }
 
 // NewEligibility compiles the placement check of ds. enableComparisonOperators
@@ -40,31 +36,7 @@ func NewEligibility(ds *appsv1.DaemonSet, enableComparisonOperators bool) *Eligi
 		matcher:     affinity.NewNodeMatcher(spec),
 		tolerations: tolerations.WithDaemonTolerations(spec.Tolerations, spec.HostNetwork),
 		comparison:  enableComparisonOperators,
-		labelKey:    firstLabelKey(spec),
 	}
-}
-
-// firstLabelKey returns the node label the placement check of spec reads
-// first: the least key of the nodeSelector, else the key of the first
-// label requirement of the required node affinity, else "".
-func firstLabelKey(spec *corev1.PodSpec) string {
-	if len(spec.NodeSelector) > 0 {
-		first, least := true, ""
-		for key := range spec.NodeSelector {
-			if first || key < least {
-				first, least = false, key
-			}
-		}
-		return least
-	}
-	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-			if len(term.MatchExpressions) > 0 {
-				return term.MatchExpressions[0].Key
-			}
-		}
-	}
-	return ""
 }
 
 // Verdict is the placement verdict of one node, with the reason when the

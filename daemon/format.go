@@ -101,7 +101,7 @@ func (f *formatter) table(header string, rows []string) {
 func (f *formatter) header(p Plan, opts FormatOptions) {
 	var parts []string
 	if ds := opts.DaemonSet; ds != nil {
-		parts = append(parts, "DaemonSet "+ds.Namespace+"/"+ds.Name)
+		parts = append(parts, "DaemonSet "+keyOf(ds))
 	} else {
 		parts = append(parts, "Plan")
 	}

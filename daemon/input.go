@@ -2,40 +2,20 @@ package daemon
 
 import (
 	"errors"
-	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// ErrInvalidInput is wrapped by every error Compute returns because its
-// input cannot describe a real cluster (a nil DaemonSet, nil entries,
-// missing identity fields, duplicate names). Test for it with errors.Is;
-// the wrapped field errors and *DuplicateNodeError say what is wrong.
-var ErrInvalidInput = errors.New("invalid input")
-
-// DuplicateNodeError reports two nodes with the same name in Compute's
-// input. Upstream's informer cache cannot hold them, so no plan is
-// defined.
-type DuplicateNodeError struct {
-	Name string
-	// First and Second are the indices of the two nodes in the input.
-	First, Second int
-}
-
-// Error names the node and the two input positions.
-func (e *DuplicateNodeError) Error() string {
-	return fmt.Sprintf("nodes[%d] and nodes[%d] are both named %q", e.First, e.Second, e.Name)
-}
-
 // validateInput checks what Compute needs to plan at all. It reports every
-// problem, not only the first. Duplicate node names, and duplicate names
+// problem, not only the first, as field errors joined in an *Error of
+// StageInput. Duplicate node names, and duplicate names
 // among the pods the DaemonSet owns or adopts, are found later, when those
-// are sorted anyway (see newCluster).
+// are sorted anyway (see cluster.build).
 func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revisions []*appsv1.ControllerRevision) error {
 	if ds == nil {
-		return fmt.Errorf("%w: %w", ErrInvalidInput, field.Required(field.NewPath("daemonSet"), "a DaemonSet is required"))
+		return NewError(nil, StageInput, field.Required(field.NewPath("daemonSet"), "a DaemonSet is required"))
 	}
 	var errs []error
 	meta := field.NewPath("metadata")
@@ -84,8 +64,5 @@ func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Po
 			seenRevs[k] = i
 		}
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return nameOnce(ds.Namespace+"/"+ds.Name, stageInput, fmt.Errorf("%w: %w", ErrInvalidInput, errors.Join(errs...)))
+	return NewError(ds, StageInput, errors.Join(errs...))
 }

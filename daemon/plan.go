@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"reflect"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -79,6 +81,23 @@ const (
 	// nothing, not even a status update.
 	SkipDeleting Skip = "DaemonSetDeleting"
 )
+
+// SkipOf returns why a sync of ds does nothing by design, SkipNone when it
+// plans: SkipSelectsAll when the selector is exactly {} (checked first, as
+// upstream does), else SkipDeleting when ds has a deletionTimestamp. It is
+// the one rule Compute, StatusByNode and the what-if answers skip by. A nil
+// ds gives SkipNone. It modifies nothing.
+func SkipOf(ds *appsv1.DaemonSet) Skip {
+	switch {
+	case ds == nil:
+		return SkipNone
+	case reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}):
+		return SkipSelectsAll
+	case ds.DeletionTimestamp != nil:
+		return SkipDeleting
+	}
+	return SkipNone
+}
 
 // Event is an event the upstream controller would record on the DaemonSet
 // for a decision of this plan.

@@ -27,7 +27,7 @@ import (
 // A Planner is not safe for concurrent use: one goroutine at a time. The
 // zero value is ready to use; NewPlanner is the same.
 type Planner struct {
-	s scratch
+	c cluster
 }
 
 // NewPlanner returns an empty Planner.
@@ -43,5 +43,6 @@ func (p *Planner) Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*co
 	if p == nil {
 		return Compute(ds, nodes, pods, opts)
 	}
-	return compute(ds, nodes, pods, opts, &p.s)
+	p.c.kept = true
+	return compute(ds, nodes, pods, opts, &p.c)
 }

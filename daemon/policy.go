@@ -212,8 +212,12 @@ func scalePartition(v *intstr.IntOrString, desired int) (int, *field.Error) {
 // node) goes after every node; two nil nodes tie.
 func (p *RolloutPolicy) CompareNodes(a, b *corev1.Node) int {
 	switch {
-	case a == nil || b == nil:
-		return cmp.Compare(boolRank(a == nil), boolRank(b == nil))
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
 	}
 	if k := p.Order.Label; k != "" {
 		if c := cmp.Compare(p.labelRank(a), p.labelRank(b)); c != 0 {
@@ -242,13 +246,6 @@ func (p *RolloutPolicy) labelRank(n *corev1.Node) int {
 		return i
 	}
 	return len(p.Order.Values)
-}
-
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // compile writes what p says of each node of c that the rolling step
@@ -347,23 +344,16 @@ func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err
 
 // rollingStep runs the rolling-update step of one plan under policy:
 // upstream's step when policy is zero, or does not shape the step.
-func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options, s *scratch) (rollout.Step, error) {
+func (c *cluster) rollingStep(ds *appsv1.DaemonSet, hash string, opts *Options) (rollout.Step, error) {
 	if opts.Rollout.IsZero() {
-		return rollout.RollingUpdate(ds, c.rolloutNodes(s), hash, opts.Now)
+		return rollout.RollingUpdate(ds, c.rolloutNodes(), hash, opts.Now)
 	}
 	rp, shapes, err := opts.Rollout.compile(c)
 	if err != nil {
 		return rollout.Step{}, err
 	}
 	if !shapes {
-		return rollout.RollingUpdate(ds, c.rolloutNodes(s), hash, opts.Now)
+		return rollout.RollingUpdate(ds, c.rolloutNodes(), hash, opts.Now)
 	}
-	return rollout.RollingUpdatePolicy(ds, c.rolloutNodes(s), hash, opts.Now, rp)
+	return rollout.RollingUpdatePolicy(ds, c.rolloutNodes(), hash, opts.Now, rp)
 }
-
-// invalidPolicy is a RolloutPolicy.Validate error as Compute returns it:
-// its text is the field errors', and errors.Is finds ErrInvalidInput.
-type invalidPolicy struct{ err error }
-
-func (e invalidPolicy) Error() string   { return e.err.Error() }
-func (e invalidPolicy) Unwrap() []error { return []error{e.err, ErrInvalidInput} }

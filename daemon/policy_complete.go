@@ -35,14 +35,14 @@ import (
 func RolloutComplete(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options) (bool, RolloutReason, error) {
 	paused := opts.Rollout.Paused
 	opts.Rollout.Paused = false
-	// The cluster view names the nodes behind a cause: a scratch keeps it
+	// The cluster view names the nodes behind a cause: it is kept here
 	// after the plan.
-	s := &scratch{}
-	plan, err := compute(ds, nodes, pods, opts, s)
+	c := &cluster{}
+	plan, err := compute(ds, nodes, pods, opts, c)
 	if err != nil {
 		return false, RolloutReason{}, err
 	}
-	r := judgeRollout(ds, &plan, &s.cluster, paused)
+	r := judgeRollout(ds, &plan, c, paused)
 	return r.Complete(), r, nil
 }
 
@@ -94,8 +94,12 @@ func judgeRollout(ds *appsv1.DaemonSet, plan *Plan, c *cluster, paused bool) Rol
 	if st.NumberAvailable < st.DesiredNumberScheduled {
 		return unavailable(c, st)
 	}
-	if step.NumSurge > 0 || (step.MaxSurge == 0 && step.NumUnavailable > 0) || p.Remaining > p.Partition {
-		return RolloutReason{Cause: CauseInFlight}.withNodes(c.desiredNames(inFlight))
+	// In flight are desired nodes only: the step also counts an unavailable
+	// pod that a node which may no longer run one keeps (upstream's budget
+	// does), but such a node is not part of the rollout and cannot hold
+	// its completion.
+	if flying := c.desiredNames(inFlight); len(flying) > 0 || p.Remaining > p.Partition {
+		return RolloutReason{Cause: CauseInFlight}.withNodes(flying)
 	}
 	if p.Remaining > 0 {
 		return RolloutReason{Cause: CausePartitionReached, Count: p.Remaining, Of: p.Partition}
@@ -124,7 +128,15 @@ func blocked(step *rollout.Step, c *cluster) (RolloutReason, bool) {
 		if held := c.desiredNames(func(n *rollout.Node) bool { return n.Hold && busy(n) }); len(held) > 0 {
 			return RolloutReason{Cause: CauseBudgetOutsideScope, Count: len(held), Of: budget, Surge: surge}.withNodes(held), true
 		}
-		all := c.desiredNames(busy)
+		var all []string
+		if surge {
+			all = c.desiredNames(busy)
+		} else {
+			// The budget is spent by every node the step counts, desired
+			// or not: a node that may no longer run the pod but keeps an
+			// unavailable one spends it too.
+			all = c.unavailableNames()
+		}
 		return RolloutReason{Cause: CauseBudget, Count: used, Of: budget, Surge: surge}.withNodes(all), true
 	}
 	if w != nil && w.Done < w.Desired {
@@ -149,6 +161,30 @@ func (c *cluster) desiredNames(keep func(*rollout.Node) bool) []string {
 		}
 	}
 	return out
+}
+
+// unavailableNames returns the names of the nodes whose unavailability the
+// rolling step counts without surge: desired nodes without an
+// available pod, and other nodes (not desired, or missing from the node
+// list) that keep a live pod none of which is available.
+func (c *cluster) unavailableNames() []string {
+	var out []string
+	for _, group := range [2][]rollout.Node{c.nodes, c.missing} {
+		for i := range group {
+			n := &group[i]
+			desired := n.ShouldRun && !n.Missing
+			if hasAvailable(n) || !desired && !hasLive(n) {
+				continue
+			}
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+// hasLive reports whether n has a pod that is not being deleted.
+func hasLive(n *rollout.Node) bool {
+	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return !s.Deleting })
 }
 
 // hasAvailable reports whether a live pod of n is available.

@@ -120,7 +120,11 @@ func (r RolloutReason) String() string {
 		if r.Surge {
 			what = "surging"
 		}
-		return fmt.Sprintf("%s (%d) is used up by %d %s nodes: %s", budget, r.Of, r.Count, what, r.list())
+		nodes := what + " nodes"
+		if r.Count == 1 {
+			nodes = what + " node"
+		}
+		return fmt.Sprintf("%s (%d) is used up by %d %s: %s", budget, r.Of, r.Count, nodes, r.list())
 	case CauseDomainBudget:
 		s := fmt.Sprintf("the domain budgets of the %s waiting are used up", nodesCount(r.Count))
 		if len(r.Nodes) > 0 {

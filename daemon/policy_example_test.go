@@ -116,7 +116,8 @@ func ExampleRolloutPolicy_pausedThenResumed() {
 }
 
 // Validate reports every problem of a policy as field errors under
-// "rollout"; Compute returns them, wrapping ErrInvalidInput.
+// "rollout"; Compute returns them in an *Error of StagePolicy, which
+// matches ErrInvalidInput.
 func ExampleRolloutPolicy_Validate() {
 	p := daemon.RolloutPolicy{Partition: pios("150%"), Order: daemon.UpdateOrder{Label: "zone!"}}
 	fmt.Println(p.Validate())

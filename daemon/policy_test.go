@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -286,6 +287,9 @@ func TestRolloutComplete(t *testing.T) {
 		ds       []dt.DaemonSetOption
 		kinds    []string
 		readyAgo time.Duration
+		// tainted nodes carry a NoSchedule taint the DaemonSet does not
+		// tolerate: they may no longer get a pod but keep theirs.
+		tainted  []string
 		pol      daemon.RolloutPolicy
 		want     daemon.RolloutReason
 		wantText string
@@ -326,6 +330,13 @@ func TestRolloutComplete(t *testing.T) {
 		{name: "a wave waits for a node (failed before: no reason)", kinds: []string{"new-unready", "old", "new", "old"}, pol: waves(0),
 			want:     daemon.RolloutReason{Cause: daemon.CauseWaveWaiting, Wave: zone + "=a", Count: 1, Of: 2, Nodes: []string{"n1"}},
 			wantText: "wave topology.kubernetes.io/zone=a: 1/2 updated and available; waiting for n1"},
+		{name: "a node that may no longer run keeps an unavailable new pod (failed before: in flight, no node)",
+			kinds: []string{"new", "new", "new", "new-unready"}, tainted: []string{"n4"}, pol: waves(0),
+			want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
+		{name: "the budget spent by a node that may no longer run (failed before: named no node)", ds: []dt.DaemonSetOption{dt.WithMaxUnavailable("1")},
+			kinds: []string{"old", "old", "old", "new-unready"}, tainted: []string{"n4"}, pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}},
+			want:     daemon.RolloutReason{Cause: daemon.CauseBudget, Count: 1, Of: 1, Nodes: []string{"n4"}},
+			wantText: "maxUnavailable (1) is used up by 1 unavailable node: n4"},
 		{name: "the last wave's bake does not hold completion", kinds: []string{"new", "new", "new", "new"}, readyAgo: time.Minute, pol: waves(time.Hour),
 			want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
 	}
@@ -333,7 +344,16 @@ func TestRolloutComplete(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ds := dt.DaemonSet("agent", append([]dt.DaemonSetOption{dt.WithMaxUnavailable("100%")}, tt.ds...)...)
 			nodes, _ := oldCluster(ds, len(tt.kinds))
-			pods := podsOf(ds, dt.Epoch.Add(-tt.readyAgo-time.Hour*time.Duration(boolInt(tt.readyAgo == 0))), tt.kinds...)
+			for _, n := range nodes {
+				if slices.Contains(tt.tainted, n.Name) {
+					n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "dedicated", Value: "other", Effect: corev1.TaintEffectNoSchedule})
+				}
+			}
+			readyAgo := tt.readyAgo
+			if readyAgo == 0 {
+				readyAgo = time.Hour
+			}
+			pods := podsOf(ds, dt.Epoch.Add(-readyAgo), tt.kinds...)
 			done, got, err := daemon.RolloutComplete(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: tt.pol})
 			if err != nil {
 				t.Fatal(err)
@@ -349,11 +369,4 @@ func TestRolloutComplete(t *testing.T) {
 			}
 		})
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -1,13 +1,10 @@
 package daemon
 
 import (
-	"fmt"
-	"reflect"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/selector"
 )
 
@@ -42,7 +39,8 @@ type StatusNode struct {
 // Only opts.Now (the clock of availability) and
 // opts.EnableTaintTolerationComparisonOperators play a part. A DaemonSet
 // Compute skips (a {} selector, being deleted) gives nil: its plan writes
-// no new status. Input errors are Compute's (ErrInvalidInput, an invalid
+// no new status. Input errors are Compute's (an *Error of StageInput,
+// matching ErrInvalidInput: an input Compute cannot plan from, an invalid
 // selector), the revisions aside, which are not read. It modifies none of
 // its arguments; the StatusNodes share the caller's nodes and pods. It
 // costs what Compute's claim of the pods and join with the nodes cost, and
@@ -51,18 +49,18 @@ func StatusByNode(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod
 	if err := validateInput(ds, nodes, pods, nil); err != nil {
 		return nil, err
 	}
-	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) || ds.DeletionTimestamp != nil {
+	if SkipOf(ds) != SkipNone {
 		return nil, nil
 	}
 	sel, err := selector.ForDaemonSet(ds)
 	if err != nil {
-		return nil, err
+		return nil, NewError(ds, StageInput, err)
 	}
 	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	c, err := newCluster(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge, nil)
-	if err != nil {
-		return nil, fmt.Errorf("daemonset %q: %w: %w", ds.Namespace+"/"+ds.Name, ErrInvalidInput, err)
+	c := &cluster{}
+	if err := c.build(nodes, pods, claimer{owner: selector.OwnerOf(ds), sel: sel}, elig, judge, readahead.LabelKey(&ds.Spec.Template.Spec)); err != nil {
+		return nil, NewError(ds, StageInput, err)
 	}
 	out := make([]StatusNode, len(c.nodes))
 	for i := range c.nodes {

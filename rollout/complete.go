@@ -73,16 +73,16 @@ func Complete(ds *appsv1.DaemonSet) (bool, string) {
 	st := &ds.Status
 	switch {
 	case ds.DeletionTimestamp != nil:
-		return false, fmt.Sprintf("daemonset %q is being deleted", keyOfDaemonSet(ds))
+		return false, "being deleted"
 	case st.ObservedGeneration < ds.Generation:
-		return false, fmt.Sprintf("daemonset %q: waiting for the controller to observe generation %d (observed %d)",
-			keyOfDaemonSet(ds), ds.Generation, st.ObservedGeneration)
+		return false, fmt.Sprintf("waiting for the controller to observe generation %d (observed %d)",
+			ds.Generation, st.ObservedGeneration)
 	case st.UpdatedNumberScheduled < st.DesiredNumberScheduled:
-		return false, fmt.Sprintf("daemonset %q: %d of %d nodes run the current revision",
-			keyOfDaemonSet(ds), st.UpdatedNumberScheduled, st.DesiredNumberScheduled)
+		return false, fmt.Sprintf("%d of %d nodes run the current revision",
+			st.UpdatedNumberScheduled, st.DesiredNumberScheduled)
 	case st.NumberAvailable < st.DesiredNumberScheduled:
-		return false, fmt.Sprintf("daemonset %q: %d of %d nodes have an available pod",
-			keyOfDaemonSet(ds), st.NumberAvailable, st.DesiredNumberScheduled)
+		return false, fmt.Sprintf("%d of %d nodes have an available pod",
+			st.NumberAvailable, st.DesiredNumberScheduled)
 	}
 	return true, ""
 }

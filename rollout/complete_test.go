@@ -43,24 +43,24 @@ func TestComplete(t *testing.T) {
 		{name: "nothing to run is complete", ds: completeDS(1, 1, 0, 0, 0), want: true},
 		{
 			name: "the controller has not seen the new spec", ds: completeDS(3, 2, 3, 3, 3),
-			wantReason: `daemonset "kube-system/agent": waiting for the controller to observe generation 3 (observed 2)`,
+			wantReason: `waiting for the controller to observe generation 3 (observed 2)`,
 		},
 		{
 			name: "some nodes run an old revision", ds: completeDS(2, 2, 3, 1, 3),
-			wantReason: `daemonset "kube-system/agent": 1 of 3 nodes run the current revision`,
+			wantReason: `1 of 3 nodes run the current revision`,
 		},
 		{
 			// Helm's legacy wait passes here (ready counts, not available).
 			name: "all updated, one pod within minReadySeconds", ds: completeDS(2, 2, 3, 3, 2),
-			wantReason: `daemonset "kube-system/agent": 2 of 3 nodes have an available pod`,
+			wantReason: `2 of 3 nodes have an available pod`,
 		},
 		{
 			// kubectl errors, Helm passes, kstatus waits, as Complete.
 			name: "OnDelete with old pods left", ds: onDelete,
-			wantReason: `daemonset "kube-system/agent": 1 of 3 nodes run the current revision`,
+			wantReason: `1 of 3 nodes run the current revision`,
 		},
 		{name: "OnDelete with every pod replaced", ds: onDeleteDone, want: true},
-		{name: "being deleted", ds: deleting, wantReason: `daemonset "kube-system/agent" is being deleted`},
+		{name: "being deleted", ds: deleting, wantReason: `being deleted`},
 		{name: "misscheduled pods do not hold the rollout", ds: misscheduled, want: true},
 	}
 	for _, tt := range tests {
@@ -101,6 +101,6 @@ func ExampleComplete() {
 	ds.Status.NumberAvailable = 10
 	fmt.Println(rollout.Complete(ds))
 	// Output:
-	// false daemonset "logging/fluentd": 8 of 10 nodes have an available pod
+	// false 8 of 10 nodes have an available pod
 	// true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,23 +35,23 @@ func Patch(ds *appsv1.DaemonSet) ([]byte, error) {
 	}
 	encoded, err := json.Marshal(ds)
 	if err != nil {
-		return nil, fmt.Errorf("daemonset %q: encoding for the revision data: %w", keyOfDaemonSet(ds), err)
+		return nil, fmt.Errorf("encoding for the revision data: %w", err)
 	}
 	var generic map[string]any
 	if err := utiljson.Unmarshal(encoded, &generic); err != nil {
-		return nil, fmt.Errorf("daemonset %q: decoding for the revision data: %w", keyOfDaemonSet(ds), err)
+		return nil, fmt.Errorf("decoding for the revision data: %w", err)
 	}
 	spec, _ := generic["spec"].(map[string]any)
 	template, ok := spec["template"].(map[string]any)
 	if !ok {
 		// Unreachable for a typed DaemonSet: spec.template is a struct and
 		// always encodes as an object.
-		return nil, fmt.Errorf("daemonset %q: spec.template did not encode as an object", keyOfDaemonSet(ds))
+		return nil, errors.New("spec.template did not encode as an object")
 	}
 	template["$patch"] = "replace"
 	out, err := json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
 	if err != nil {
-		return nil, fmt.Errorf("daemonset %q: encoding the revision data: %w", keyOfDaemonSet(ds), err)
+		return nil, fmt.Errorf("encoding the revision data: %w", err)
 	}
 	return out, nil
 }
@@ -115,7 +116,7 @@ type claimedRevision struct {
 //   - Two revisions with the same name cannot exist in one namespace. A
 //     pointer given twice counts once, but two distinct objects with one
 //     name in claimed, or in namespaceRevisions under the name rule 3
-//     looks up, are an error (a wrapped *field.Error of type Duplicate),
+//     looks up, are an error (a *field.Error of type Duplicate),
 //     not a guess.
 //   - In rule 3 the name is taken when a revision in claimed, or else one
 //     of ds's namespace in namespaceRevisions, carries it; a matching one
@@ -220,7 +221,7 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 			h.Plan.CollisionCount = &count
 			sortRevisionsByName(h.Plan.Update)
 			diff := diffData(taken.Data.Raw, patch)
-			return h, &CollisionError{DaemonSet: keyOfDaemonSet(ds), Name: name, CollisionCount: count, Diff: &diff}
+			return h, &CollisionError{Name: name, CollisionCount: count, Diff: &diff}
 		}
 		sortRevisionsByName(h.Plan.Update)
 		return h, nil
@@ -242,14 +243,7 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 	}
 	keptHash := kept.eff.Labels[hashLabel]
 	if len(current) > 1 {
-		for _, pod := range pods {
-			if pod != nil && pod.Labels[hashLabel] != keptHash {
-				h.Plan.Relabel = append(h.Plan.Relabel, pod)
-			}
-		}
-		slices.SortFunc(h.Plan.Relabel, func(a, b *corev1.Pod) int {
-			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
-		})
+		h.Plan.Relabel = PodsToRelabel(pods, keptHash)
 	}
 	cur := kept.eff
 	if cur.Revision < next {
@@ -304,8 +298,7 @@ func takenRevision(ds *appsv1.DaemonSet, name string, claimed, all []*appsv1.Con
 			continue
 		}
 		if found != nil {
-			return nil, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
-				field.Duplicate(field.NewPath("namespaceRevisions").Index(i).Child("metadata", "name"), name))
+			return nil, field.Duplicate(field.NewPath("namespaceRevisions").Index(i).Child("metadata", "name"), name)
 		}
 		found = r
 	}
@@ -337,8 +330,7 @@ func claimedByName(ds *appsv1.DaemonSet, claimed []*appsv1.ControllerRevision) (
 				continue // the same pointer again
 			}
 			later := max(e.index, kept.index)
-			return nil, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
-				field.Duplicate(field.NewPath("claimed").Index(later).Child("metadata", "name"), e.rev.Name))
+			return nil, field.Duplicate(field.NewPath("claimed").Index(later).Child("metadata", "name"), e.rev.Name)
 		}
 		out = append(out, e.rev)
 		kept = e
@@ -358,4 +350,25 @@ func compareRevisionNames(a, b *appsv1.ControllerRevision) int {
 // compareRevisionNumbers orders by revision number, then name, then UID.
 func compareRevisionNumbers(a, b *appsv1.ControllerRevision) int {
 	return cmp.Or(cmp.Compare(a.Revision, b.Revision), compareRevisionNames(a, b))
+}
+
+// PodsToRelabel returns the pods whose controller-revision-hash label is
+// not hash (a pod without the label included), in (name, UID) order: the
+// pods ConstructHistory relabels when it merges duplicate current revisions
+// (rule 4), hash being the kept revision's, History.Hash. A caller that
+// learns the pods only after the history (the hash judges them) runs
+// ConstructHistory without pods and, when its Plan.Delete holds merged
+// duplicates, asks this of them. nil entries are skipped; nil when no pod
+// qualifies. It modifies nothing and costs O(p log p) for p pods.
+func PodsToRelabel(pods []*corev1.Pod, hash string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, pod := range pods {
+		if pod != nil && pod.Labels[hashLabel] != hash {
+			out = append(out, pod)
+		}
+	}
+	slices.SortFunc(out, func(a, b *corev1.Pod) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
+	})
+	return out
 }

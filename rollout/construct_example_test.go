@@ -137,7 +137,7 @@ func ExampleCollisionError() {
 	_, err := rollout.ConstructHistory(ds, nil, []*appsv1.ControllerRevision{taken}, nil)
 	fmt.Println(err)
 	// Output:
-	// daemonset "kube-system/agent": controllerrevision "agent-5f59644dc" already exists with different data; status.collisionCount must become 1; first difference: spec.template.spec.containers[0].image: the revision has "registry.example/agent:v1", the DaemonSet's patch has "registry.example/agent:v2"
+	// controllerrevision "agent-5f59644dc" already exists with different data; status.collisionCount must become 1; first difference: spec.template.spec.containers[0].image: the revision has "registry.example/agent:v1", the DaemonSet's patch has "registry.example/agent:v2"
 }
 
 func ExampleDiffRevision() {

@@ -135,8 +135,10 @@ func TestPatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := rollout.Patch(tt.ds)
 			if tt.wantErr {
-				if err == nil || !strings.HasPrefix(err.Error(), `daemonset "`) {
-					t.Fatalf("Patch() error = %v, want one naming the DaemonSet", err)
+				// The error names what failed to encode, not the DaemonSet,
+				// which is the caller's.
+				if err == nil || !strings.HasPrefix(err.Error(), "encoding for the revision data: ") {
+					t.Fatalf("Patch() error = %v, want an encoding error", err)
 				}
 				return
 			}

@@ -1,8 +1,6 @@
 package rollout
 
 import (
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -21,11 +19,10 @@ var (
 // numberToSchedule, with percentages rounded up (as upstream's
 // util.SurgeCount). An invalid value (a string that is not a percentage, a
 // malformed number) is a field error at
-// spec.updateStrategy.rollingUpdate.maxSurge naming the DaemonSet. A nil ds
-// returns 0 and an error. Negative values are returned as they are, as
-// upstream does.
+// spec.updateStrategy.rollingUpdate.maxSurge. A nil ds returns 0 and an
+// error. Negative values are returned as they are, as upstream does.
 //
-// Errors wrap a *field.Error of type Invalid (test with errors.As), or
+// Errors are a *field.Error of type Invalid (test with errors.As), or
 // ErrNilDaemonSet. It modifies nothing, costs O(1) and allocates only on
 // error.
 func SurgeCount(ds *appsv1.DaemonSet, numberToSchedule int) (int, error) {
@@ -39,7 +36,7 @@ func SurgeCount(ds *appsv1.DaemonSet, numberToSchedule int) (int, error) {
 	if ru == nil || ru.MaxSurge == nil {
 		return 0, nil
 	}
-	return scaleBudget(ds, ru.MaxSurge, maxSurgePath, numberToSchedule)
+	return scaleBudget(ru.MaxSurge, maxSurgePath, numberToSchedule)
 }
 
 // UnavailableCount returns how many pods a rolling update may take down at
@@ -48,11 +45,11 @@ func SurgeCount(ds *appsv1.DaemonSet, numberToSchedule int) (int, error) {
 // numberToSchedule, with percentages rounded up (as upstream's
 // util.UnavailableCount). A nil maxUnavailable inside a non-nil
 // rollingUpdate is an error, as upstream; so is an invalid value. Errors are
-// field errors at spec.updateStrategy.rollingUpdate.maxUnavailable naming the
-// DaemonSet. A nil ds returns 0 and an error. Negative values are returned
-// as they are, as upstream does.
+// field errors at spec.updateStrategy.rollingUpdate.maxUnavailable. A nil ds
+// returns 0 and an error. Negative values are returned as they are, as
+// upstream does.
 //
-// Errors wrap a *field.Error (Required for nil, Invalid otherwise; test with
+// Errors are a *field.Error (Required for nil, Invalid otherwise; test with
 // errors.As), or ErrNilDaemonSet. It modifies nothing, costs O(1) and
 // allocates only on error.
 func UnavailableCount(ds *appsv1.DaemonSet, numberToSchedule int) (int, error) {
@@ -67,10 +64,9 @@ func UnavailableCount(ds *appsv1.DaemonSet, numberToSchedule int) (int, error) {
 		return 0, nil
 	}
 	if ru.MaxUnavailable == nil {
-		return 0, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
-			field.Required(maxUnavailablePath, "required when rollingUpdate is set"))
+		return 0, field.Required(maxUnavailablePath, "required when rollingUpdate is set")
 	}
-	return scaleBudget(ds, ru.MaxUnavailable, maxUnavailablePath, numberToSchedule)
+	return scaleBudget(ru.MaxUnavailable, maxUnavailablePath, numberToSchedule)
 }
 
 // AllowsSurge reports whether ds may run more than one pod on a node during
@@ -82,22 +78,12 @@ func AllowsSurge(ds *appsv1.DaemonSet) bool {
 }
 
 // scaleBudget scales v against total with apimachinery's rounding-up rule
-// and turns a failure into an Invalid field error at path naming ds. v must
-// be non-nil.
-func scaleBudget(ds *appsv1.DaemonSet, v *intstr.IntOrString, path *field.Path, total int) (int, error) {
+// and turns a failure into an Invalid field error at path. v must be
+// non-nil.
+func scaleBudget(v *intstr.IntOrString, path *field.Path, total int) (int, error) {
 	n, err := intstr.GetScaledValueFromIntOrPercent(v, total, true)
 	if err != nil {
-		return 0, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
-			field.Invalid(path, v.String(), `must be an integer or a percentage such as "25%"`))
+		return 0, field.Invalid(path, v.String(), `must be an integer or a percentage such as "25%"`)
 	}
 	return n, nil
-}
-
-// keyOfDaemonSet returns "namespace/name" of ds, or just the name when the
-// namespace is empty (as client-go's cache keys). ds must be non-nil.
-func keyOfDaemonSet(ds *appsv1.DaemonSet) string {
-	if ds.Namespace == "" {
-		return ds.Name
-	}
-	return ds.Namespace + "/" + ds.Name
 }

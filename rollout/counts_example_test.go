@@ -54,7 +54,7 @@ func ExampleUnavailableCount() {
 	fmt.Println(err)
 	// Output:
 	// 4 <nil>
-	// daemonset "kube-system/fluentd": spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: required when rollingUpdate is set
+	// spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: required when rollingUpdate is set
 }
 
 func ExampleAllowsSurge() {

@@ -97,8 +97,6 @@ var ErrNilDaemonSet = errors.New("nil daemonset")
 // hash and name. Recover it with errors.As; its Diff says why the data
 // differs (see the upgrade hazard on ConstructHistory).
 type CollisionError struct {
-	// DaemonSet is namespace/name.
-	DaemonSet string
 	// Name is the revision name that is taken.
 	Name string
 	// CollisionCount is the bumped status.collisionCount.
@@ -109,11 +107,12 @@ type CollisionError struct {
 	Diff *RevisionDiff
 }
 
-// Error describes the collision, naming the DaemonSet and the revision,
-// and ends with "; first difference: " and Diff when Diff is set.
+// Error describes the collision, naming the revision (the DaemonSet is
+// the caller's), and ends with "; first difference: " and Diff when Diff
+// is set.
 func (e *CollisionError) Error() string {
-	msg := fmt.Sprintf("daemonset %q: controllerrevision %q already exists with different data; status.collisionCount must become %d",
-		e.DaemonSet, e.Name, e.CollisionCount)
+	msg := fmt.Sprintf("controllerrevision %q already exists with different data; status.collisionCount must become %d",
+		e.Name, e.CollisionCount)
 	if e.Diff != nil {
 		msg += "; first difference: " + e.Diff.String()
 	}

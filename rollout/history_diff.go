@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // DiffKind says how a revision's data differs from a DaemonSet's patch.
@@ -89,8 +90,8 @@ func shortValue(v string) string {
 // ConstructHistory: `"creationTimestamp":null` in the template metadata,
 // which older controllers wrote into every revision.
 //
-// A nil ds returns ErrNilDaemonSet, a nil rev an error naming the
-// DaemonSet, and an error of Patch(ds) is returned as is. It modifies
+// A nil ds returns ErrNilDaemonSet, a nil rev a *field.Error (Required at
+// rev), and an error of Patch(ds) is returned as is. It modifies
 // nothing. It costs one Patch and one decoding of each side.
 func DiffRevision(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision) (RevisionDiff, error) {
 	patch, err := Patch(ds)
@@ -98,7 +99,7 @@ func DiffRevision(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision) (Revisio
 		return RevisionDiff{}, err
 	}
 	if rev == nil {
-		return RevisionDiff{}, fmt.Errorf("daemonset %q: nil controllerrevision to compare", keyOfDaemonSet(ds))
+		return RevisionDiff{}, field.Required(field.NewPath("rev"), "a ControllerRevision to compare")
 	}
 	return diffData(rev.Data.Raw, patch), nil
 }

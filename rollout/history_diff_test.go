@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -110,8 +111,13 @@ func TestDiffRevisionErrors(t *testing.T) {
 		t.Errorf("DiffRevision(nil, rev) error = %v, want ErrNilDaemonSet", err)
 	}
 	_, err := rollout.DiffRevision(exampleDS("v1"), nil)
-	if err == nil || !strings.Contains(err.Error(), `daemonset "kube-system/agent"`) {
-		t.Errorf("DiffRevision(ds, nil) error = %v, want one naming the DaemonSet", err)
+	want := &field.Error{Type: field.ErrorTypeRequired, Field: "rev", BadValue: "", Detail: "a ControllerRevision to compare"}
+	fe, ok := err.(*field.Error)
+	if !ok {
+		t.Fatalf("DiffRevision(ds, nil) error = %v, want a *field.Error", err)
+	}
+	if diff := cmp.Diff(want, fe); diff != "" {
+		t.Errorf("DiffRevision(ds, nil) error (-want,+got):\n%s", diff)
 	}
 }
 

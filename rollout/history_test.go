@@ -3,6 +3,7 @@ package rollout_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -178,13 +179,48 @@ func TestHistoryPlanIsZero(t *testing.T) {
 }
 
 func TestCollisionError(t *testing.T) {
-	var err error = &rollout.CollisionError{DaemonSet: "kube-system/agent", Name: "agent-5d8f", CollisionCount: 2}
-	want := `daemonset "kube-system/agent": controllerrevision "agent-5d8f" already exists with different data; status.collisionCount must become 2`
+	var err error = &rollout.CollisionError{Name: "agent-5d8f", CollisionCount: 2}
+	want := `controllerrevision "agent-5d8f" already exists with different data; status.collisionCount must become 2`
 	if got := err.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	var ce *rollout.CollisionError
 	if !errors.As(err, &ce) || ce.CollisionCount != 2 {
 		t.Errorf("errors.As() did not recover the CollisionError")
+	}
+}
+
+func TestPodsToRelabel(t *testing.T) {
+	a, b, none, old := hashPod("a", "h1"), hashPod("b", "h1"), hashPod("c-none", noHashLabel), hashPod("d-old", "h0")
+	twin := hashPod("d-old", "h0")
+	twin.UID = "uid-0" // same name, lower UID: comes first
+	empty := hashPod("e-empty", "")
+	tests := []struct {
+		name string
+		pods []*corev1.Pod
+		hash string
+		want []*corev1.Pod
+	}{
+		{name: "no pods", hash: "h1", want: nil},
+		{name: "every pod carries the hash", pods: []*corev1.Pod{b, a}, hash: "h1", want: nil},
+		{
+			name: "other hashes, no label and an empty label, in name then UID order; nil skipped",
+			pods: []*corev1.Pod{old, nil, empty, b, none, a, twin},
+			hash: "h1",
+			want: []*corev1.Pod{none, twin, old, empty},
+		},
+		{name: "the empty hash keeps pods with an empty label", pods: []*corev1.Pod{empty, a}, hash: "", want: []*corev1.Pod{a}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := slices.Clone(tt.pods)
+			got := rollout.PodsToRelabel(tt.pods, tt.hash)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("PodsToRelabel (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, tt.pods); diff != "" {
+				t.Errorf("PodsToRelabel modified its input (-before,+after):\n%s", diff)
+			}
+		})
 	}
 }

@@ -103,7 +103,7 @@ func TestRollingUpdatePolicyErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := rollout.RollingUpdatePolicy(stepDS(ip(1), ip(0)), policyNodes(oldAvail, oldAvail), newHash, stepNow, tt.p)
-			want := `daemonset "ns/ds": rolling update: ` + tt.want
+			want := tt.want
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("error = %v, want prefix %q", err, want)
 			}

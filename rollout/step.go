@@ -67,15 +67,15 @@ type Step struct {
 // left as they are. The step returns nothing to do for a DaemonSet whose
 // strategy is not RollingUpdate.
 //
-// It fails, naming the DaemonSet, when maxSurge or maxUnavailable is invalid
-// and, when surging, when an old pod without a new pod sits on a Missing
-// node (upstream cannot look the node up and gives up the step). It also
-// fails when ds is nil (wrapping ErrNilDaemonSet), when a node's name is
-// empty or repeats an earlier node's (a *field.Error at nodes[i].name, i the
-// later index), or when a node's States and Pods differ in length. Errors
-// read "daemonset "ns/name": rolling update: <cause>", except the budget
-// errors of UnavailableCount and SurgeCount, which are returned as they are.
-// It modifies nothing; nodes need not be sorted.
+// It fails when maxSurge or maxUnavailable is invalid (the *field.Error of
+// UnavailableCount or SurgeCount) and, when surging, when an old pod
+// without a new pod sits on a Missing node (a *MissingNodeError: upstream
+// cannot look the node up and gives up the step). It also fails when ds is
+// nil (ErrNilDaemonSet), when a node's name is empty or repeats an earlier
+// node's (a *field.Error at nodes[i].name, i the later index), or when a
+// node's States and Pods differ in length (a *field.Error at
+// nodes[i].states). Errors name the field or the pod, not the DaemonSet,
+// which is the caller's. It modifies nothing; nodes need not be sorted.
 func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Time) (Step, error) {
 	return rollingUpdate(ds, nodes, hash, now, Policy{}, false)
 }
@@ -93,19 +93,20 @@ func RollingUpdatePolicy(ds *appsv1.DaemonSet, nodes []Node, hash string, now ti
 // rollingUpdate is the step; report says whether it fills Step.Policy.
 func rollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Time, p Policy, report bool) (Step, error) {
 	if ds == nil {
-		return Step{}, fmt.Errorf("rolling update: %w", ErrNilDaemonSet)
+		return Step{}, ErrNilDaemonSet
 	}
 	for i := range nodes {
 		if n := &nodes[i]; n.States != nil && len(n.States) != len(n.Pods) {
-			return Step{}, stepError(ds, fmt.Errorf("nodes[%d] (%q): %d states for %d pods", i, n.Name, len(n.States), len(n.Pods)))
+			return Step{}, field.Invalid(field.NewPath("nodes").Index(i).Child("states"), len(n.States),
+				fmt.Sprintf("node %q has %d pods: one state per pod, or none", n.Name, len(n.Pods)))
 		}
 	}
 	order := sortedNodeOrder(nodes)
 	if err := checkNodeNames(nodes, order); err != nil {
-		return Step{}, stepError(ds, err)
+		return Step{}, err
 	}
 	if err := checkPolicy(&p); err != nil {
-		return Step{}, stepError(ds, err)
+		return Step{}, err
 	}
 	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
 		return Step{}, nil
@@ -139,7 +140,7 @@ func rollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 	}
 	s := stepper{ds: ds, hash: hash, gen: gen, now: now, p: p, surge: maxSurge != 0, open: math.MaxInt32}
 	if err := s.run(&step, nodes, order); err != nil {
-		return Step{}, stepError(ds, err)
+		return Step{}, err
 	}
 	slices.SortFunc(step.Deletes, func(a, b Delete) int {
 		return cmp.Or(cmp.Compare(a.NodeName, b.NodeName), cmp.Compare(a.Pod.Name, b.Pod.Name))
@@ -214,7 +215,16 @@ func checkNodeNames(nodes []Node, order []int) error {
 	return nil
 }
 
-// stepError names ds once in front of an error of the step itself.
-func stepError(ds *appsv1.DaemonSet, err error) error {
-	return fmt.Errorf("daemonset %q: rolling update: %w", keyOfDaemonSet(ds), err)
+// MissingNodeError reports a surge step over an old pod, with no new pod
+// beside it, on a node that does not exist (a Missing Node): upstream
+// cannot look the node up and gives up the step. Recover it with
+// errors.As.
+type MissingNodeError struct {
+	// Pod is the old pod's name; Node is the name of the node it targets.
+	Pod, Node string
+}
+
+// Error names the pod and the node.
+func (e *MissingNodeError) Error() string {
+	return fmt.Sprintf("pod %q targets node %q, which does not exist", e.Pod, e.Node)
 }

@@ -95,19 +95,19 @@ func TestRollingUpdateNodeNames(t *testing.T) {
 		{
 			name:  "duplicate",
 			nodes: []rollout.Node{node("a", true, oldAvail), node("b", true), node("c", true), node("a", true)},
-			want:  `daemonset "ns/ds": rolling update: nodes[3].name: Duplicate value: "a"`,
+			want:  `nodes[3].name: Duplicate value: "a"`,
 			path:  "nodes[3].name",
 		},
 		{
 			name:  "duplicate of a missing node",
 			nodes: []rollout.Node{node("b", false), missing(node("a", false, oldAvail)), node("a", true)},
-			want:  `daemonset "ns/ds": rolling update: nodes[2].name: Duplicate value: "a"`,
+			want:  `nodes[2].name: Duplicate value: "a"`,
 			path:  "nodes[2].name",
 		},
 		{
 			name:  "empty",
 			nodes: []rollout.Node{node("a", true), node("", true)},
-			want:  `daemonset "ns/ds": rolling update: nodes[1].name: Required value`,
+			want:  `nodes[1].name: Required value`,
 			path:  "nodes[1].name",
 		},
 	}

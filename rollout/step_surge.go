@@ -1,7 +1,5 @@
 package rollout
 
-import "fmt"
-
 // withSurge is n's verdict when maxSurge is positive: new pods are created
 // beside old ones within maxSurge (beside unavailable old pods at once,
 // under Policy.Strict within the budget, first), and old pods are deleted
@@ -31,7 +29,7 @@ func (s *stepper) withSurge(n *Node) (verdict, error) {
 	case newPod.pod == nil:
 		v.facts |= oldOnly
 		if n.Missing {
-			return v, fmt.Errorf("pod %q targets node %q, which does not exist", oldPod.pod.Name, n.Name)
+			return v, &MissingNodeError{Pod: oldPod.pod.Name, Node: n.Name}
 		}
 		switch {
 		case !n.ShouldRun && !oldPod.Available:

@@ -1,7 +1,6 @@
 package rollout_test
 
 import (
-	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -275,22 +274,33 @@ func TestRollingUpdate(t *testing.T) {
 	}
 }
 
+// TestRollingUpdateErrors pins the step's errors: each names the field or
+// the pod, never the DaemonSet (the caller's), and is a type a caller can
+// branch on. A nil DaemonSet: TestRollingUpdateNilDaemonSet.
 func TestRollingUpdateErrors(t *testing.T) {
+	budget := func(name string) *field.Path { return field.NewPath("spec", "updateStrategy", "rollingUpdate", name) }
+	const scaleDetail = `must be an integer or a percentage such as "25%"`
 	tests := []struct {
 		name  string
 		ds    *appsv1.DaemonSet
 		nodes []rollout.Node
+		want  error
 	}{
-		{name: "nil DaemonSet", ds: nil},
-		{name: "invalid maxUnavailable", ds: stepDS(sp("abc%"), nil), nodes: []rollout.Node{node("n1", true, oldAvail)}},
-		{name: "nil maxUnavailable", ds: stepDS(nil, ip(1)), nodes: []rollout.Node{node("n1", true, oldAvail)}},
-		{name: "invalid maxSurge", ds: stepDS(ip(1), sp("5")), nodes: []rollout.Node{node("n1", true, oldAvail)}},
+		{name: "invalid maxUnavailable", ds: stepDS(sp("abc%"), nil), nodes: []rollout.Node{node("n1", true, oldAvail)},
+			want: field.Invalid(budget("maxUnavailable"), "abc%", scaleDetail)},
+		{name: "nil maxUnavailable", ds: stepDS(nil, ip(1)), nodes: []rollout.Node{node("n1", true, oldAvail)},
+			want: field.Required(budget("maxUnavailable"), "required when rollingUpdate is set")},
+		{name: "invalid maxSurge", ds: stepDS(ip(1), sp("5")), nodes: []rollout.Node{node("n1", true, oldAvail)},
+			want: field.Invalid(budget("maxSurge"), "5", scaleDetail)},
 		{name: "surge over an old pod on a missing node", ds: stepDS(ip(0), ip(1)),
-			nodes: []rollout.Node{node("n1", true, oldAvail), missing(node("gone", false, oldAvail))}},
+			nodes: []rollout.Node{node("n1", true, oldAvail), missing(node("gone", false, oldAvail))},
+			want:  &rollout.MissingNodeError{Pod: "gone-a", Node: "gone"}},
 		{name: "fewer states than pods", ds: stepDS(ip(1), nil),
-			nodes: []rollout.Node{withGivenStates(node("n1", true, oldAvail, newAvail), rollout.PodState{})}},
+			nodes: []rollout.Node{withGivenStates(node("n1", true, oldAvail, newAvail), rollout.PodState{})},
+			want:  field.Invalid(field.NewPath("nodes").Index(0).Child("states"), 1, `node "n1" has 2 pods: one state per pod, or none`)},
 		{name: "more states than pods", ds: stepDS(ip(1), nil),
-			nodes: []rollout.Node{withGivenStates(node("n1", true), rollout.PodState{})}},
+			nodes: []rollout.Node{node("n0", true), withGivenStates(node("n1", true), rollout.PodState{})},
+			want:  field.Invalid(field.NewPath("nodes").Index(1).Child("states"), 1, `node "n1" has 0 pods: one state per pod, or none`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,13 +308,15 @@ func TestRollingUpdateErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("RollingUpdate() = %+v, want an error", got)
 			}
+			if diff := cmp.Diff(tt.want, err); diff != "" {
+				t.Errorf("error (-want,+got):\n%s", diff)
+			}
 		})
 	}
-	t.Run("budget errors are field errors", func(t *testing.T) {
-		_, err := rollout.RollingUpdate(stepDS(sp("abc%"), nil), []rollout.Node{node("n1", true, oldAvail)}, newHash, stepNow)
-		var fe *field.Error
-		if !errors.As(err, &fe) {
-			t.Fatalf("error %v is not a *field.Error", err)
+	t.Run("the missing-node error text", func(t *testing.T) {
+		var err error = &rollout.MissingNodeError{Pod: "gone-a", Node: "gone"}
+		if diff := cmp.Diff(`pod "gone-a" targets node "gone", which does not exist`, err.Error()); diff != "" {
+			t.Errorf("Error() (-want,+got):\n%s", diff)
 		}
 	})
 }

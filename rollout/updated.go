@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"fmt"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,9 +12,9 @@ import (
 // GetTemplateGeneration returns the template generation recorded in ds's
 // deprecated annotation deprecated.daemonset.template.generation: nil and no
 // error when the annotation is absent (or ds is nil), nil and an error
-// naming the DaemonSet and the annotation when it is not a base-10 int64.
+// naming the annotation when it is not a base-10 int64.
 //
-// The error wraps a *field.Error of type Invalid at
+// The error is a *field.Error of type Invalid at
 // metadata.annotations[deprecated.daemonset.template.generation]. An empty
 // value is present, hence invalid, as upstream. The result is a new
 // pointer; it modifies nothing.
@@ -30,8 +29,7 @@ func GetTemplateGeneration(ds *appsv1.DaemonSet) (*int64, error) {
 	gen, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		path := field.NewPath("metadata", "annotations").Key(appsv1.DeprecatedTemplateGeneration)
-		return nil, fmt.Errorf("daemonset %q: %w", keyOfDaemonSet(ds),
-			field.Invalid(path, v, "must be a base-10 64-bit integer"))
+		return nil, field.Invalid(path, v, "must be a base-10 64-bit integer")
 	}
 	return &gen, nil
 }

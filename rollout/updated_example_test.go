@@ -23,7 +23,7 @@ func ExampleGetTemplateGeneration() {
 	fmt.Println(err)
 	// Output:
 	// 7 <nil>
-	// daemonset "kube-system/fluentd": metadata.annotations[deprecated.daemonset.template.generation]: Invalid value: "seven": must be a base-10 64-bit integer
+	// metadata.annotations[deprecated.daemonset.template.generation]: Invalid value: "seven": must be a base-10 64-bit integer
 }
 
 func ExampleIsPodUpdated() {

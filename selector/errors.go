@@ -13,16 +13,14 @@ import (
 // warning and stops the sync); test for it with errors.Is.
 var ErrSelectsAll = errors.New("selector selects all pods")
 
-// Error is the error ForDaemonSet and MatchesTemplate return. It names the
-// DaemonSet and carries one field error per problem found.
+// Error is the error ForDaemonSet and MatchesTemplate return: one field
+// error per problem found. It names the fields, not the DaemonSet, which is
+// the caller's (daemon.Compute names it once, in a *daemon.Error).
 //
 // Unwrap exposes every entry of Fields, and ErrSelectsAll when SelectsAll is
 // set, so both errors.As(err, &fe) with fe a *field.Error (it finds the first
 // entry) and errors.Is(err, ErrSelectsAll) work on the result.
 type Error struct {
-	// DaemonSet is "namespace/name" of the DaemonSet, or "" when the
-	// DaemonSet itself was nil.
-	DaemonSet string
 	// SelectsAll is true when the selector is exactly {}: the error then
 	// wraps ErrSelectsAll.
 	SelectsAll bool
@@ -34,19 +32,11 @@ type Error struct {
 
 // Error formats the error as
 //
-//	daemonset "ns/name": <field error>; <field error>
+//	<field error>; <field error>
 //
-// or "nil daemonset: ..." when DaemonSet is empty. The text is built here,
-// not when the error is created.
+// The text is built here, not when the error is created.
 func (e *Error) Error() string {
 	var b strings.Builder
-	if e.DaemonSet == "" {
-		b.WriteString("nil daemonset: ")
-	} else {
-		b.WriteString("daemonset \"")
-		b.WriteString(e.DaemonSet)
-		b.WriteString("\": ")
-	}
 	if len(e.Fields) == 0 && e.SelectsAll {
 		b.WriteString(ErrSelectsAll.Error())
 	}

@@ -68,7 +68,7 @@ func ExampleForDaemonSet_invalid() {
 		fmt.Println(fe.Type, "at", fe.Field)
 	}
 	// Output:
-	// daemonset "kube-system/fluentd": spec.selector.matchExpressions[1].values: Required value: operator In needs at least one value
+	// spec.selector.matchExpressions[1].values: Required value: operator In needs at least one value
 	// Required value at spec.selector.matchExpressions[1].values
 }
 
@@ -82,7 +82,7 @@ func ExampleMatchesTemplate() {
 	}
 	fmt.Println(selector.MatchesTemplate(ds))
 	// Output:
-	// daemonset "kube-system/fluentd": spec.template.metadata.labels: Invalid value: "app=fluent-bit": the selector "app=fluentd" does not match the pod template's labels
+	// spec.template.metadata.labels: Invalid value: "app=fluent-bit": the selector "app=fluentd" does not match the pod template's labels
 }
 
 func ExampleOwnerOf() {

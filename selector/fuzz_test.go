@@ -52,8 +52,8 @@ func FuzzForDaemonSet(f *testing.F) {
 		}
 		if err != nil {
 			var se *selector.Error
-			if !errors.As(err, &se) || len(se.Fields) == 0 || se.DaemonSet != dsKey {
-				t.Fatalf("ForDaemonSet() error = %#v, want a *selector.Error naming %s with field errors", err, dsKey)
+			if !errors.As(err, &se) || len(se.Fields) == 0 {
+				t.Fatalf("ForDaemonSet() error = %#v, want a *selector.Error with field errors", err)
 			}
 			for _, fe := range se.Fields {
 				if fe == nil || !strings.HasPrefix(fe.Field, "spec.selector") {

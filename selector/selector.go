@@ -10,9 +10,9 @@ import (
 //  1. a field.Required error at spec.selector when ds or the selector is nil;
 //  2. an error wrapping ErrSelectsAll when the selector is exactly {} (no
 //     matchLabels and no matchExpressions, both nil, as upstream's
-//     reflect.DeepEqual check), naming the DaemonSet;
+//     reflect.DeepEqual check);
 //  3. a field error under spec.selector when it does not parse (for
-//     example an In requirement with no values), naming the DaemonSet.
+//     example an In requirement with no values).
 //
 // A selector whose matchLabels or matchExpressions is empty but non-nil is
 // not rule 2: like upstream, it parses to a selector that matches
@@ -34,22 +34,21 @@ import (
 func ForDaemonSet(ds *appsv1.DaemonSet) (labels.Selector, error) {
 	path := field.NewPath("spec", "selector")
 	if ds == nil {
-		return nil, &Error{Fields: field.ErrorList{field.Required(path, "a daemonset needs a label selector")}}
+		return nil, &Error{Fields: field.ErrorList{field.Required(path, "nil DaemonSet")}}
 	}
 	ps := ds.Spec.Selector
 	if ps == nil {
-		return nil, &Error{DaemonSet: key(ds), Fields: field.ErrorList{field.Required(path, "a daemonset needs a label selector")}}
+		return nil, &Error{Fields: field.ErrorList{field.Required(path, "a daemonset needs a label selector")}}
 	}
 	if ps.MatchLabels == nil && ps.MatchExpressions == nil {
 		return nil, &Error{
-			DaemonSet:  key(ds),
 			SelectsAll: true,
 			Fields:     field.ErrorList{field.Invalid(path, "{}", "the empty selector would select every pod; set matchLabels or matchExpressions")},
 		}
 	}
 	reqs, errs := requirements(ps, path)
 	if len(errs) > 0 {
-		return nil, &Error{DaemonSet: key(ds), Fields: errs}
+		return nil, &Error{Fields: errs}
 	}
 	if len(reqs) == 0 {
 		// A non-nil but empty matchLabels or matchExpressions: upstream
@@ -60,7 +59,7 @@ func ForDaemonSet(ds *appsv1.DaemonSet) (labels.Selector, error) {
 }
 
 // MatchesTemplate returns a field.Invalid error at
-// spec.template.metadata.labels, naming the DaemonSet, when ds's selector
+// spec.template.metadata.labels when ds's selector
 // does not select its own pod template's labels, and the error of
 // ForDaemonSet when the selector is invalid. The API server rejects such
 // objects; upstream's controller does not check and still creates pods, so
@@ -79,18 +78,12 @@ func MatchesTemplate(ds *appsv1.DaemonSet) error {
 		return nil
 	}
 	return &Error{
-		DaemonSet: key(ds),
 		Fields: field.ErrorList{field.Invalid(
 			field.NewPath("spec", "template", "metadata", "labels"),
 			set.String(),
 			"the selector "+quoteSelector(sel)+" does not match the pod template's labels",
 		)},
 	}
-}
-
-// key returns "namespace/name" of a non-nil ds.
-func key(ds *appsv1.DaemonSet) string {
-	return ds.Namespace + "/" + ds.Name
 }
 
 // quoteSelector renders sel for a message.

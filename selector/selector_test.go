@@ -18,8 +18,6 @@ import (
 // ignoreDetail compares field errors by type, path and value, not prose.
 var ignoreDetail = cmpopts.IgnoreFields(field.Error{}, "Detail")
 
-const dsKey = testNS + "/fluentd"
-
 func expr(key string, op metav1.LabelSelectorOperator, values ...string) metav1.LabelSelectorRequirement {
 	return metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: values}
 }
@@ -47,7 +45,7 @@ func selectorCases() []selectorCase {
 	exists, dne := metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist
 	long63, long64 := strings.Repeat("a", 63), strings.Repeat("a", 64)
 	fail := func(errs ...*field.Error) *selector.Error {
-		return &selector.Error{DaemonSet: dsKey, Fields: errs}
+		return &selector.Error{Fields: errs}
 	}
 	return []selectorCase{
 		{name: "nil daemonset is a required error",
@@ -58,7 +56,7 @@ func selectorCases() []selectorCase {
 			wantErr: fail(field.Required(sel, ""))},
 		{name: "exactly empty selector selects all",
 			ds:      newDaemonSet(&metav1.LabelSelector{}, nil),
-			wantErr: &selector.Error{DaemonSet: dsKey, SelectsAll: true, Fields: field.ErrorList{field.Invalid(sel, "{}", "")}}},
+			wantErr: &selector.Error{SelectsAll: true, Fields: field.ErrorList{field.Invalid(sel, "{}", "")}}},
 		{name: "non-nil empty matchLabels matches everything",
 			ds:   newDaemonSet(matchLabels(map[string]string{}), nil),
 			want: ""},
@@ -221,31 +219,27 @@ func TestErrorMessage(t *testing.T) {
 		want string
 	}{
 		{
-			name: "one field error names the daemonset",
-			err:  &selector.Error{DaemonSet: "kube-system/fluentd", Fields: field.ErrorList{field.Required(field.NewPath("spec", "selector"), "needed")}},
-			want: `daemonset "kube-system/fluentd": spec.selector: Required value: needed`,
-		},
-		{
-			name: "a nil daemonset says so",
+			// The DaemonSet is the caller's: daemon.Compute names it once.
+			name: "one field error is the field error alone",
 			err:  &selector.Error{Fields: field.ErrorList{field.Required(field.NewPath("spec", "selector"), "needed")}},
-			want: `nil daemonset: spec.selector: Required value: needed`,
+			want: `spec.selector: Required value: needed`,
 		},
 		{
 			name: "several field errors are joined in order",
-			err: &selector.Error{DaemonSet: "ns/a", Fields: field.ErrorList{
+			err: &selector.Error{Fields: field.ErrorList{
 				field.Required(field.NewPath("x"), "one"), field.Required(field.NewPath("y"), "two"),
 			}},
-			want: `daemonset "ns/a": x: Required value: one; y: Required value: two`,
+			want: `x: Required value: one; y: Required value: two`,
 		},
 		{
 			name: "selects all without field errors still reads well",
-			err:  &selector.Error{DaemonSet: "ns/a", SelectsAll: true},
-			want: `daemonset "ns/a": selector selects all pods`,
+			err:  &selector.Error{SelectsAll: true},
+			want: `selector selects all pods`,
 		},
 		{
 			name: "nil field entries do not panic",
-			err:  &selector.Error{DaemonSet: "ns/a", Fields: field.ErrorList{nil}},
-			want: `daemonset "ns/a": <nil>`,
+			err:  &selector.Error{Fields: field.ErrorList{nil}},
+			want: `<nil>`,
 		},
 	}
 	for _, tt := range tests {
@@ -262,7 +256,7 @@ func TestErrorMessage(t *testing.T) {
 
 func TestForDaemonSetMessageNamesField(t *testing.T) {
 	_, err := selector.ForDaemonSet(newDaemonSet(exprs(expr("a", metav1.LabelSelectorOpExists), expr("b", metav1.LabelSelectorOpExists), expr("app", metav1.LabelSelectorOpIn)), nil))
-	want := `daemonset "kube-system/fluentd": spec.selector.matchExpressions[2].values: Required value`
+	want := `spec.selector.matchExpressions[2].values: Required value`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("ForDaemonSet() error = %v, want it to start with %q", err, want)
 	}

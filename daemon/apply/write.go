@@ -205,11 +205,11 @@ func roundTrip(ds *appsv1.DaemonSet) (*appsv1.DaemonSet, error) {
 	}
 	data, err := json.Marshal(ds)
 	if err != nil {
-		return nil, fmt.Errorf("daemonset %q: encoding: %w", ds.Namespace+"/"+ds.Name, err)
+		return nil, fmt.Errorf("encoding: %w", err)
 	}
 	out := &appsv1.DaemonSet{}
 	if err := json.Unmarshal(data, out); err != nil {
-		return nil, fmt.Errorf("daemonset %q: decoding: %w", ds.Namespace+"/"+ds.Name, err)
+		return nil, fmt.Errorf("decoding: %w", err)
 	}
 	return out, nil
 }

@@ -32,17 +32,20 @@ const (
 	// same plan and the same error text.
 	InvariantRepeatable Invariant = "Repeatable"
 	// InvariantPermutation: Compute on the input with its nodes, pods and
-	// revisions shuffled returns the same plan and error text (for invalid
-	// input, whose error names indices into the slices, an error wrapping
-	// daemon.ErrInvalidInput again).
+	// revisions shuffled returns the same plan and error text (for input
+	// Compute cannot plan from, whose error names indices into the slices,
+	// an error of daemon.StageInput again).
 	InvariantPermutation Invariant = "PermutationInvariant"
 	// InvariantSorted: every slice of the plan is in the order daemon.Plan
 	// documents: Creates by node name (one per node, so strictly), Deletes by
 	// node name then pod name, Adopt, Release and Unplaced by name, the
 	// revision lists of History by name.
 	InvariantSorted Invariant = "Sorted"
-	// InvariantInvalidInput: an error wrapping daemon.ErrInvalidInput comes
-	// with the zero plan.
+	// InvariantInvalidInput: an error of daemon.StageInput or
+	// daemon.StagePolicy (input Compute cannot plan from, which matches
+	// daemon.ErrInvalidInput) comes with the zero plan. Invalid input found
+	// later, an invalid maxSurge or maxUnavailable, comes with the part of
+	// the plan upstream still carries out, and is checked as such.
 	InvariantInvalidInput Invariant = "InvalidInputGivesZeroPlan"
 	// InvariantSkip: a plan with Skip set asks for nothing: no pod or
 	// revision change, no status write, no requeue, no rolling step, no hash.
@@ -241,7 +244,7 @@ func CheckPlan(in Input, opts CheckOptions) Report {
 			rep.add(InvariantNoPanic, "permutation %d: %s", i, panicked)
 			continue
 		}
-		if errors.Is(err, daemon.ErrInvalidInput) && errors.Is(gotErr, daemon.ErrInvalidInput) {
+		if stageOf(err) == daemon.StageInput && stageOf(gotErr) == daemon.StageInput {
 			continue // the message names input indices, which move
 		}
 		if d := planDiff(plan, err, got, gotErr); d != "" {

@@ -2,7 +2,6 @@ package daemontest
 
 import (
 	"cmp"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -87,17 +86,8 @@ func podNames(pods []*corev1.Pod) []string {
 // reason.
 func (c *checker) checkSkip() {
 	p, ds := c.plan, c.in.DaemonSet
-	switch p.Skip {
-	case daemon.SkipDeleting:
-		if ds.DeletionTimestamp == nil {
-			c.add(InvariantSkip, "Skip is %q but the DaemonSet has no deletionTimestamp", p.Skip)
-		}
-	case daemon.SkipSelectsAll:
-		if !reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) {
-			c.add(InvariantSkip, "Skip is %q but the selector is %v", p.Skip, ds.Spec.Selector)
-		}
-	default:
-		c.add(InvariantSkip, "unknown Skip %q", p.Skip)
+	if want := daemon.SkipOf(ds); p.Skip != want {
+		c.add(InvariantSkip, "Skip is %q but the DaemonSet (selector %v, deletionTimestamp %v) calls for %q", p.Skip, ds.Spec.Selector, ds.DeletionTimestamp, want)
 	}
 	if len(p.Creates)+len(p.Deletes)+len(p.Adopt)+len(p.Release) > 0 || !p.History.IsZero() ||
 		p.StatusChanged || p.RequeueAfter != 0 || p.Rolling != nil || p.Hash != "" ||
@@ -112,11 +102,8 @@ func (c *checker) checkSkip() {
 // missing.
 func (c *checker) checkClaims(sel labels.Selector) {
 	ds := c.ds
-	if ds.DeletionTimestamp != nil {
-		c.add(InvariantSkip, "the DaemonSet is being deleted but Skip is not set")
-	}
-	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) {
-		c.add(InvariantSkip, "the selector is {} but Skip is not set")
+	if skip := daemon.SkipOf(ds); skip != daemon.SkipNone {
+		c.add(InvariantSkip, "the DaemonSet calls for Skip %q but Skip is not set", skip)
 	}
 	for _, pod := range c.plan.Adopt {
 		switch {

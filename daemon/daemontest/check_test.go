@@ -117,7 +117,10 @@ func checkCases() []checkCase {
 			}
 			return in
 		}},
-		{name: "an unparsable maxSurge fails the rolling step", in: func() dt.Input { return rollingOut(dt.WithMaxSurge("abc%")) }, wantErr: someError},
+		// Invalid input found in the rolling step: it matches
+		// ErrInvalidInput (before the one error contract it did not), and
+		// comes with the part of the plan upstream carries out.
+		{name: "an unparsable maxSurge fails the rolling step", in: func() dt.Input { return rollingOut(dt.WithMaxSurge("abc%")) }, wantErr: invalidInput},
 		{name: "a nil DaemonSet is invalid input", in: func() dt.Input { return dt.Input{} }, wantErr: invalidInput},
 		{name: "a nil node is invalid input", in: func() dt.Input {
 			in := settled()

@@ -22,7 +22,8 @@ import (
 // Repeatable and PermutationInvariant, which need Compute itself (see
 // CheckPlan). Use it to check a plan computed elsewhere, or a plan a test
 // has altered. Which invariants apply depends on the outcome:
-//   - an error wrapping daemon.ErrInvalidInput: only that the plan is zero;
+//   - an error of daemon.StageInput or daemon.StagePolicy (input Compute
+//     cannot plan from): only that the plan is zero;
 //   - Skip set: only that the plan asks for nothing (and its order);
 //   - otherwise every per-plan invariant; the status ones and the
 //     completeness of claims when the revision history succeeded (err is
@@ -35,14 +36,17 @@ import (
 // sorting checks.
 func CheckGivenPlan(in Input, plan daemon.Plan, err error) []Violation {
 	c := &checker{in: in, plan: plan, err: err}
-	if errors.Is(err, daemon.ErrInvalidInput) {
+	if stage := stageOf(err); stage == daemon.StageInput || stage == daemon.StagePolicy {
 		if !reflect.DeepEqual(plan, daemon.Plan{}) {
 			c.add(InvariantInvalidInput, "the plan that comes with %q is not the zero plan", err)
+		}
+		if !errors.Is(err, daemon.ErrInvalidInput) {
+			c.add(InvariantInvalidInput, "the error %q of stage %q does not match daemon.ErrInvalidInput", err, stage)
 		}
 		return c.out
 	}
 	if in.DaemonSet == nil {
-		c.add(InvariantInvalidInput, "a nil DaemonSet gave error %v, which does not wrap daemon.ErrInvalidInput", err)
+		c.add(InvariantInvalidInput, "a nil DaemonSet gave error %v, which is not of daemon.StageInput", err)
 		return c.out
 	}
 	c.checkSorted()
@@ -217,4 +221,13 @@ func podKey(p *corev1.Pod) string {
 		return "<nil>"
 	}
 	return p.Namespace + "/" + p.Name
+}
+
+// stageOf is the stage of the *daemon.Error err holds, "" when none.
+func stageOf(err error) daemon.Stage {
+	var de *daemon.Error
+	if errors.As(err, &de) {
+		return de.Stage
+	}
+	return ""
 }

@@ -171,7 +171,8 @@ type StepTrace struct {
 	RequeueAfter       time.Duration
 	// Rolling is true when the plan's rolling step ran.
 	Rolling bool
-	// Err is the text of Compute's error; "" when none.
+	// Err is the text of Compute's error without the DaemonSet, which the
+	// simulation is of (daemon.Error.Message); "" when none.
 	Err string
 	// Violations are CheckPlan's findings (SimConfig.Check).
 	Violations []Violation
@@ -429,7 +430,11 @@ func (s *sim) sync(step int, events []string) (StepTrace, daemon.Plan, bool) {
 			tr.Violations = []Violation{{InvariantNoPanic, panicked}}
 		}
 	}
-	if err != nil {
+	var de *daemon.Error
+	switch {
+	case errors.As(err, &de):
+		tr.Err = de.Message()
+	case err != nil:
 		tr.Err = err.Error()
 	}
 	tr.Hash = plan.Hash

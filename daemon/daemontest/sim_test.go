@@ -420,3 +420,29 @@ func TestSimulateEventsFarApart(t *testing.T) {
 		t.Errorf("Duration() = %v, want %v", got, want)
 	}
 }
+
+// TestSimulateStepErrors: a step's Err is Compute's error without the
+// DaemonSet, which the simulation is of (daemon.Error.Message); before the
+// one error contract it carried the DaemonSet's key.
+func TestSimulateStepErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   dt.Input
+		want string
+	}{
+		{name: "an unparsable maxSurge fails every step's rolling update",
+			in:   rollingOut(dt.WithMaxSurge("abc%")),
+			want: `rolling update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "abc%": must be an integer or a percentage such as "25%"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := dt.Simulate(clusterOf(tt.in), dt.SimConfig{MaxSteps: 3})
+			if len(res.Steps) == 0 {
+				t.Fatalf("no step: %s", res.Reason)
+			}
+			if diff := cmp.Diff(tt.want, res.Steps[0].Err); diff != "" {
+				t.Errorf("Steps[0].Err (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,10 +1,10 @@
 package snapshot_test
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
@@ -16,38 +16,41 @@ import (
 // figures in BENCHMARKS.md.
 var captureNodes = flag.Int("capture-nodes", 100, "nodes of the generated capture BenchmarkDecodeCapture reads")
 
-var (
-	captureOnce              sync.Once
-	captureYAML, captureJSON []byte
-)
-
-// captures returns the generated capture (seed 22, 4) as kubectl's YAML and
-// JSON, built once per process.
-func captures() (yaml, json []byte) {
-	captureOnce.Do(func() {
-		c := snapshottest.Generate(rand.New(rand.NewPCG(22, 4)), *captureNodes)
-		captureYAML, captureJSON = c.YAML(), c.JSON()
-	})
-	return captureYAML, captureJSON
-}
+// captureVariants are the two captures of one generated cluster: as
+// kubectl prints it by default (no managedFields), and with
+// --show-managed-fields (twice the bytes).
+var captureVariants = []struct {
+	name string
+	drop bool
+}{{"kubectl", true}, {"managedFields", false}}
 
 // BenchmarkDecodeCapture decodes a generated kubectl capture of
 // -capture-nodes nodes (six DaemonSets, one pod of each per node, with
-// managedFields and status), from YAML and from JSON.
+// status), from YAML and from JSON, without and with managedFields,
+// through DecodeFrom as dsplan reads a file (a few megabytes at a time).
 func BenchmarkDecodeCapture(b *testing.B) {
-	y, j := captures()
-	for _, c := range []struct {
-		format string
-		data   []byte
-	}{{"yaml", y}, {"json", j}} {
-		b.Run(fmt.Sprintf("%s/nodes=%d", c.format, *captureNodes), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(c.data)))
-			for b.Loop() {
-				if _, err := snapshot.Decode("capture."+c.format, c.data); err != nil {
-					b.Fatal(err)
+	for _, v := range captureVariants {
+		var c *snapshottest.Capture // generated for the first benchmark that runs
+		for _, format := range []string{"yaml", "json"} {
+			b.Run(fmt.Sprintf("%s/%s/nodes=%d", format, v.name, *captureNodes), func(b *testing.B) {
+				if c == nil {
+					c = snapshottest.Generate(rand.New(rand.NewPCG(22, 4)), *captureNodes)
+					if v.drop {
+						c.DropManagedFields()
+					}
 				}
-			}
-		})
+				data := c.YAML()
+				if format == "json" {
+					data = c.JSON()
+				}
+				b.ReportAllocs()
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					if _, err := snapshot.DecodeFrom("capture."+format, bytes.NewReader(data), int64(len(data))); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -60,6 +60,42 @@ func Decode(file string, data []byte) (*Snapshot, error) {
 	return s, nil
 }
 
+// DecodeFrom returns the snapshot of a file of size bytes that r reads;
+// see Snapshot.AddFrom.
+func DecodeFrom(file string, r io.ReaderAt, size int64) (*Snapshot, error) {
+	s := &Snapshot{}
+	if err := s.AddFrom(file, r, size); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// AddFrom reads into s the objects of a file of size bytes that r reads,
+// as Add reads the same bytes, without holding them whole: kubectl's Lists
+// (YAML or JSON) are read a few megabytes at a time, item by item. r is
+// read whole only for a file of another shape, or with an error in it
+// (which reads as Add's). A read error of r is returned wrapped, naming
+// file; any other error is a *DecodeError, and s is then unchanged. AddFrom
+// keeps no reference to what it read.
+func (s *Snapshot) AddFrom(file string, r io.ReaderAt, size int64) error {
+	objs, ok, err := fastDecode(&window{r: r, size: size})
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", file, err)
+	}
+	if ok {
+		s.putAll(objs)
+		return nil
+	}
+	data := make([]byte, size)
+	if n, err := r.ReadAt(data, 0); int64(n) < size {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("reading %s: %w", file, err)
+	}
+	return s.addWhole(file, data)
+}
+
 // Add reads the objects of one file into s. data is YAML or JSON: one
 // object, several YAML documents separated by "---" lines, a stream of JSON
 // values, sequences of objects, or lists (kind List, as kubectl prints them, or a typed list such
@@ -73,6 +109,16 @@ func Decode(file string, data []byte) (*Snapshot, error) {
 // An error is a *DecodeError naming file and the line of the document at
 // fault; s is then unchanged. Add keeps no reference to data.
 func (s *Snapshot) Add(file string, data []byte) error {
+	if objs, ok, _ := fastDecode(&window{buf: data}); ok {
+		s.putAll(objs)
+		return nil
+	}
+	return s.addWhole(file, data)
+}
+
+// addWhole is Add's general path: the documents of data, each read whole
+// (but for kubectl Lists in YAML, read item by item).
+func (s *Snapshot) addWhole(file string, data []byte) error {
 	docs, err := split(data)
 	if err != nil {
 		return &DecodeError{File: file, Line: 1, Err: err}
@@ -89,10 +135,15 @@ func (s *Snapshot) Add(file string, data []byte) error {
 		}
 		objs = append(objs, got...)
 	}
+	s.putAll(objs)
+	return nil
+}
+
+// putAll puts objs into s in order.
+func (s *Snapshot) putAll(objs []object) {
 	for _, o := range objs {
 		s.put(o)
 	}
-	return nil
 }
 
 // yamlLine returns the line a YAML parse error names within its document

@@ -35,26 +35,9 @@ func decodeKubectlList(data []byte) (objs []object, ok bool, err error) {
 	if !found {
 		return nil, false, nil
 	}
-	hjs, err := yaml.YAMLToJSON(header)
-	if err != nil {
-		return nil, false, nil
-	}
-	var tm typeMeta
-	if json.Unmarshal(hjs, &tm) != nil || tm.Items != nil {
-		return nil, false, nil
-	}
-	if tm.Kind == "" {
-		return nil, true, errTruncated
-	}
-	if tm.APIVersion == "" {
-		return nil, true, fmt.Errorf("%w: apiVersion and kind are required", ErrNotKubernetes)
-	}
-	if !(tm.APIVersion == "v1" && hasListSuffix(tm.Kind) || hasListSuffix(tm.Kind)) {
-		return nil, false, nil
-	}
-	itemKind, version := tm.Kind[:len(tm.Kind)-len("List")], tm.APIVersion
-	if tm.Kind == "List" {
-		itemKind, version = "", ""
+	version, itemKind, ok, err := listHeader(header)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	type result struct {
 		objs    []object
@@ -99,13 +82,49 @@ func decodeKubectlList(data []byte) (objs []object, ok bool, err error) {
 	return objs, true, nil
 }
 
+// listHeader reads the header of a document of kubectl's List shape (its
+// lines but the items): the apiVersion and kind its items take when they
+// omit theirs (none for kind List). ok is false when the document is not
+// such a List after all (the general path reads it whole); err says why
+// the List is wrong.
+func listHeader(header []byte) (version, itemKind string, ok bool, err error) {
+	// The header must be plain top-level lines: no second "items:", no
+	// stray sequence or comment at column 0.
+	for _, line := range bytes.Split(header, []byte("\n")) {
+		if len(line) > 0 && (line[0] == '-' || line[0] == '#' || line[0] == '\t' || bytes.HasPrefix(line, []byte("items:"))) {
+			return "", "", false, nil
+		}
+	}
+	hjs, err := yaml.YAMLToJSON(header)
+	if err != nil {
+		return "", "", false, nil
+	}
+	var tm typeMeta
+	if json.Unmarshal(hjs, &tm) != nil || tm.Items != nil {
+		return "", "", false, nil
+	}
+	if tm.Kind == "" {
+		return "", "", true, errTruncated
+	}
+	if tm.APIVersion == "" {
+		return "", "", true, fmt.Errorf("%w: apiVersion and kind are required", ErrNotKubernetes)
+	}
+	if !(tm.APIVersion == "v1" && hasListSuffix(tm.Kind) || hasListSuffix(tm.Kind)) {
+		return "", "", false, nil
+	}
+	if tm.Kind == "List" {
+		return "", "", true, nil
+	}
+	return tm.APIVersion, tm.Kind[:len(tm.Kind)-len("List")], true, nil
+}
+
 func hasListSuffix(kind string) bool {
 	return len(kind) >= len("List") && kind[len(kind)-len("List"):] == "List"
 }
 
 // splitKubectlList cuts a document of kubectl's List shape into the
 // document without its items (header) and each item, unindented. found is
-// false for any other shape.
+// false for any other shape; listHeader judges the header.
 func splitKubectlList(data []byte) (header []byte, items [][]byte, found bool) {
 	const key = "items:\n"
 	var at int
@@ -152,13 +171,6 @@ done:
 	}
 	items = append(items, cur)
 	header = append(append([]byte(nil), data[:at]...), data[i:]...)
-	// The rest must be plain top-level lines: no second "items:", no
-	// stray sequence or comment at column 0.
-	for _, line := range bytes.Split(header, []byte("\n")) {
-		if len(line) > 0 && (line[0] == '-' || line[0] == '#' || line[0] == '\t' || bytes.HasPrefix(line, []byte("items:"))) {
-			return nil, nil, false
-		}
-	}
 	return header, items, true
 }
 

@@ -21,12 +21,20 @@ import (
 // With dropFieldsV1 it leaves out metadata.managedFields[*].fieldsV1 of
 // the top-level object (still reading it), as if deleted from the JSON.
 func fastYAMLToJSON(src []byte, dropFieldsV1 bool) (out []byte, ok bool) {
+	var p yparser
+	return p.convert(make([]byte, 0, len(src)), src, dropFieldsV1)
+}
+
+// convert is fastYAMLToJSON appending to out, reusing p's scratch space:
+// a worker converts many items with one yparser. The result does not
+// refer to src.
+func (p *yparser) convert(out, src []byte, dropFieldsV1 bool) ([]byte, bool) {
 	for _, c := range src {
 		if c >= 0x7f || c < 0x20 && c != '\n' {
 			return nil, false
 		}
 	}
-	p := &yparser{src: src, dropFieldsV1: dropFieldsV1, out: make([]byte, 0, len(src))}
+	*p = yparser{src: src, dropFieldsV1: dropFieldsV1, out: out, entries: p.entries[:0], scratch: p.scratch[:0]}
 	p.skipBlank()
 	if p.pos >= len(p.src) || p.indent() != 0 {
 		return nil, false
@@ -50,13 +58,15 @@ type yparser struct {
 	dropFieldsV1 bool
 	// entries is scratch space for sorting mapping keys.
 	entries []yentry
+	// scratch holds a quoted scalar's value while it is written.
+	scratch []byte
 	// depth counts the open collections (yaml.v2 refuses too many).
 	depth int
 }
 
 // yentry is one key of a mapping and where its `"key":value` lies in out.
 type yentry struct {
-	key        string
+	key        []byte
 	start, end int
 }
 
@@ -129,19 +139,19 @@ func (p *yparser) mapping(col, first, path int) bool {
 		p.pos = min(e+1, len(p.src))
 		childPath := 0
 		switch {
-		case path == 0 && col == 0 && key == "metadata":
+		case path == 0 && col == 0 && string(key) == "metadata":
 			childPath = 1
-		case path == 1 && key == "managedFields":
+		case path == 1 && string(key) == "managedFields":
 			childPath = 2
 		}
-		if rest == "" {
+		if len(rest) == 0 {
 			if !p.blockValue(col, childPath) {
 				return false
 			}
 		} else if !p.scalarValue(rest, col) {
 			return false
 		}
-		if path == 3 && key == "fieldsV1" && p.dropFieldsV1 {
+		if path == 3 && string(key) == "fieldsV1" && p.dropFieldsV1 {
 			p.out = p.out[:entryStart]
 			if len(p.entries) > base {
 				p.out = p.out[:entryStart-1] // the comma
@@ -154,7 +164,7 @@ func (p *yparser) mapping(col, first, path int) bool {
 	defer func() { p.entries = p.entries[:base] }()
 	sorted := true
 	for i := 1; i < len(ents); i++ {
-		switch c := strings.Compare(ents[i-1].key, ents[i].key); {
+		switch c := bytes.Compare(ents[i-1].key, ents[i].key); {
 		case c == 0:
 			return false
 		case c > 0:
@@ -164,9 +174,9 @@ func (p *yparser) mapping(col, first, path int) bool {
 	if !sorted {
 		tmp := slices.Clone(p.out[start+1:])
 		off := start + 1
-		slices.SortFunc(ents, func(a, b yentry) int { return strings.Compare(a.key, b.key) })
+		slices.SortFunc(ents, func(a, b yentry) int { return bytes.Compare(a.key, b.key) })
 		for i := 1; i < len(ents); i++ {
-			if ents[i-1].key == ents[i].key {
+			if bytes.Equal(ents[i-1].key, ents[i].key) {
 				return false
 			}
 		}
@@ -227,11 +237,11 @@ func (p *yparser) sequence(col, path int) bool {
 		if n > 0 {
 			p.out = append(p.out, ',')
 		}
-		item := string(line[2:])
-		if item == "" {
+		item := line[2:]
+		if len(item) == 0 {
 			return false
 		}
-		if _, _, ok := splitKey(line[2:]); ok {
+		if _, _, ok := splitKey(item); ok {
 			itemPath := 0
 			if path == 2 {
 				itemPath = 3
@@ -255,52 +265,52 @@ func (p *yparser) sequence(col, path int) bool {
 
 // splitKey splits a "key: value" or "key:" line into its key (unquoted)
 // and the rest, or returns ok false when line is not such a line of the
-// subset.
-func splitKey(line []byte) (key, rest string, ok bool) {
+// subset. A plain key is a slice of line.
+func splitKey(line []byte) (key, rest []byte, ok bool) {
 	if len(line) == 0 {
-		return "", "", false
+		return nil, nil, false
 	}
-	var k string
+	var k []byte
 	var i int
 	switch c := line[0]; c {
 	case '"', '\'':
-		s, n, ok := quoted(line)
+		s, n, ok := quoted(nil, line)
 		if !ok {
-			return "", "", false
+			return nil, nil, false
 		}
 		k, i = s, n
-		if i >= len(line) || line[i] != ':' {
-			return "", "", false
+		if i >= len(line) || line[i] != ':' || i+1 < len(line) && line[i+1] != ' ' {
+			return nil, nil, false // "key":value is a plain scalar to yaml.v2
 		}
 	default:
 		if !plainStart(line) {
-			return "", "", false
+			return nil, nil, false
 		}
 		for i = 0; i < len(line); i++ {
 			if line[i] == ':' && (i+1 == len(line) || line[i+1] == ' ') {
 				break
 			}
 			if line[i] == '#' && line[i-1] == ' ' {
-				return "", "", false
+				return nil, nil, false
 			}
 		}
 		if i == len(line) || line[i-1] == ' ' {
-			return "", "", false
+			return nil, nil, false
 		}
-		plain := string(line[:i])
+		plain := line[:i]
 		if v, isStr := resolvePlain(plain); !isStr || v != "" {
-			return "", "", false
+			return nil, nil, false
 		}
 		k = plain
 	}
 	// line[i] is the colon.
 	if i+1 == len(line) {
-		return k, "", true
+		return k, nil, true
 	}
 	if i+2 == len(line) || line[i+2] == ' ' {
-		return "", "", false // trailing or double space
+		return nil, nil, false // trailing or double space
 	}
-	return k, string(line[i+2:]), true
+	return k, line[i+2:], true
 }
 
 // plainStart reports whether a plain scalar of the subset may start s.
@@ -318,27 +328,28 @@ func plainStart(s []byte) bool {
 // scalarValue reads the value after "key: " or "- ": a scalar on the rest
 // of the line (or a literal block after it); col is the column of the key
 // or "- ", beyond which no later line may be indented.
-func (p *yparser) scalarValue(rest string, col int) bool {
-	if rest == "" {
+func (p *yparser) scalarValue(rest []byte, col int) bool {
+	if len(rest) == 0 {
 		return false
 	}
 	switch rest[0] {
 	case '"', '\'':
-		s, n, ok := quoted([]byte(rest))
+		s, n, ok := quoted(p.scratch[:0], rest)
 		if !ok || n != len(rest) {
 			return false
 		}
+		p.scratch = s
 		p.out = appendJSONString(p.out, s)
 	case '|':
 		return p.literal(rest, col)
 	case '{', '[':
-		if rest != "{}" && rest != "[]" {
+		if string(rest) != "{}" && string(rest) != "[]" {
 			return false
 		}
 		p.out = append(p.out, rest...)
 	default:
-		if !plainStart([]byte(rest)) || rest[len(rest)-1] == ' ' || rest[len(rest)-1] == ':' ||
-			strings.Contains(rest, ": ") || strings.Contains(rest, " #") {
+		if !plainStart(rest) || rest[len(rest)-1] == ' ' || rest[len(rest)-1] == ':' ||
+			bytes.Contains(rest, []byte(": ")) || bytes.Contains(rest, []byte(" #")) {
 			return false
 		}
 		lit, isStr := resolvePlain(rest)
@@ -358,8 +369,10 @@ func (p *yparser) scalarValue(rest string, col int) bool {
 
 // literal reads a literal block scalar ("|", "|-" or "|+" and the lines
 // after it) of a key at column col.
-func (p *yparser) literal(header string, col int) bool {
-	if header != "|" && header != "|-" && header != "|+" {
+func (p *yparser) literal(header []byte, col int) bool {
+	switch string(header) {
+	case "|", "|-", "|+":
+	default:
 		return false
 	}
 	var b strings.Builder
@@ -403,21 +416,21 @@ func (p *yparser) literal(header string, col int) bool {
 		return false
 	}
 	s := b.String()
-	switch header {
+	switch string(header) {
 	case "|-":
 		s = strings.TrimRight(s, "\n")
 	case "|+":
 		s += strings.Repeat("\n", trailing)
 	}
-	p.out = appendJSONString(p.out, s)
+	p.out = appendJSONString(p.out, []byte(s))
 	return true
 }
 
 // quoted reads a single- or double-quoted scalar that closes on its line:
-// its value and the length read.
-func quoted(line []byte) (s string, n int, ok bool) {
+// its value, appended to buf, and the length read.
+func quoted(buf, line []byte) (s []byte, n int, ok bool) {
 	q := line[0]
-	var b []byte
+	b := buf
 	for i := 1; i < len(line); i++ {
 		c := line[i]
 		switch {
@@ -425,10 +438,13 @@ func quoted(line []byte) (s string, n int, ok bool) {
 			b = append(b, '\'')
 			i++
 		case c == q:
-			return string(b), i + 1, true
+			if b == nil {
+				b = []byte{} // an empty key is still a key
+			}
+			return b, i + 1, true
 		case c == '\\' && q == '"':
 			if i+1 >= len(line) {
-				return "", 0, false
+				return nil, 0, false
 			}
 			i++
 			switch e := line[i]; e {
@@ -444,30 +460,30 @@ func quoted(line []byte) (s string, n int, ok bool) {
 				b = append(b, 0)
 			case 'x':
 				if i+2 >= len(line) {
-					return "", 0, false
+					return nil, 0, false
 				}
 				v, err := strconv.ParseUint(string(line[i+1:i+3]), 16, 8)
 				if err != nil || v >= 0x80 {
-					return "", 0, false
+					return nil, 0, false
 				}
 				b = append(b, byte(v))
 				i += 2
 			default:
-				return "", 0, false
+				return nil, 0, false
 			}
 		default:
 			b = append(b, c)
 		}
 	}
-	return "", 0, false
+	return nil, 0, false
 }
 
 // resolvePlain resolves a plain scalar as yaml.v2 does for an untyped
 // value: isStr with lit "" for a string; else lit is the JSON of the
 // value, or "" when the subset leaves it out (floats, other bases, merge
 // keys, ...).
-func resolvePlain(s string) (lit string, isStr bool) {
-	switch s {
+func resolvePlain(b []byte) (lit string, isStr bool) {
+	switch string(b) {
 	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
 		return "true", false
 	case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
@@ -477,13 +493,17 @@ func resolvePlain(s string) (lit string, isStr bool) {
 	case "<<", ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
 		return "", false
 	}
-	switch c := s[0]; {
+	switch c := b[0]; {
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		return "", true // not a number, a timestamp or a special value
 	case c == '.':
+		s := string(b)
 		if _, err := strconv.ParseFloat(s, 64); err == nil {
 			return "", false
 		}
 		return "", true
 	case c == '+' || c == '-' || c >= '0' && c <= '9':
+		s := string(b)
 		if timestamp(s) {
 			return "", true // yaml.v2 gives an untyped timestamp its text
 		}
@@ -539,10 +559,10 @@ func timestamp(s string) bool {
 }
 
 // appendJSONString appends s as encoding/json writes it.
-func appendJSONString(out []byte, s string) []byte {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s) // a string always encodes
+func appendJSONString(out, s []byte) []byte {
+	for _, c := range s {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(string(s)) // a string always encodes
 			return append(out, b...)
 		}
 	}

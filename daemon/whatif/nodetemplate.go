@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon"
 )
 
 // NodeTemplate describes the nodes an autoscaler's node group would create,
@@ -52,7 +53,7 @@ type CompiledTemplate struct {
 
 // CompileTemplate compiles t. It returns an error naming the field when a
 // label, requirement or absent label is invalid or when the requirements
-// on a key allow no node.
+// on a key allow no node; the error matches daemon.ErrInvalidInput.
 func CompileTemplate(t NodeTemplate) (*CompiledTemplate, error) {
 	requirements := t.Requirements
 	if len(t.AbsentLabels) > 0 {
@@ -71,12 +72,12 @@ func CompileTemplate(t NodeTemplate) (*CompiledTemplate, error) {
 			requirements = append(requirements, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpDoesNotExist})
 		}
 		if len(errs) > 0 {
-			return nil, fmt.Errorf("node template %q: %w", t.Name, errs.ToAggregate())
+			return nil, fmt.Errorf("node template %q: %w: %w", t.Name, daemon.ErrInvalidInput, errs.ToAggregate())
 		}
 	}
 	set, err := affinity.NewNodeSet(t.Name, t.Labels, requirements, t.LabelsComplete)
 	if err != nil {
-		return nil, fmt.Errorf("node template %q: %w", t.Name, err)
+		return nil, fmt.Errorf("node template %q: %w: %w", t.Name, daemon.ErrInvalidInput, err)
 	}
 	c := &CompiledTemplate{set: set, name: t.Name}
 	for i := range t.Taints {

@@ -1,6 +1,7 @@
 package whatif_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -284,8 +285,12 @@ func TestCompileTemplateErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := whatif.CompileTemplate(tt.t); err == nil {
-				t.Errorf("CompileTemplate() error = nil, want an error")
+			_, err := whatif.CompileTemplate(tt.t)
+			if err == nil {
+				t.Fatalf("CompileTemplate() error = nil, want an error")
+			}
+			if !errors.Is(err, daemon.ErrInvalidInput) {
+				t.Errorf("CompileTemplate() error %v does not match daemon.ErrInvalidInput", err)
 			}
 		})
 	}

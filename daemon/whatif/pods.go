@@ -4,12 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -69,12 +67,13 @@ type Options struct {
 //
 // Errors: a nil node or a node without a name is an error and no pod. A
 // DaemonSet that is nil, lacks a name or namespace, or has an invalid
-// selector gives no pod and an error naming its index and namespace/name,
-// and so does one whose pod should run on node but whose revision history
-// fails (a name collision, a *rollout.CollisionError): the history is only
-// built for DaemonSets that get a pod. The pods of the other DaemonSets are
-// still returned, with every such error joined. Unlike Compute, a missing
-// UID is not an error: the owner reference then carries none.
+// selector gives no pod and an error naming its index, then a *daemon.Error
+// naming it, and so does one whose pod should run on node but whose
+// revision history fails (a name collision, a *rollout.CollisionError): the
+// history is only built for DaemonSets that get a pod. The pods of the
+// other DaemonSets are still returned, with every such error joined. Every
+// error but a collision matches daemon.ErrInvalidInput. Unlike Compute, a
+// missing UID is not an error: the owner reference then carries none.
 //
 // It modifies none of its arguments; the pods are new objects. Per
 // DaemonSet that gets a pod it costs the pod and the hash: one hash of the
@@ -83,10 +82,10 @@ type Options struct {
 // the revisions).
 func PodsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts Options) ([]*corev1.Pod, error) {
 	if node == nil {
-		return nil, field.Required(field.NewPath("node"), "a node is required")
+		return nil, daemon.NewError(nil, daemon.StageInput, field.Required(field.NewPath("node"), "a node is required"))
 	}
 	if node.Name == "" {
-		return nil, field.Required(field.NewPath("node", "metadata", "name"), "")
+		return nil, daemon.NewError(nil, daemon.StageInput, field.Required(field.NewPath("node", "metadata", "name"), ""))
 	}
 	judged := node
 	if taints, dropped := keptTaints(node.Spec.Taints, opts); dropped {
@@ -137,7 +136,7 @@ type TemplatePod struct {
 // template instead of a node.
 func PodsForTemplate(t *CompiledTemplate, daemonSets []*appsv1.DaemonSet, opts Options) ([]TemplatePod, error) {
 	if t == nil {
-		return nil, field.Required(field.NewPath("template"), "a compiled node template is required")
+		return nil, daemon.NewError(nil, daemon.StageInput, field.Required(field.NewPath("template"), "a compiled node template is required"))
 	}
 	judged := t
 	if taints, dropped := keptTaints(t.taints, opts); dropped {
@@ -184,22 +183,20 @@ func eachPod(daemonSets []*appsv1.DaemonSet, opts Options, nodeName string,
 // podFor is eachPod for one DaemonSet.
 func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string,
 	place func(*daemon.Eligibility) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
-	if ds == nil {
-		return field.Required(field.NewPath("daemonSet"), "nil DaemonSet")
-	}
-	key := ds.Namespace + "/" + ds.Name
 	switch {
+	case ds == nil:
+		return daemon.NewError(nil, daemon.StageInput, field.Required(field.NewPath("daemonSet"), "nil DaemonSet"))
 	case ds.Name == "":
-		return fmt.Errorf("daemonset %q: %w", key, field.Required(field.NewPath("metadata", "name"), ""))
+		return daemon.NewError(ds, daemon.StageInput, field.Required(field.NewPath("metadata", "name"), ""))
 	case ds.Namespace == "":
-		return fmt.Errorf("daemonset %q: %w", key, field.Required(field.NewPath("metadata", "namespace"), "pods are namespaced"))
+		return daemon.NewError(ds, daemon.StageInput, field.Required(field.NewPath("metadata", "namespace"), "pods are namespaced"))
 	}
-	if reflect.DeepEqual(ds.Spec.Selector, &metav1.LabelSelector{}) || ds.DeletionTimestamp != nil {
+	if daemon.SkipOf(ds) != daemon.SkipNone {
 		return nil // Compute skips the DaemonSet
 	}
 	sel, err := selector.ForDaemonSet(ds)
 	if err != nil {
-		return err // a *selector.Error names the DaemonSet
+		return daemon.NewError(ds, daemon.StageInput, err)
 	}
 	verdict, ok := place(daemon.NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators))
 	if !ok {
@@ -210,7 +207,7 @@ func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string,
 	}
 	hash, err := whatIfHash(ds, sel, opts.Revisions)
 	if err != nil {
-		return fmt.Errorf("revision history: %w", err) // its errors name the DaemonSet
+		return daemon.NewError(ds, daemon.StageHistory, err)
 	}
 	generation, genErr := rollout.GetTemplateGeneration(ds)
 	if genErr != nil {

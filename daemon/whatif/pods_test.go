@@ -2,6 +2,7 @@ package whatif_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -232,20 +233,57 @@ func whatIfScenarios(t *testing.T) []*scenario.Scenario {
 // the revision's data is {"spec":{}}: the template is missing from it.
 const emptySpecDiff = `; first difference: spec.template: the revision has nothing, the DaemonSet's patch has {"$patch":"replace","metadata":{"labels":{"app":"x"}},"spec":{"c…`
 
-// TestPodsForNodeErrorText pins that PodsForNode, too, names the DaemonSet
-// once in a revision-history error.
+// TestPodsForNodeErrorText pins PodsForNode's errors: each DaemonSet's
+// names its index, then the DaemonSet once (a *daemon.Error), the stage and
+// the cause; every one but a collision matches daemon.ErrInvalidInput.
 func TestPodsForNodeErrorText(t *testing.T) {
 	ds := dt.DaemonSet("x")
 	rev := dt.Revision(ds, 1)
 	rev.Data.Raw = []byte(`{"spec":{}}`)
+	noNamespace := dt.DaemonSet("x", func(ds *appsv1.DaemonSet) { ds.Namespace = "" })
+	badSelector := dt.DaemonSet("x", func(ds *appsv1.DaemonSet) {
+		ds.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Near"}}
+	})
+	type shape struct {
+		Text    string
+		Invalid bool
+	}
+	tests := []struct {
+		name string
+		node *corev1.Node
+		ds   []*appsv1.DaemonSet
+		opts whatif.Options
+		want shape
+	}{
+		{name: "a collision names the DaemonSet once", node: dt.Node("a"), ds: []*appsv1.DaemonSet{ds},
+			opts: whatif.Options{Revisions: []*appsv1.ControllerRevision{rev}},
+			want: shape{Text: `daemonSets[0]: daemonset "default/x": revision history: controllerrevision "x-` + dt.Hash(ds) + `" already exists with different data; status.collisionCount must become 1` + emptySpecDiff}},
+		{name: "a nil DaemonSet", node: dt.Node("a"), ds: []*appsv1.DaemonSet{nil},
+			want: shape{Text: `daemonSets[0]: invalid input: daemonSet: Required value: nil DaemonSet`, Invalid: true}},
+		{name: "a DaemonSet without a namespace", node: dt.Node("a"), ds: []*appsv1.DaemonSet{ds, noNamespace},
+			want: shape{Text: `daemonSets[1]: daemonset "/x": invalid input: metadata.namespace: Required value: pods are namespaced`, Invalid: true}},
+		{name: "an invalid selector", node: dt.Node("a"), ds: []*appsv1.DaemonSet{badSelector},
+			want: shape{Text: `daemonSets[0]: daemonset "default/x": invalid input: spec.selector.matchExpressions[0].operator: Unsupported value: "Near": supported values: "In", "NotIn", "Exists", "DoesNotExist"`, Invalid: true}},
+		{name: "a nil node", ds: []*appsv1.DaemonSet{ds},
+			want: shape{Text: `invalid input: node: Required value: a node is required`, Invalid: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := whatif.PodsForNode(tt.node, tt.ds, tt.opts)
+			if err == nil {
+				t.Fatal("PodsForNode: no error")
+			}
+			got := shape{Text: err.Error(), Invalid: errors.Is(err, daemon.ErrInvalidInput)}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("error (-want,+got):\n%s", diff)
+			}
+			var de *daemon.Error
+			if !errors.As(err, &de) {
+				t.Errorf("errors.As(*daemon.Error) failed on %v", err)
+			}
+		})
+	}
 	_, err := whatif.PodsForNode(dt.Node("a"), []*appsv1.DaemonSet{ds}, whatif.Options{Revisions: []*appsv1.ControllerRevision{rev}})
-	want := `daemonSets[0]: revision history: daemonset "default/x": controllerrevision "x-` + dt.Hash(ds) + `" already exists with different data; status.collisionCount must become 1` + emptySpecDiff
-	if err == nil {
-		t.Fatal("PodsForNode: no error")
-	}
-	if diff := cmp.Diff(want, err.Error()); diff != "" {
-		t.Errorf("error text (-want,+got):\n%s", diff)
-	}
 	var c *rollout.CollisionError
 	if !errors.As(err, &c) {
 		t.Errorf("errors.As(*rollout.CollisionError) failed on %v", err)
@@ -357,8 +395,9 @@ func TestPodsForTemplate(t *testing.T) {
 			}
 		})
 	}
-	if _, err := whatif.PodsForTemplate(nil, []*appsv1.DaemonSet{everywhere}, whatif.Options{}); err == nil {
-		t.Errorf("PodsForTemplate(nil) error = nil, want an error")
+	_, err := whatif.PodsForTemplate(nil, []*appsv1.DaemonSet{everywhere}, whatif.Options{})
+	if diff := cmp.Diff(`invalid input: template: Required value: a compiled node template is required`, fmt.Sprint(err)); diff != "" || !errors.Is(err, daemon.ErrInvalidInput) {
+		t.Errorf("PodsForTemplate(nil) error = %v (-want,+got:\n%s), want invalid input", err, diff)
 	}
 	ct, _ := whatif.CompileTemplate(gpuPool)
 	pods, err := whatif.PodsForTemplate(ct, []*appsv1.DaemonSet{nil, everywhere}, whatif.Options{})

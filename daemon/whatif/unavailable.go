@@ -70,8 +70,9 @@ func (u Unavailability) Count(cause UnavailableCause) int {
 // pods judged are daemon.StatusByNode's. opts.Now is the clock of
 // availability; the revisions, backoff and burst play no part. A DaemonSet
 // Compute skips (a {} selector, being deleted) gives the zero
-// Unavailability. Input errors are Compute's (daemon.ErrInvalidInput, an
-// invalid selector). It modifies none of its arguments; Nodes share the
+// Unavailability. Input errors are Compute's (a *daemon.Error of
+// daemon.StageInput, matching daemon.ErrInvalidInput: an input Compute
+// cannot plan from, an invalid selector). It modifies none of its arguments; Nodes share the
 // caller's pods.
 func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (Unavailability, error) {
 	byNode, err := daemon.StatusByNode(ds, nodes, pods, opts)

@@ -3,7 +3,8 @@ module github.com/daemonplan/daemonplan/examples/controller
 go 1.26.0
 
 require (
-	github.com/daemonplan/daemonplan v0.0.0-00010101000000-000000000000
+	github.com/daemonplan/daemonplan v0.0.0
+	github.com/daemonplan/daemonplan/examples/dsplan/live v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/spf13/pflag v1.0.10
@@ -173,8 +174,8 @@ require (
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
-	github.com/prometheus/client_model v0.6.3 // indirect
-	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/client_model v0.6.3
+	github.com/prometheus/common v0.72.0
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.etcd.io/etcd/server/v3 v3.6.8
@@ -204,7 +205,12 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-replace github.com/daemonplan/daemonplan => ../..
+// The end-to-end suite previews rollouts with the live dsplan, a module of
+// its own beside this one.
+replace (
+	github.com/daemonplan/daemonplan => ../..
+	github.com/daemonplan/daemonplan/examples/dsplan/live => ../dsplan/live
+)
 
 replace (
 	k8s.io/api => k8s.io/api v0.36.3

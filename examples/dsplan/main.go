@@ -24,6 +24,16 @@
 // daemon.RolloutComplete, at the partition rather than at 100%, and a
 // stall says why in the policy's terms (daemon.RolloutReason).
 //
+// A DaemonSet's rollout annotations (rollout.daemonplan.io/...,
+// daemon.ParseRolloutAnnotations) give its policy first, so that the plan
+// and the preview are what the example controller will do: an OnDelete
+// DaemonSet with them is planned as companion mode rolls it out
+// (RollingUpdate with the annotated max-unavailable, maxSurge 0), and the
+// flags given override the fields they name. The output says which
+// annotations were read; invalid ones are an error naming each key (exit
+// 1). simulate prints the planned waves of the order label with when each
+// starts and is done and how long it takes.
+//
 // Input is what `kubectl get daemonsets,nodes,pods,controllerrevisions -A -o
 // yaml` (or -o json) prints, multi-document YAML or single objects, in one or
 // more files given with -f ("-" reads stdin); see package daemon/snapshot.

@@ -104,3 +104,37 @@ func cutSlash(s string) (string, string, bool) {
 	}
 	return s, "", false
 }
+
+// TestDropManagedFields: the capture kubectl prints by default has no
+// managedFields and decodes to the same objects but for them.
+func TestDropManagedFields(t *testing.T) {
+	withFields := snapshottest.Generate(rand.New(rand.NewPCG(1, 2)), 3)
+	c := snapshottest.Generate(rand.New(rand.NewPCG(1, 2)), 3).DropManagedFields()
+	y := c.YAML()
+	if bytes.Contains(y, []byte("managedFields")) || bytes.Contains(c.JSON(), []byte("managedFields")) {
+		t.Fatal("managedFields left in the capture")
+	}
+	full, err := snapshot.Decode("full.yaml", withFields.YAML())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := snapshot.Decode("dropped.yaml", y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range full.Pods {
+		p.ManagedFields = nil
+	}
+	for _, n := range full.Nodes {
+		n.ManagedFields = nil
+	}
+	for _, r := range full.Revisions {
+		r.ManagedFields = nil
+	}
+	for _, d := range full.DaemonSets {
+		d.ManagedFields = nil
+	}
+	if !equality.Semantic.DeepEqual(full, dropped) {
+		t.Error("the capture without managedFields decodes to other objects")
+	}
+}

@@ -11,6 +11,8 @@
 // each DaemonSet on each node with the controller-revision-hash and
 // pod-template-generation labels, owner references, default tolerations,
 // node affinity, managedFields and status. YAML and JSON render it as
-// `kubectl get ds,nodes,pods,controllerrevisions -A -o yaml` (and -o json)
-// print it: one List, items in that order, each kind by namespace and name.
+// `kubectl get ds,nodes,pods,controllerrevisions -A -o yaml
+// --show-managed-fields` (and -o json) print it: one List, items in that
+// order, each kind by namespace and name. DropManagedFields makes it what
+// kubectl prints without --show-managed-fields, its default.
 package snapshottest

@@ -7,7 +7,15 @@
 // kube-controller-manager's DaemonSet controller and the example controller
 // in companion mode together, the latter with exactly the RBAC of
 // examples/controller/deploy, and add a "rollouts: N passed, M failed"
-// tally.
+// tally. TestCompanionZoneWaves and TestCompanionStrictNotReady also run
+// the live dsplan (examples/dsplan/live, a module this one requires and
+// replaces with ../dsplan/live) in-process against the cluster, with a real
+// client: its preview of a rollout, compared afterwards with what happened,
+// and its rollout status, whose exit codes they check. TestScale places
+// and rolls out a DaemonSet on 2,000 nodes (E2E_SCALE_NODES for another
+// size) with each controller and measures each controller process's CPU
+// seconds and peak memory from /proc, its writes and its syncs, and prints
+// the scale table.
 //
 // The control plane is compiled into the test binary itself: etcd v3.6.8,
 // Kubernetes v1.36.3 and kwok v0.8.0 are ordinary requirements of this
@@ -23,7 +31,7 @@
 //
 // The package has no non-test code; run it with
 //
-//	cd examples/controller && go test ./e2e
+//	cd examples/controller && go test -timeout 60m ./e2e
 //
 // (go test -short skips every scenario).
 package e2e

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
+	"time"
 )
 
 // exampleArgs are the example controller's flags in every scenario: as
@@ -36,11 +38,40 @@ func (c *cluster) startExampleProcess(name string, extra ...string) *process {
 // a controller that does not stop cleanly fails the test.
 func startExample(c *cluster, run int) func() {
 	c.t.Helper()
-	p := c.startExampleProcess(fmt.Sprintf("example-controller-%d", run))
+	p := c.startExampleProcess(fmt.Sprintf("example-controller-%d", run), extraExampleFlags()...)
+	c.waitServing(p)
 	return func() {
 		p.stop()
 		if p.err != nil {
 			c.t.Errorf("example controller %s: %v", p.name, p.err)
 		}
+	}
+}
+
+// waitServing waits until the example controller p answers /healthz on its
+// --metrics-addr. It serves it only after it has set up its signal
+// handling: a SIGTERM sent sooner, while the test binary still
+// initialises its packages, kills it by the default action ("signal:
+// terminated") instead of stopping it cleanly; a scenario that converges
+// within half a second of a restart did that.
+func (c *cluster) waitServing(p *process) {
+	c.t.Helper()
+	url := "http://" + flagValue(p, "--metrics-addr") + "/healthz"
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if p.exited() {
+			c.t.Fatalf("%s exited: %v", p.name, p.err)
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s does not serve %s after 60s: %v", p.name, url, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

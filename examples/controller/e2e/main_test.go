@@ -8,13 +8,14 @@ import (
 
 // TestMain runs one control-plane component when the test binary was
 // started as one (see roleEnv); otherwise it runs the tests and prints the
-// side-by-side table and the closing tally.
+// side-by-side table, the scale table and the closing tally.
 func TestMain(m *testing.M) {
 	if code, ran := runRole(); ran {
 		os.Exit(code)
 	}
 	code := m.Run()
 	printTable(os.Stdout)
+	printScaleTable(os.Stdout)
 	resultsMu.Lock()
 	if skipped > 0 {
 		fmt.Printf("e2e: %d skipped\n", skipped)

@@ -108,9 +108,10 @@ func runKwok() int {
 
 // kwokStages is kwok's own "fast" stage set, as its packages embed it: nodes
 // become Ready at once, pods become Running and Ready, and deleted pods go
-// away after their graceful deletion.
+// away after their graceful deletion. A node whose kubelet a scenario
+// stopped (stopKubelet) is left as the scenario sets it.
 func kwokStages() string {
-	stages := []string{nodefast.DefaultNodeInit, podfast.DefaultPodReady, podfast.DefaultPodDelete}
+	stages := []string{spareStoppedNodes(nodefast.DefaultNodeInit), podfast.DefaultPodReady, podfast.DefaultPodDelete}
 	for i, s := range stages {
 		stages[i] = strings.TrimSpace(s)
 	}

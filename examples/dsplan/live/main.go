@@ -25,9 +25,18 @@
 //
 // It lives in a module of its own because it needs client-go, which the
 // root module never imports; the command itself is the root module's
-// examples/dsplan/internal/cli, the live part internal/livecmd. It only
-// lists (the list verb on daemonsets, controllerrevisions, pods and
-// nodes); it never writes to the cluster.
+// examples/dsplan/internal/cli, the live part livecmd. It only
+// reads (list, and watch for rollout status, on daemonsets,
+// controllerrevisions, pods and nodes); it never writes to the cluster.
+//
+// `live rollout status NS/NAME` waits until the DaemonSet's rollout is
+// complete under its rollout annotations' policy, printing progress, and
+// exits 0 then, 3 when its RolloutBlocked condition is True, 4 past its
+// progress deadline, 5 at --timeout: the step a CI pipeline or a Helm
+// post-upgrade hook runs (it lists and watches the DaemonSet, its pods and
+// revisions, and the nodes):
+//
+//	go run . rollout status kube-system/agent --context prod --timeout 1h
 //
 // `live dump` prints the listing as one kubectl-style List instead, for
 // dsplan -f - or to keep a snapshot:
@@ -45,7 +54,7 @@ package main
 import (
 	"os"
 
-	"github.com/daemonplan/daemonplan/examples/dsplan/live/internal/livecmd"
+	"github.com/daemonplan/daemonplan/examples/dsplan/live/livecmd"
 )
 
 func main() {

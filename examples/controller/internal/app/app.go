@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -30,6 +31,9 @@ import (
 	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
 )
 
+// protobuf is the Kubernetes protobuf media type.
+const protobuf = "application/vnd.kubernetes.protobuf"
+
 // options are the command-line flags.
 type options struct {
 	mode            controller.Mode
@@ -45,6 +49,10 @@ type options struct {
 	qps             float64
 	burst           int
 	comparisonGates bool
+	statusInterval  time.Duration
+	syncSpacing     int
+	contentType     string
+	profiling       bool
 }
 
 func parseFlags(args []string) (options, error) {
@@ -63,7 +71,11 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.resync, "resync", 0, "informer resync period; 0 disables resyncs")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "queries per second to the API server")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of queries to the API server")
+	fs.IntVar(&o.syncSpacing, "sync-spacing", controller.DefaultSyncSpacing, "space the syncs of one DaemonSet by this many times its last plan's duration (at most 1s), so that planning it takes at most about 1/N of a core however fast its pods change; negative syncs on every event")
+	fs.StringVar(&o.contentType, "kube-api-content-type", protobuf, "content type of requests to the API server (kube-controller-manager's default: protobuf, several times cheaper to decode than JSON)")
+	fs.BoolVar(&o.profiling, "profiling", false, "serve Go's profiles under /debug/pprof/ on --metrics-addr")
 	fs.BoolVar(&o.comparisonGates, "taint-toleration-comparison-operators", false, "enable the Gt and Lt toleration operators (feature gate TaintTolerationComparisonOperators)")
+	fs.DurationVar(&o.statusInterval, "status-write-interval", controller.DefaultStatusWriteInterval, "replace mode: least time between two status writes of a DaemonSet that only move its counters while pods change (a new generation and a settled status are written at once); negative writes every change")
 	klog.InitFlags(fs)
 	err := fs.Parse(args)
 	if err != nil {
@@ -112,6 +124,11 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("load kubeconfig: %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	cfg.ContentType = o.contentType
+	if o.contentType == protobuf {
+		// Objects without a protobuf encoding come as JSON.
+		cfg.AcceptContentTypes = protobuf + ",application/json"
+	}
 	cfg = rest.AddUserAgent(cfg, controller.ComponentName)
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -122,7 +139,7 @@ func run(ctx context.Context, o options) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var srv *http.Server
 	if o.metricsAddr != "" {
-		srv, _, err = serve(ctx, o.metricsAddr, reg)
+		srv, _, err = serve(ctx, o.metricsAddr, reg, o.profiling)
 		if err != nil {
 			return err
 		}
@@ -142,6 +159,8 @@ func run(ctx context.Context, o options) error {
 			BurstReplicas:                            o.burstReplicas,
 			Registerer:                               reg,
 			EnableTaintTolerationComparisonOperators: o.comparisonGates,
+			StatusWriteInterval:                      o.statusInterval,
+			SyncSpacing:                              o.syncSpacing,
 		}, logger)
 		err := c.Run(ctx)
 		factory.Shutdown()
@@ -153,10 +172,17 @@ func run(ctx context.Context, o options) error {
 	return leaderElect(ctx, o, cfg, logger, start)
 }
 
-// serve serves /healthz and /metrics on addr until the server is shut down;
-// it returns the address it listens on.
-func serve(ctx context.Context, addr string, reg *prometheus.Registry) (*http.Server, net.Addr, error) {
+// serve serves /healthz and /metrics, and with profiling /debug/pprof/, on
+// addr until the server is shut down; it returns the address it listens on.
+func serve(ctx context.Context, addr string, reg *prometheus.Registry, profiling bool) (*http.Server, net.Addr, error) {
 	mux := http.NewServeMux()
+	if profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("ok"))

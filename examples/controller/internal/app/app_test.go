@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -23,12 +24,12 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			want: options{mode: controller.ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100},
+			want: options{mode: controller.ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100, statusInterval: controller.DefaultStatusWriteInterval, syncSpacing: controller.DefaultSyncSpacing, contentType: protobuf},
 		},
 		{
 			name: "all set",
-			args: []string{"--mode", "companion", "--kubeconfig", "/k", "--workers", "5", "--burst-replicas", "10", "--leader-elect", "--metrics-addr", "127.0.0.1:0"},
-			want: options{mode: controller.ModeCompanion, kubeconfig: "/k", workers: 5, burstReplicas: 10, leaderElect: true, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: "127.0.0.1:0", qps: 50, burst: 100},
+			args: []string{"--mode", "companion", "--kubeconfig", "/k", "--workers", "5", "--burst-replicas", "10", "--leader-elect", "--metrics-addr", "127.0.0.1:0", "--status-write-interval", "-1s", "--sync-spacing", "5", "--kube-api-content-type", "application/json", "--profiling"},
+			want: options{mode: controller.ModeCompanion, kubeconfig: "/k", workers: 5, burstReplicas: 10, leaderElect: true, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: "127.0.0.1:0", qps: 50, burst: 100, statusInterval: -time.Second, syncSpacing: 5, contentType: "application/json", profiling: true},
 		},
 		{name: "unknown mode", args: []string{"--mode", "beside"}, wantErr: true},
 		{name: "zero workers", args: []string{"--workers", "0"}, wantErr: true},
@@ -56,7 +57,7 @@ func TestServeHealthzAndMetrics(t *testing.T) {
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "daemonplan_controller_test_total", Help: "test"})
 	reg.MustRegister(c)
 	c.Inc()
-	srv, addr, err := serve(context.Background(), "127.0.0.1:0", reg)
+	srv, addr, err := serve(context.Background(), "127.0.0.1:0", reg, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +65,7 @@ func TestServeHealthzAndMetrics(t *testing.T) {
 	for _, tt := range []struct{ path, want string }{
 		{"/healthz", "ok"},
 		{"/metrics", "daemonplan_controller_test_total 1"},
+		{"/debug/pprof/cmdline", ""}, // with --profiling
 	} {
 		resp, err := http.Get("http://" + addr.String() + tt.path)
 		if err != nil {

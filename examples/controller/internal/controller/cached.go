@@ -14,48 +14,48 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// cachedDaemonSet returns the DaemonSet of key from the cache, and the
-// sync result so far (resultSuccess). It returns a nil DaemonSet when
-// there is nothing to plan: a malformed key (resultInvalid, dropped with a
-// log line), a DaemonSet that is gone (resultGone; everything kept for the
-// key is forgotten), a cache that has not yet seen the controller's own
-// writes for it (resultBehind, with an error wrapping errCacheBehind, so
-// that the key is requeued with backoff) or a cache that fails
-// (resultError, with the error). A key with a pod write of unknown outcome
-// (see writeFence) waits, as resultBehind, until its cached pods agree
-// with the API server's.
-func (c *Controller) cachedDaemonSet(ctx context.Context, key string) (*appsv1.DaemonSet, string, error) {
+// cachedDaemonSet returns the DaemonSet of key from the cache. It returns a
+// nil DaemonSet when there is nothing to plan: with a nil error when the
+// key names no DaemonSet (a malformed key, dropped with a log line, or a
+// DaemonSet that is gone, whose state is all forgotten); with an error
+// wrapping errCacheBehind when a cache has not yet seen the controller's
+// own writes for it (the key is requeued with backoff), or, for a key with
+// a pod write of unknown outcome (see writeFence), until its cached pods
+// agree with the API server's; with the error of a cache that fails.
+func (c *Controller) cachedDaemonSet(ctx context.Context, key string) (*appsv1.DaemonSet, error) {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
-		return nil, resultInvalid, nil
+		return nil, nil
 	}
 	// Read our own writes: plan nothing from caches that miss them.
 	if err := c.fence.behind(key); err != nil {
-		return nil, resultBehind, fmt.Errorf("daemonset %q: %w", key, err)
+		return nil, fmt.Errorf("daemonset %q: %w", key, err)
 	}
 	ds, err := c.dsLister.DaemonSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.expectations.Forget(key)
 		c.state.forget(key)
 		c.fence.forget(key)
+		c.statusWrites.forget(key)
+		c.spacing.forget(key)
 		c.companion.forget(key)
 		if c.rolloutMetrics != nil {
 			c.rolloutMetrics.forget(key)
 		}
 		c.logger.V(2).Info("DaemonSet is gone, state forgotten", "daemonset", key)
-		return nil, resultGone, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, resultError, fmt.Errorf("daemonset %q: read from cache: %w", key, err)
+		return nil, fmt.Errorf("daemonset %q: read from cache: %w", key, err)
 	}
 	if c.fence.isUnsure(key) {
 		if err := c.cacheAgrees(ctx, ds); err != nil {
-			return nil, resultBehind, fmt.Errorf("daemonset %q: %w", key, err)
+			return nil, fmt.Errorf("daemonset %q: %w", key, err)
 		}
 		c.fence.clearUnsure(key)
 	}
-	return ds, resultSuccess, nil
+	return ds, nil
 }
 
 // cacheAgrees compares the pods of ds's selector in the cache with those

@@ -32,8 +32,9 @@ type companionState struct {
 	mu     sync.Mutex
 	warned map[string]string
 	waves  map[string]*waveMemory
-	// written is when the conditions of a key were last written.
-	written map[string]time.Time
+	// messages holds back the condition writes that change only a
+	// message (messageInterval).
+	messages *keyThrottle
 }
 
 // messageInterval is the least time between two condition writes of one
@@ -50,7 +51,7 @@ type waveMemory struct {
 }
 
 func newCompanionState() *companionState {
-	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}, written: map[string]time.Time{}}
+	return &companionState{warned: map[string]string{}, waves: map[string]*waveMemory{}, messages: newKeyThrottle(messageInterval)}
 }
 
 // warnOnce reports whether the warning fingerprint fp (the DaemonSet's UID,
@@ -100,7 +101,7 @@ func (s *companionState) forget(key string) {
 	defer s.mu.Unlock()
 	delete(s.warned, key)
 	delete(s.waves, key)
-	delete(s.written, key)
+	s.messages.forget(key)
 }
 
 // holdMessage returns how long to wait before writing changes, conditions
@@ -111,19 +112,13 @@ func (s *companionState) holdMessage(key string, have, changes []appsv1.DaemonSe
 	if len(changes) == 0 {
 		return 0
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	messageOnly := true
 	for _, ch := range changes {
 		if h := findCondition(have, ch.Type); h == nil || h.Status != ch.Status || h.Reason != ch.Reason {
 			messageOnly = false
 		}
 	}
-	if last, ok := s.written[key]; messageOnly && ok && now.Sub(last) < messageInterval {
-		return messageInterval - now.Sub(last)
-	}
-	s.written[key] = now
-	return 0
+	return s.messages.hold(key, messageOnly, now)
 }
 
 // fingerprint identifies a DaemonSet spec and its rollout annotations.
@@ -162,14 +157,12 @@ func fingerprint(ds *appsv1.DaemonSet, what string) string {
 //     stale one meets a conflict and is redone on a fresh read.
 func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) {
 	start := c.cfg.Clock.Now()
-	result := resultSuccess
-	defer func() {
-		c.metrics.syncs.WithLabelValues(result).Inc()
-		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
-	}()
+	var found syncFacts
+	defer func() { c.metrics.observeSync(found.result(err), c.cfg.Clock.Since(start)) }()
 
-	ds, result, err := c.cachedDaemonSet(ctx, key)
+	ds, err := c.cachedDaemonSet(ctx, key)
 	if ds == nil {
+		found.gone = true
 		return err
 	}
 	ns := ds.Namespace
@@ -199,7 +192,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	if annErr != nil {
 		// A typo must not mean "no policy": nothing is deleted until the
 		// annotations (or the spec) are fixed.
-		result = resultInvalid
+		found.invalid = true
 		c.warn(key, ds, reason, annErr.Error())
 		return c.patchConditions(ctx, key, ds, start, []appsv1.DaemonSetCondition{
 			condition(ConditionProgressing, false, reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", annErr, ds.Generation)),
@@ -215,9 +208,9 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	// event that came in between, and the plan would spend the budget of
 	// a pod it has just deleted a second time.
 	satisfied := c.expectations.Satisfied(key)
+	found.waiting = !satisfied
 	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
@@ -229,15 +222,14 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
 		Rollout:                                  policy,
 	}
-	plan, computeErr := daemon.Compute(&planned, nodes, pods, opts)
+	plan, computeErr := c.plan(key, &planned, nodes, pods, opts)
 	if computeErr != nil {
 		if isInvalidSpec(computeErr) {
-			result = resultInvalid
-			c.warn(key, ds, "InvalidSpec", HumanError(key, computeErr))
+			found.invalid = true
+			c.warn(key, ds, "InvalidSpec", messageOf(computeErr))
 			return nil
 		}
-		result = resultError
-		return fmt.Errorf("daemonset %q: %w", key, humanError{msg: HumanError(key, computeErr), err: computeErr})
+		return fmt.Errorf("daemonset %q: %w", key, keyless{computeErr})
 	}
 	if plan.Skip != daemon.SkipNone || plan.Hash == "" {
 		return nil
@@ -252,7 +244,6 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	pr := measure(&planned, c.placement.get(ds).elig, &policy, nodes, pods, plan.Hash, start)
 	complete, _, err := daemon.RolloutComplete(&planned, nodes, pods, opts)
 	if err != nil {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 	partition := 0
@@ -320,7 +311,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	switch have := findCondition(ds.Status.Conditions, ConditionBlocked); {
 	case deadlineHit:
 		u, err := whatif.Unavailable(&planned, nodes, pods, opts)
-		reason, msg := ReasonNoProgress, "the breakdown of unavailable nodes failed: "+HumanError(key, err)
+		reason, msg := ReasonNoProgress, "the breakdown of unavailable nodes failed: "+messageOf(err)
 		if err == nil {
 			reason, msg = blockedCause(u, plan.Hash, scopeFilter(&policy, nodes))
 		}
@@ -368,7 +359,6 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	c.rolloutMetrics.set(key, g)
 
 	if !satisfied {
-		result = resultWaiting
 		c.queue.AddAfter(key, c.cfg.ExpectationsTimeout)
 	}
 	if plan.RequeueAfter > 0 {
@@ -388,7 +378,6 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
 		"errors", len(errs.errs), "duration", c.cfg.Clock.Since(start))
 	if len(errs.errs) > 0 {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, errors.Join(errs.errs...))
 	}
 	return nil

@@ -48,6 +48,22 @@ type Config struct {
 	// Clock is the controller clock, passed to daemon.Compute as Options.Now
 	// and used for the expectations' timeout; nil means the real clock.
 	Clock clock.Clock
+	// StatusWriteInterval is, in replace mode, the least time between two
+	// status writes of one DaemonSet that only move its counters while
+	// pods are changing; a change of the observed generation, the
+	// collision count or the conditions, and a settled status, are written
+	// at once, and a held status is written by a sync at the end of the
+	// interval. 0 means DefaultStatusWriteInterval; a negative value holds
+	// nothing (a write per changed sync, as kube-controller-manager).
+	StatusWriteInterval time.Duration
+	// SyncSpacing spaces the syncs of one DaemonSet by the cost of its
+	// plans: the next sync starts no sooner than SyncSpacing times the time
+	// the last plan took after that plan started (at most MaxSyncSpacing),
+	// so that planning one DaemonSet takes at most about 1/SyncSpacing of
+	// a core however fast its pods change; a key dequeued sooner is
+	// requeued for that time. 0 means DefaultSyncSpacing; a negative value
+	// syncs a key as soon as it is dequeued.
+	SyncSpacing int
 }
 
 func (c Config) withDefaults() Config {
@@ -62,6 +78,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.RealClock{}
+	}
+	if c.StatusWriteInterval == 0 {
+		c.StatusWriteInterval = DefaultStatusWriteInterval
+	}
+	if c.SyncSpacing == 0 {
+		c.SyncSpacing = DefaultSyncSpacing
 	}
 	return c
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // ComponentName is the source of the events the controller records.
@@ -27,7 +28,8 @@ const ComponentName = "daemonplan-controller"
 
 // Controller is a DaemonSet controller: event handlers put the keys of the
 // DaemonSets a change can affect on a rate-limited queue, and workers sync
-// each key by computing a plan with daemon.Compute and carrying it out.
+// each key by computing a plan with a daemon.Planner (one per worker) and
+// carrying it out.
 type Controller struct {
 	client   kubernetes.Interface
 	cfg      Config
@@ -46,6 +48,12 @@ type Controller struct {
 	state        *stateStore
 	placement    *placementCache
 	fence        *writeFence
+	planners     *plannerPool
+	// statusWrites holds back status writes that only move counters
+	// (Config.StatusWriteInterval); spacing spaces the syncs of a key by
+	// its plans' cost (Config.SyncSpacing).
+	statusWrites *keyThrottle
+	spacing      *syncSpacer
 	metrics      *metrics
 	// companion keeps the warnings about rollout annotations (both modes)
 	// and the waves announced (ModeCompanion); rolloutMetrics serve
@@ -60,6 +68,11 @@ type Controller struct {
 // New returns a controller that reads the cluster through factory's
 // DaemonSet, Node, Pod and ControllerRevision informers (it registers its
 // event handlers on them now) and writes through client. Run starts it.
+//
+// New sets the four informers' transform (cache.TransformFunc) so that
+// their caches keep only what a plan reads (see planningView): the factory
+// must not have started them, and code sharing it sees the same trimmed
+// objects.
 func New(client kubernetes.Interface, factory informers.SharedInformerFactory, cfg Config, logger klog.Logger) *Controller {
 	cfg = cfg.withDefaults()
 	c := &Controller{
@@ -69,10 +82,13 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		factory: factory,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"}),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset", Clock: tickerOf(cfg.Clock)}),
 		expectations: NewExpectations(cfg.Clock, cfg.ExpectationsTimeout),
 		state:        newStateStore(),
 		placement:    newPlacementCache(cfg.EnableTaintTolerationComparisonOperators),
+		planners:     newPlannerPool(cfg.Workers),
+		statusWrites: newKeyThrottle(cfg.StatusWriteInterval),
+		spacing:      newSyncSpacer(cfg.SyncSpacing),
 		recorder:     cfg.Recorder,
 	}
 	c.syncFunc = c.sync
@@ -92,6 +108,13 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		fencePods:       podInf.Informer().GetStore(),
 		fenceDaemonSets: dsInf.Informer().GetStore(),
 	})
+	for _, inf := range []cache.SharedIndexInformer{dsInf.Informer(), nodeInf.Informer(), podInf.Informer(), revInf.Informer()} {
+		// SetTransform fails only on a started informer, whose cache
+		// then keeps whole objects: more memory, the same plans.
+		if err := inf.SetTransform(planningView); err != nil {
+			logger.Error(err, "Informer already started: its cache keeps whole objects")
+		}
+	}
 	c.synced = []cache.InformerSynced{
 		dsInf.Informer().HasSynced, nodeInf.Informer().HasSynced,
 		podInf.Informer().HasSynced, revInf.Informer().HasSynced,
@@ -149,19 +172,34 @@ func (c *Controller) Run(ctx context.Context) error {
 	return nil
 }
 
+// tickerOf returns clk as the work queue's clock, for its delayed adds; nil
+// (the real clock) when clk cannot make tickers.
+func tickerOf(clk clock.Clock) clock.WithTicker {
+	if t, ok := clk.(clock.WithTicker); ok {
+		return t
+	}
+	return nil
+}
+
 func (c *Controller) runWorker(ctx context.Context) {
 	for c.processNextItem(ctx) {
 	}
 }
 
 // processNextItem syncs one key; it returns false when the queue is shut
-// down.
+// down. A key dequeued before the time its last plan's cost sets (see
+// syncSpacer) is not synced now but requeued for that time: the events
+// that come in meanwhile are all answered by that one sync.
 func (c *Controller) processNextItem(ctx context.Context) bool {
 	key, quit := c.queue.Get()
 	if quit {
 		return false
 	}
 	defer c.queue.Done(key)
+	if wait := c.spacing.wait(key, c.cfg.Clock.Now()); wait > 0 {
+		c.queue.AddAfter(key, wait)
+		return true
+	}
 
 	err := c.syncFunc(ctx, key)
 	if err == nil {

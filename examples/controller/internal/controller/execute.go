@@ -18,6 +18,10 @@ import (
 type outcome struct {
 	created, deleted, adopted, released, revisionWrites int
 	statusWritten                                       bool
+	// statusHeld: the status changed only in its counters and was
+	// written less than Config.StatusWriteInterval ago; the key is
+	// requeued for the end of the interval.
+	statusHeld bool
 	// errs are the API errors of the actions that failed; the others were
 	// still carried out.
 	errs []error
@@ -45,8 +49,11 @@ func (l *errorList) add(err error) {
 // revision could not be created or the DaemonSet failed its recheck before
 // adopting, and an orphan whose adoption failed is not deleted. Pods are
 // created and deleted only when podsAllowed (the expectations are
-// satisfied); the events of the plan are recorded with them. The caller
-// keeps the plan's failed-pod backoff.
+// satisfied); the events of the plan are recorded with them. A status
+// change that only moves counters is written at most once per
+// Config.StatusWriteInterval (see minorStatusChange); a held one is
+// written by the sync that the key is requeued for at the end of the
+// interval. The caller keeps the plan's failed-pod backoff.
 func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, podsAllowed bool) outcome {
 	var out outcome
 	var errs errorList
@@ -107,7 +114,11 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 	}
 
 	if plan.StatusChanged {
-		if err := c.writeStatus(ctx, ds, plan.Status); err != nil {
+		minor := minorStatusChange(ds, plan.Status)
+		if wait := c.statusWrites.hold(key, minor, c.cfg.Clock.Now()); wait > 0 {
+			out.statusHeld = true
+			c.queue.AddAfter(key, wait)
+		} else if err := c.writeStatus(ctx, ds, plan.Status); err != nil {
 			errs.add(err)
 		} else {
 			out.statusWritten = true

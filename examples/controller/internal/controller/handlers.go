@@ -47,6 +47,8 @@ func (c *Controller) deleteDaemonSet(obj any) {
 		c.placement.forget(ds.UID)
 		c.expectations.Forget(key)
 		c.state.forget(key)
+		c.statusWrites.forget(key)
+		c.spacing.forget(key)
 		c.enqueue(key)
 	}
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/util/workqueue"
@@ -19,6 +20,39 @@ const (
 	resultGone    = "gone"    // the DaemonSet no longer exists
 	resultBehind  = "behind"  // a cache has not yet seen the controller's own writes
 )
+
+// syncFacts are what a sync found out that decides its result label, besides
+// the error it returns. The zero value is a sync that found its DaemonSet,
+// valid, with its expectations satisfied.
+type syncFacts struct {
+	// gone: the key names no DaemonSet of the cache (or is malformed).
+	gone bool
+	// invalid: the spec or the rollout annotations cannot be planned.
+	invalid bool
+	// waiting: the expectations were not satisfied; no pod was created or
+	// deleted.
+	waiting bool
+}
+
+// result is the syncs_total label of a sync that found f and returned err:
+// the one place a sync's result is decided. A cache behind the controller's
+// own writes wins (nothing was planned), then a DaemonSet gone, an invalid
+// spec (whatever else failed), an error, expectations not satisfied.
+func (f syncFacts) result(err error) string {
+	switch {
+	case errors.Is(err, errCacheBehind):
+		return resultBehind
+	case f.gone && err == nil:
+		return resultGone
+	case f.invalid:
+		return resultInvalid
+	case err != nil:
+		return resultError
+	case f.waiting:
+		return resultWaiting
+	}
+	return resultSuccess
+}
 
 // metrics are the controller's Prometheus collectors. They work unregistered
 // when Config.Registerer is nil.
@@ -62,6 +96,12 @@ func newMetrics(reg prometheus.Registerer, queue workqueue.TypedRateLimitingInte
 	m.actionErrors = register(reg, m.actionErrors)
 	register(reg, prometheus.Collector(depth))
 	return m
+}
+
+// observeSync counts a sync that ended with result and took d.
+func (m *metrics) observeSync(result string, d time.Duration) {
+	m.syncs.WithLabelValues(result).Inc()
+	m.syncDuration.Observe(d.Seconds())
 }
 
 // register registers c, or returns the collector already registered under

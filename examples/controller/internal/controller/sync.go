@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/selector"
 )
 
 // sync computes the plan of the DaemonSet key from the informers' caches and
@@ -27,26 +24,29 @@ import (
 // DaemonSet, or of its pods, brings it back.
 func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	start := c.cfg.Clock.Now()
-	result := resultSuccess
-	defer func() {
-		c.metrics.syncs.WithLabelValues(result).Inc()
-		c.metrics.syncDuration.Observe(c.cfg.Clock.Since(start).Seconds())
-	}()
+	var found syncFacts
+	defer func() { c.metrics.observeSync(found.result(err), c.cfg.Clock.Since(start)) }()
 
-	ds, result, err := c.cachedDaemonSet(ctx, key)
+	ds, err := c.cachedDaemonSet(ctx, key)
 	if ds == nil {
+		found.gone = true
 		return err
 	}
 	ns := ds.Namespace
+	// The expectations are read before the pods: once satisfied, every
+	// delete they waited for is in the pod cache (the informer updates its
+	// store before its handlers observe the delete), so the pods listed
+	// next show it. Read after, an event coming in between satisfies them
+	// while the list still shows the pod, and the plan deletes it again.
+	satisfied := c.expectations.Satisfied(key)
+	found.waiting = !satisfied
 	nodes, pods, revs, err := c.cached(ns)
 	if err != nil {
-		result = resultError
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
-	satisfied := c.expectations.Satisfied(key)
 	planned, policy := c.annotatedRollout(key, ds)
-	plan, computeErr := daemon.Compute(planned, nodes, pods, daemon.Options{
+	plan, computeErr := c.plan(key, planned, nodes, pods, daemon.Options{
 		Now:                                      start,
 		Revisions:                                revs,
 		FailedPodBackoff:                         c.state.getBackoff(key),
@@ -55,11 +55,11 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		Rollout:                                  policy,
 	})
 	invalid := computeErr != nil && isInvalidSpec(computeErr)
+	found.invalid = invalid
 	if invalid {
-		result = resultInvalid
 		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
-			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", HumanError(key, computeErr))
-			c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", HumanError(key, computeErr))
+			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", messageOf(computeErr))
+			c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", messageOf(computeErr))
 		}
 	} else if computeErr == nil && plan.Skip == daemon.SkipNone {
 		c.state.clearInvalid(key)
@@ -72,7 +72,6 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		c.state.setBackoff(key, plan.FailedPodBackoff)
 	}
 	if !satisfied {
-		result = resultWaiting
 		// A lost watch event must not stall the DaemonSet: look again when
 		// the expectations expire.
 		c.queue.AddAfter(key, c.cfg.ExpectationsTimeout)
@@ -93,7 +92,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		"deferredCreates", plan.DeferredCreates, "deferredDeletes", plan.DeferredDeletes,
 		"adopted", out.adopted, "released", out.released,
 		"revisionWrites", out.revisionWrites,
-		"statusWritten", out.statusWritten,
+		"statusWritten", out.statusWritten, "statusHeld", out.statusHeld,
 		"events", len(plan.Events),
 		"requeueAfter", plan.RequeueAfter,
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
@@ -108,10 +107,9 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		}
 		return nil
 	case computeErr != nil || len(out.errs) > 0:
-		result = resultError
 		all := out.errs
 		if computeErr != nil {
-			all = append([]error{humanError{msg: HumanError(key, computeErr), err: computeErr}}, all...)
+			all = append([]error{keyless{computeErr}}, all...)
 		}
 		return fmt.Errorf("daemonset %q: %w", key, errors.Join(all...))
 	}
@@ -120,30 +118,31 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 
 // isInvalidSpec reports whether err from daemon.Compute says the DaemonSet
 // itself is wrong (retrying cannot help until it changes): input Compute
-// cannot use, an invalid selector, an invalid maxSurge or maxUnavailable.
+// cannot use, an invalid selector, rollout policy, maxSurge or
+// maxUnavailable all match daemon.ErrInvalidInput.
 func isInvalidSpec(err error) bool {
-	var selErr *selector.Error
-	var fieldErr *field.Error
-	return errors.Is(err, daemon.ErrInvalidInput) || errors.As(err, &selErr) || errors.As(err, &fieldErr)
+	return errors.Is(err, daemon.ErrInvalidInput)
 }
 
-// HumanError returns err's text for people who already know which
+// messageOf returns err's text for people who already know which
 // DaemonSet it is about (an event on the object, a log line with the key):
-// every `daemonset "<key>": ` prefix the nested errors carry is removed, so
-// the text names the field and the problem only.
-func HumanError(key string, err error) string {
-	if err == nil {
-		return ""
+// a plan's error without its DaemonSet, its stage and cause
+// (daemon.Error.Message), which name the field and the problem only; any
+// other error as it is. "" for nil.
+func messageOf(err error) string {
+	var de *daemon.Error
+	switch {
+	case errors.As(err, &de):
+		return de.Message()
+	case err != nil:
+		return err.Error()
 	}
-	return strings.ReplaceAll(err.Error(), fmt.Sprintf("daemonset %q: ", key), "")
+	return ""
 }
 
-// humanError is err with the text of HumanError; errors.As and errors.Is
-// still see err.
-type humanError struct {
-	msg string
-	err error
-}
+// keyless is err printed as messageOf prints it, for an error whose text
+// names the DaemonSet already; errors.As and errors.Is still see err.
+type keyless struct{ err error }
 
-func (e humanError) Error() string { return e.msg }
-func (e humanError) Unwrap() error { return e.err }
+func (e keyless) Error() string { return messageOf(e.err) }
+func (e keyless) Unwrap() error { return e.err }

@@ -14,8 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -286,31 +288,43 @@ func hasEvent(events []string, prefix string) bool {
 	return false
 }
 
-func TestHumanError(t *testing.T) {
+// TestMessageOf: an event or a log line about a DaemonSet reads a plan's
+// error without the DaemonSet, taken from the typed error, not cut out of
+// its text.
+func TestMessageOf(t *testing.T) {
+	budget := field.Invalid(field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxSurge"), "x", "bad")
+	planErr := &daemon.Error{DaemonSet: "ns/x", Stage: daemon.StageRollingUpdate, Err: budget}
 	tests := []struct {
 		name string
 		err  error
 		want string
 	}{
 		{name: "nil", err: nil, want: ""},
-		{
-			name: "nested prefixes removed",
-			err:  errors.New(`daemonset "ns/x": rolling update: daemonset "ns/x": spec.updateStrategy.rollingUpdate.maxSurge: Invalid value`),
-			want: `rolling update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value`,
-		},
-		{
-			name: "another DaemonSet's name is kept",
-			err:  errors.New(`daemonset "ns/y": boom`),
-			want: `daemonset "ns/y": boom`,
-		},
+		{name: "a plan's error loses its DaemonSet, keeps its stage", err: planErr,
+			want: `rolling update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "x": bad`},
+		{name: "found through wrapping", err: fmt.Errorf("sync: %w", planErr),
+			want: `rolling update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "x": bad`},
+		{name: "another error is kept whole, another DaemonSet's name too", err: errors.New(`daemonset "ns/y": boom`),
+			want: `daemonset "ns/y": boom`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, HumanError("ns/x", tt.err)); diff != "" {
-				t.Errorf("(-want,+got):\n%s", diff)
+			if diff := cmp.Diff(tt.want, messageOf(tt.err)); diff != "" {
+				t.Errorf("messageOf (-want,+got):\n%s", diff)
 			}
 		})
 	}
+	t.Run("keyless", func(t *testing.T) {
+		err := fmt.Errorf("daemonset %q: %w", "ns/x", keyless{planErr})
+		want := `daemonset "ns/x": rolling update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "x": bad`
+		if diff := cmp.Diff(want, err.Error()); diff != "" {
+			t.Errorf("text (-want,+got):\n%s", diff)
+		}
+		var de *daemon.Error
+		if !errors.As(err, &de) || !errors.Is(err, daemon.ErrInvalidInput) || !isInvalidSpec(err) {
+			t.Errorf("errors.As/Is do not reach the plan's error through keyless")
+		}
+	})
 }
 
 func TestSyncSelectingAllWarnsOnce(t *testing.T) {

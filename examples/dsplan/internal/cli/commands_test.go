@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/daemontest"
 )
 
 // TestCompletion: every flag of every command, the commands a program
@@ -121,6 +125,63 @@ func TestChartRows(t *testing.T) {
 	small := chartData{nodes: []string{"a", "b"}, groups: []string{"", ""}}
 	if got := chartRows(small); len(got) != 2 || got[0].first {
 		t.Errorf("two nodes without a group: %+v, want a row each and no header", got)
+	}
+}
+
+// TestChartGroups: the chart's rows are grouped by the label the rollout
+// is ordered by (--order-label, else --domain-label, else the zone), the
+// --order-values first and in that order, the other values sorted, nodes
+// by name within a group.
+func TestChartGroups(t *testing.T) {
+	const zone, rack = "topology.kubernetes.io/zone", "rack"
+	node := func(name, z, r string) *corev1.Node {
+		return daemontest.Node(name, daemontest.WithLabel(zone, z), daemontest.WithLabel(rack, r))
+	}
+	cl := &daemontest.Cluster{DaemonSet: daemontest.DaemonSet("agent"), Nodes: []*corev1.Node{
+		node("n5", "a", "r2"), node("n1", "c", "r1"), node("n4", "b", "r1"), node("n2", "a", "r1"), node("n3", "c", "r2"),
+	}}
+	tests := []struct {
+		name       string
+		pol        daemon.RolloutPolicy
+		wantLabel  string
+		wantNodes  []string
+		wantGroups []string
+	}{
+		{
+			name:       "by the order label, its values first",
+			pol:        daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone, Values: []string{"c", "a"}}},
+			wantLabel:  zone,
+			wantNodes:  []string{"n1", "n3", "n2", "n5", "n4"},
+			wantGroups: []string{"c", "c", "a", "a", "b"},
+		},
+		{
+			name:       "by the domain label without an order",
+			pol:        daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: rack}},
+			wantLabel:  rack,
+			wantNodes:  []string{"n1", "n2", "n4", "n3", "n5"},
+			wantGroups: []string{"r1", "r1", "r1", "r2", "r2"},
+		},
+		{
+			name:       "by zone with no rollout control",
+			wantLabel:  zone,
+			wantNodes:  []string{"n2", "n5", "n4", "n1", "n3"},
+			wantGroups: []string{"a", "a", "b", "c", "c"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			label := groupLabel(&tt.pol, cl)
+			cd := newChartRecorder("default/agent", cl, label, orderValues(&tt.pol)).cd
+			if diff := cmp.Diff(tt.wantLabel, label); diff != "" {
+				t.Errorf("groupLabel() (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantNodes, cd.nodes); diff != "" {
+				t.Errorf("rows (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantGroups, cd.groups); diff != "" {
+				t.Errorf("groups (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

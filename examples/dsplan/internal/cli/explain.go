@@ -48,7 +48,12 @@ func runExplain(inv *invocation, pos []string) error {
 		return &inputError{fmt.Errorf("node %q not found; the input holds %s", pos[0], strings.Join(names, ", "))}
 	}
 	node := l.snap.Nodes[i]
-	results := computeAll(l, inv.common.burst, daemon.RolloutPolicy{})
+	// No rollout flags: each DaemonSet's rollout annotations alone, as the
+	// controller reads them, so that "next sync here" is what it will do.
+	results, err := computeAll(l, inv.common.burst, &policyFlags{})
+	if err != nil {
+		return err
+	}
 	if format == "json" {
 		out := explainJSON{Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
 		for _, r := range results {
@@ -146,9 +151,14 @@ type explainDSJSON struct {
 	// update, says why (whatif.Unavailable's cause) and, for a pod that is
 	// ready but not yet for minReadySeconds, when it becomes available.
 	Unavailable *unavailableJSON `json:"unavailable,omitempty"`
+	// Rollout, when the DaemonSet has rollout.daemonplan.io/ annotations,
+	// is what they say and how the DaemonSet is planned (as in plan -o
+	// json); Next follows it.
+	Rollout *rolloutJSON `json:"rollout,omitempty"`
 	// Next are the next sync's actions on the node, in words.
 	Next []string `json:"next"`
-	// Error is Compute's error, when it failed.
+	// Error is Compute's error, when it failed: its stage and cause without
+	// the DaemonSet.
 	Error string `json:"error,omitempty"`
 }
 
@@ -205,6 +215,7 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 		out.Error = r.err.Error()
 		return out
 	}
+	out.Rollout = r.rollout.toJSON()
 	v := daemon.NewEligibility(r.ds, false).Explain(node)
 	out.ShouldRun, out.MayKeepPod = v.ShouldRun, v.ShouldContinueRunning
 	out.WhyNot = append(out.WhyNot, reasons(v)...)
@@ -233,7 +244,7 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 		}
 	}
 	if r.err != nil {
-		out.Error = r.err.Error()
+		out.Error = r.errText()
 		return out
 	}
 	for _, c := range r.plan.Creates {
@@ -300,6 +311,9 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 		return
 	}
 	fmt.Fprintf(w, "%s: should run: %s, may keep its pod: %s\n", r.name, yesNo(e.ShouldRun), yesNo(e.MayKeepPod))
+	if d := r.rollout.describe(); d != "" {
+		fmt.Fprintf(w, "  rollout: %s\n", d)
+	}
 	for _, reason := range e.WhyNot {
 		fmt.Fprintf(w, "  why not: %s\n", reason)
 	}
@@ -316,7 +330,7 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 		fmt.Fprintf(w, "  counted unavailable: %s\n", msg)
 	}
 	if r.err != nil {
-		fmt.Fprintf(w, "  plan: error: %v\n", r.err)
+		fmt.Fprintf(w, "  plan: error: %s\n", r.errText())
 		return
 	}
 	fmt.Fprintf(w, "  next sync here: %s\n", orNothing(e.Next))

@@ -33,6 +33,7 @@ func TestGolden(t *testing.T) {
 		{name: "explain-gpu", args: []string{"explain", "--daemonset", "kube-system/fluent-bit", "gpu-1"}},
 		{name: "simulate", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--svg", "OUT.svg"}, svg: true},
 		{name: "simulate-stalled", args: []string{"simulate", "--daemonset", "monitoring/node-exporter"}},
+		{name: "simulate-stalled-json", args: []string{"simulate", "--daemonset", "monitoring/node-exporter", "-o", "json"}},
 		{name: "simulate-fleet", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--fail-rate", "0.05", "--seed", "7"}},
 		// Rollout controls (daemon.RolloutPolicy): a canary kept at a
 		// partition, a scope with an order and a strict budget, a paused plan.
@@ -67,8 +68,23 @@ func TestGolden(t *testing.T) {
 		{name: "simulate-wave-barrier", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1",
 			"--order-label", "topology.kubernetes.io/zone", "--order-values", "us-east-1c,us-east-1a", "--wave-bake", "30s"}},
 		{name: "usage-wave-bake", args: []string{"simulate", "--wave-bake", "30s"}},
+		// Where it blocks: a host port under maxSurge, which the
+		// simulation does not model.
+		{name: "simulate-hostport-surge", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-hostport-surge.yaml"}},
 		{name: "simulate-json", args: []string{"simulate", "-o", "json", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
 		{name: "simulate-ready-delay", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--ready-delay", "30s"}},
+		// Issue 23 §2, §5: the rollout annotations of an OnDelete DaemonSet
+		// (companion mode) read as the controller reads them; flags
+		// override them; invalid ones name each key.
+		{name: "annotated-plan", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "-l", "kubernetes.io/hostname in (worker-000,worker-037)"}},
+		{name: "annotated-plan-json", args: []string{"plan", "-o", "json", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-simulate-flags", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "--wave-bake", "0s", "--domain-max-unavailable", "3", "--order-values", "us-east-1a"}},
+		{name: "annotated-explain", args: []string{"explain", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-explain-json", args: []string{"explain", "-o", "json", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-bad", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
+		{name: "annotated-bad-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
+		{name: "usage-annotated-order-values", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "--order-values", "us-east-1c"}},
 		// §6: the command people expect.
 		{name: "help", args: []string{"help"}},
 		{name: "help-explain", args: []string{"explain", "-h"}},

@@ -131,8 +131,7 @@ func splitName(nsName string) (string, string, error) {
 // manifests, the other objects merged, a later one replacing an earlier
 // one of the same kind, namespace and name.
 func (c *common) readFiles(l *loaded, stdin io.Reader) error {
-	add := func(name string, data []byte) error {
-		s, err := snapshot.Decode(name, data)
+	add := func(name string, s *snapshot.Snapshot, err error) error {
 		if err != nil {
 			return &inputError{err}
 		}
@@ -146,29 +145,57 @@ func (c *common) readFiles(l *loaded, stdin io.Reader) error {
 		if err != nil {
 			return &inputError{err}
 		}
-		if err := add("(embedded) "+embeddedName, data); err != nil {
+		name := "(embedded) " + embeddedName
+		s, err := snapshot.Decode(name, data)
+		if err := add(name, s, err); err != nil {
 			return err
 		}
 		l.sources = []string{"the embedded example cluster"}
 	}
 	for _, f := range c.files {
-		var data []byte
-		var err error
 		name := f
+		var s *snapshot.Snapshot
+		var err error
 		if f == "-" {
 			name = "(stdin)"
-			data, err = io.ReadAll(stdin)
+			s, err = decodeStdin(name, stdin)
 		} else {
-			data, err = os.ReadFile(f)
+			s, err = decodeFile(f)
 		}
-		if err != nil {
-			return &inputError{err}
-		}
-		if err := add(name, data); err != nil {
+		if err := add(name, s, err); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// decodeFile decodes the file at path a few megabytes at a time: a
+// capture of thousands of nodes is never held whole.
+func decodeFile(path string) (*snapshot.Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		// A pipe or device (-f /dev/stdin, <(kubectl ...)): no ReadAt.
+		return decodeStdin(path, f)
+	}
+	return snapshot.DecodeFrom(path, f, st.Size())
+}
+
+// decodeStdin decodes what r reads to its end, held whole: a pipe cannot
+// be read twice, which the decoder needs for files it does not stream.
+func decodeStdin(name string, r io.Reader) (*snapshot.Snapshot, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return snapshot.Decode(name, data)
 }
 
 // setClock sets the clock: --now, or the newest timestamp in the input.

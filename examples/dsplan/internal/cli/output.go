@@ -52,10 +52,15 @@ type planJSON struct {
 	// Applied, when the DaemonSet came from a manifest in the input (one
 	// without metadata.uid), says what it was applied over.
 	Applied *appliedJSON `json:"applied,omitempty"`
+	// Rollout, when the DaemonSet has rollout annotations
+	// (rollout.daemonplan.io/…), says which were read and how it was
+	// planned: the plan is what the example controller will do.
+	Rollout *rolloutJSON `json:"rollout,omitempty"`
 	// Notes say what the input lacks for this plan (no revisions).
 	Notes []string `json:"notes,omitempty"`
-	// Error is Compute's error; the other fields then hold what upstream
-	// would still have done.
+	// Error is Compute's error, its stage and cause without the DaemonSet
+	// (named by daemonSet); the other fields then hold what upstream would
+	// still have done.
 	Error string `json:"error,omitempty"`
 }
 
@@ -185,6 +190,7 @@ func toJSON(r result, l *loaded) planJSON {
 		RequeueAfter:  p.RequeueAfter.String(),
 		Events:        []eventJSON{},
 		Notes:         r.notes,
+		Rollout:       r.rollout.toJSON(),
 	}
 	if r.err == nil || p.Hash != "" || p.StatusChanged {
 		st := p.Status
@@ -209,7 +215,7 @@ func toJSON(r result, l *loaded) planJSON {
 		out.Events = append(out.Events, eventJSON{Type: e.Type, Reason: e.Reason, Message: e.Message})
 	}
 	if r.err != nil {
-		out.Error = r.err.Error()
+		out.Error = r.errText()
 	}
 	out.Ineligible = ineligible(r.ds, l.snap.Nodes)
 	for _, a := range l.applied {

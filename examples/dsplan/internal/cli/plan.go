@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,8 +39,7 @@ func runPlan(inv *invocation, pos []string) error {
 	if err := noArgs(pos); err != nil {
 		return err
 	}
-	pol, err := inv.policy.policy()
-	if err != nil {
+	if err := inv.policy.check(); err != nil {
 		return err
 	}
 	format := inv.plan.format
@@ -54,7 +54,10 @@ func runPlan(inv *invocation, pos []string) error {
 	if err != nil {
 		return err
 	}
-	results := computeAll(l, inv.common.burst, pol)
+	results, err := computeAll(l, inv.common.burst, &inv.policy)
+	if err != nil {
+		return err
+	}
 	stdout := inv.stdout
 	switch format {
 	case "json", "yaml":
@@ -117,16 +120,32 @@ func (p *planOpts) nodeFilter() (func(*corev1.Node) bool, error) {
 
 // result is the plan of one DaemonSet.
 type result struct {
-	name  string
-	ds    *appsv1.DaemonSet
-	plan  daemon.Plan
-	err   error
-	notes []string
+	name string
+	ds   *appsv1.DaemonSet
+	// rollout is how it was planned: its rollout annotations and the
+	// flags.
+	rollout dsRollout
+	plan    daemon.Plan
+	err     error
+	notes   []string
 }
 
-// computeAll plans every DaemonSet of l, under the rollout policy pol
-// (zero: upstream).
-func computeAll(l *loaded, burst int, pol daemon.RolloutPolicy) []result {
+// errText is r.err's text as a line about r's DaemonSet prints it: a
+// plan's error without the DaemonSet, which the line names already
+// (daemon.Error.Message).
+func (r result) errText() string {
+	var de *daemon.Error
+	if errors.As(r.err, &de) {
+		return de.Message()
+	}
+	return r.err.Error()
+}
+
+// computeAll plans every DaemonSet of l: with pf, under the policy its
+// rollout annotations and the flags give (see policyFlags.rolloutOf); with
+// a nil pf, as upstream does. Invalid annotations are that DaemonSet's
+// error; a policy the flags make invalid is returned as a usage error.
+func computeAll(l *loaded, burst int, pf *policyFlags) ([]result, error) {
 	out := make([]result, 0, len(l.names))
 	planner := daemon.NewPlanner()
 	for _, name := range l.names {
@@ -136,19 +155,31 @@ func computeAll(l *loaded, burst int, pol daemon.RolloutPolicy) []result {
 			out = append(out, result{name: name, err: err})
 			continue
 		}
-		r := result{name: name, ds: in.DaemonSet}
+		r := result{name: name, ds: in.DaemonSet, rollout: dsRollout{ds: in.DaemonSet}}
+		if pf != nil {
+			r.rollout, err = pf.rolloutOf(in.DaemonSet)
+			var ue *usageError
+			switch {
+			case errors.As(err, &ue):
+				return nil, err
+			case err != nil:
+				r.err = err
+				out = append(out, r)
+				continue
+			}
+		}
 		if len(in.Revisions) == 0 {
 			r.notes = append(r.notes, fmt.Sprintf("no ControllerRevision of namespace %s in the input: planned as a first sync (add controllerrevisions to the kubectl get)", ns))
 		}
-		r.plan, r.err = planner.Compute(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{
+		r.plan, r.err = planner.Compute(r.rollout.ds, in.Nodes, in.Pods, daemon.Options{
 			Now:           l.now,
 			Revisions:     in.Revisions,
 			BurstReplicas: burst,
-			Rollout:       pol,
+			Rollout:       r.rollout.policy,
 		})
 		out = append(out, r)
 	}
-	return out
+	return out, nil
 }
 
 // failures returns an input error naming the DaemonSets whose Compute
@@ -172,8 +203,11 @@ func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool)
 	for _, n := range r.notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	if d := r.rollout.describe(); d != "" {
+		fmt.Fprintf(w, "%s: %s\n", r.name, d)
+	}
 	if r.err != nil {
-		fmt.Fprintf(w, "DaemonSet %s: error: %v\n", r.name, r.err)
+		fmt.Fprintf(w, "DaemonSet %s: error: %s\n", r.name, r.errText())
 		if r.ds == nil || r.plan.Hash == "" && !r.plan.StatusChanged {
 			return nil
 		}
@@ -185,7 +219,7 @@ func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool)
 		fmt.Fprintf(w, "showing %d of %d nodes (--node, -l): %d of %d creates, %d of %d deletes\n", len(nodes), len(l.snap.Nodes),
 			len(plan.Creates), len(r.plan.Creates), len(plan.Deletes), len(r.plan.Deletes))
 	}
-	if err := plan.Format(w, daemon.FormatOptions{DaemonSet: r.ds, Nodes: nodes, Now: l.now}); err != nil {
+	if err := plan.Format(w, daemon.FormatOptions{DaemonSet: r.rollout.ds, Nodes: nodes, Now: l.now}); err != nil {
 		return err
 	}
 	if s := r.plan.Rolling; s != nil {

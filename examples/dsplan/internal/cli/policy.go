@@ -3,8 +3,11 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -12,8 +15,10 @@ import (
 )
 
 // policyFlags are the rollout-control flags of "dsplan plan" and "dsplan
-// simulate": each sets one field of daemon.RolloutPolicy, and none set
-// leaves the policy zero, which is upstream's behaviour.
+// simulate": each sets one field of daemon.RolloutPolicy. A DaemonSet's
+// rollout annotations (daemon.ParseRolloutAnnotations) give its policy
+// first; the flags set on the command line override the fields they name
+// (see rolloutOf). With neither, the policy is zero: upstream's behaviour.
 type policyFlags struct {
 	partition            string
 	scope                string
@@ -25,7 +30,14 @@ type policyFlags struct {
 	domainMaxSurge       string
 	strict               bool
 	waveBake             durationFlag
+	// set are the names of the flags given on the command line.
+	set map[string]bool
 }
+
+// policyFlagNames are the rollout-control flags, in the order the output
+// names them.
+var policyFlagNames = []string{"partition", "scope", "paused", "order-label", "order-values", "domain-label",
+	"domain-max-unavailable", "domain-max-surge", "strict", "wave-bake"}
 
 func (p *policyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.partition, "partition", "", "rollout control: `N` or N% of the desired nodes keep the old revision")
@@ -40,49 +52,263 @@ func (p *policyFlags) register(fs *flag.FlagSet) {
 	fs.Var(&p.waveBake, "wave-bake", "rollout control: a wave barrier: each value of --order-label is a wave, started only once the earlier ones are updated and available and `DURATION` has passed since (0s: at once)")
 }
 
-// policy builds the RolloutPolicy the flags ask for; a value that does not
-// parse or that RolloutPolicy.Validate refuses is a usage error.
-func (p *policyFlags) policy() (daemon.RolloutPolicy, error) {
-	var pol daemon.RolloutPolicy
-	if p.partition != "" {
+// parsed records which flags fs was given; call it after fs.Parse.
+func (p *policyFlags) parsed(fs *flag.FlagSet) {
+	p.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { p.set[f.Name] = true })
+}
+
+// given returns the rollout-control flags set on the command line, as
+// "--name", in policyFlagNames' order.
+func (p *policyFlags) given() []string {
+	var out []string
+	for _, n := range policyFlagNames {
+		if p.set[n] {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
+}
+
+// check judges the flags on their own, before any input is read: a value
+// that does not parse, or that RolloutPolicy.Validate refuses, is a usage
+// error. What one flag needs from another (--wave-bake and --order-values
+// an order label, --domain-max-unavailable a domain label) may come from a
+// DaemonSet's annotations, and is judged per DaemonSet by rolloutOf.
+func (p *policyFlags) check() error {
+	pol, err := p.override(daemon.RolloutPolicy{})
+	if err != nil {
+		return err
+	}
+	// Stand-ins for what the annotations may give.
+	if pol.Order.Label == "" && (pol.Waves != nil || pol.Order.Values != nil) {
+		pol.Order.Label = "example.com/order"
+	}
+	if d := pol.DomainBudget; d != nil && d.Label == "" {
+		d.Label = "example.com/domain"
+	}
+	if err := pol.Validate(); err != nil {
+		return &usageError{fmt.Sprintf("rollout controls: %v", err)}
+	}
+	return nil
+}
+
+// override returns pol with the fields the flags set replaced: --partition,
+// --scope, --paused, --strict and --wave-bake their field; --order-label
+// the whole order (its values are then --order-values, or none);
+// --order-values alone the order's values; --domain-label the whole
+// domain budget (from --domain-max-unavailable and --domain-max-surge);
+// those two alone their budget in pol's domain budget, which must exist.
+// pol is not modified (its pointers are shared).
+func (p *policyFlags) override(pol daemon.RolloutPolicy) (daemon.RolloutPolicy, error) {
+	set := p.set
+	if set == nil {
+		set = map[string]bool{}
+	}
+	if set["partition"] {
 		v := intstr.Parse(p.partition)
 		pol.Partition = &v
 	}
-	if p.scope != "" {
+	if set["scope"] {
 		sel, err := metav1.ParseToLabelSelector(p.scope)
 		if err != nil {
 			return pol, &usageError{fmt.Sprintf("--scope %q: %v", p.scope, err)}
 		}
 		pol.Scope = sel
 	}
-	pol.Paused, pol.Strict = p.paused, p.strict
-	if p.waveBake.set {
+	if set["paused"] {
+		pol.Paused = p.paused
+	}
+	if set["strict"] {
+		pol.Strict = p.strict
+	}
+	if set["wave-bake"] {
 		pol.Waves = &daemon.WaveBarrier{Bake: p.waveBake.d}
 	}
-	pol.Order.Label = p.orderLabel
+	var values []string
 	if p.orderValues != "" {
-		if p.orderLabel == "" {
-			return pol, &usageError{"--order-values needs --order-label"}
-		}
-		pol.Order.Values = strings.Split(p.orderValues, ",")
+		values = strings.Split(p.orderValues, ",")
 	}
 	switch {
-	case p.domainLabel != "":
-		d := &daemon.DomainBudget{Label: p.domainLabel}
-		if p.domainMaxUnavailable != "" {
-			v := intstr.Parse(p.domainMaxUnavailable)
-			d.MaxUnavailable = &v
-		}
-		if p.domainMaxSurge != "" {
-			v := intstr.Parse(p.domainMaxSurge)
-			d.MaxSurge = &v
-		}
-		pol.DomainBudget = d
-	case p.domainMaxUnavailable != "" || p.domainMaxSurge != "":
-		return pol, &usageError{"--domain-max-unavailable and --domain-max-surge need --domain-label"}
+	case set["order-label"]:
+		pol.Order = daemon.UpdateOrder{Label: p.orderLabel, Values: values}
+	case set["order-values"]:
+		pol.Order.Values = values
 	}
-	if err := pol.Validate(); err != nil {
-		return pol, &usageError{fmt.Sprintf("rollout controls: %v", err)}
+	budget := func(d *daemon.DomainBudget) {
+		if set["domain-max-unavailable"] {
+			d.MaxUnavailable = nil
+			if p.domainMaxUnavailable != "" {
+				v := intstr.Parse(p.domainMaxUnavailable)
+				d.MaxUnavailable = &v
+			}
+		}
+		if set["domain-max-surge"] {
+			d.MaxSurge = nil
+			if p.domainMaxSurge != "" {
+				v := intstr.Parse(p.domainMaxSurge)
+				d.MaxSurge = &v
+			}
+		}
+	}
+	switch {
+	case set["domain-label"] && p.domainLabel == "":
+		pol.DomainBudget = nil
+	case set["domain-label"]:
+		d := &daemon.DomainBudget{Label: p.domainLabel}
+		budget(d)
+		pol.DomainBudget = d
+	case set["domain-max-unavailable"] || set["domain-max-surge"]:
+		d := &daemon.DomainBudget{}
+		if pol.DomainBudget != nil {
+			*d = *pol.DomainBudget
+		}
+		budget(d)
+		pol.DomainBudget = d
 	}
 	return pol, nil
+}
+
+// dsRollout is how one DaemonSet is planned: the DaemonSet to plan with, its
+// policy, and what was read from its annotations, for the output.
+type dsRollout struct {
+	// ds is the DaemonSet to plan with: the input's, or a shallow copy
+	// with the strategy the annotations give (an OnDelete DaemonSet rolls
+	// as RollingUpdate with the annotated budget, as companion mode plans
+	// it).
+	ds     *appsv1.DaemonSet
+	policy daemon.RolloutPolicy
+	// annotations are the rollout annotations read (nil: none);
+	// parsed what they say.
+	annotations map[string]string
+	parsed      *daemon.RolloutAnnotations
+	// strategy says how the strategy was taken, "" when the DaemonSet's
+	// own was kept without annotations.
+	strategy string
+	// overrides are the flags that changed what the annotations say.
+	overrides []string
+}
+
+// rolloutOf reads the rollout annotations of ds and applies the flags over
+// them: the policy the controller will roll ds out with, and the
+// DaemonSet to plan with. Invalid annotations (or a budget they
+// contradict) are an input error naming the DaemonSet and each key; a
+// policy the flags make invalid is a usage error. ds is not modified.
+func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
+	r := dsRollout{ds: ds}
+	name := ds.Namespace + "/" + ds.Name
+	for k, v := range ds.Annotations {
+		if strings.HasPrefix(k, daemon.AnnotationPrefix) {
+			if r.annotations == nil {
+				r.annotations = map[string]string{}
+			}
+			r.annotations[k] = v
+		}
+	}
+	a, err := daemon.ParseRolloutAnnotations(ds.Annotations)
+	if err != nil {
+		return r, &inputError{fmt.Errorf("daemonset %q: rollout annotations: %w", name, err)}
+	}
+	var base daemon.RolloutPolicy
+	if a != nil {
+		r.parsed, base = a, a.Policy
+		strategy, err := a.Strategy(ds)
+		if err != nil {
+			return r, &inputError{fmt.Errorf("daemonset %q: rollout annotations: %w", name, err)}
+		}
+		if ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType {
+			planned := *ds
+			planned.Spec.UpdateStrategy = strategy
+			r.ds = &planned
+			ru := strategy.RollingUpdate
+			r.strategy = fmt.Sprintf("OnDelete with rollout annotations: planned as companion mode rolls it out (RollingUpdate, maxUnavailable %s, maxSurge 0: it deletes old pods, kube-controller-manager recreates them)",
+				ru.MaxUnavailable.String())
+		} else {
+			r.strategy = fmt.Sprintf("%s: its own budget under the annotated policy, as replace mode rolls it out (companion mode leaves a %s DaemonSet to kube-controller-manager)",
+				ds.Spec.UpdateStrategy.Type, ds.Spec.UpdateStrategy.Type)
+		}
+	}
+	pol, err := p.override(base)
+	if err != nil {
+		return r, err
+	}
+	if a != nil {
+		r.overrides = p.given()
+	}
+	if pol.Order.Values != nil && pol.Order.Label == "" {
+		return r, &usageError{fmt.Sprintf("rollout controls of %s: --order-values needs --order-label (or the %s annotation)", name, daemon.AnnotationOrderBy)}
+	}
+	if d := pol.DomainBudget; d != nil && d.Label == "" {
+		return r, &usageError{fmt.Sprintf("rollout controls of %s: --domain-max-unavailable and --domain-max-surge need --domain-label (or the %s annotation)", name, daemon.AnnotationDomain)}
+	}
+	if err := pol.Validate(); err != nil {
+		from := "the flags"
+		if a != nil {
+			from = "its annotations and the flags"
+		}
+		return r, &usageError{fmt.Sprintf("rollout controls of %s (%s): %v", name, from, err)}
+	}
+	r.policy = pol
+	return r, nil
+}
+
+// describe says, in a line, which rollout annotations were read and how
+// the DaemonSet is planned; "" when it has none.
+func (r *dsRollout) describe() string {
+	if r.parsed == nil {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(r.annotations))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = strings.TrimPrefix(k, daemon.AnnotationPrefix) + "=" + r.annotations[k]
+	}
+	s := fmt.Sprintf("rollout annotations read (%s): %s; %s", strings.TrimSuffix(daemon.AnnotationPrefix, "/"), strings.Join(parts, ", "), r.strategy)
+	if len(r.overrides) > 0 {
+		s += "; overridden by " + strings.Join(r.overrides, ", ")
+	}
+	return s
+}
+
+// rolloutJSON is what a DaemonSet's rollout annotations said, in plan and
+// simulate -o json.
+type rolloutJSON struct {
+	// Annotations are the keys under rollout.daemonplan.io/ read from the
+	// DaemonSet, with their values.
+	Annotations map[string]string `json:"annotations"`
+	// Strategy says how the DaemonSet is planned: an OnDelete one as
+	// companion mode rolls it out (RollingUpdate with the annotated
+	// maxUnavailable, maxSurge 0), another with its own budget.
+	Strategy string `json:"strategy"`
+	// MaxUnavailable is the budget planned with (OnDelete: the
+	// max-unavailable annotation, 1 without it), "" when the DaemonSet's
+	// own strategy is kept.
+	MaxUnavailable string `json:"maxUnavailable,omitempty"`
+	// ProgressDeadline is the progress-deadline annotation (a Go
+	// duration), "" without it; it takes no part in a plan.
+	ProgressDeadline string `json:"progressDeadline,omitempty"`
+	// OverriddenBy are the rollout-control flags given on the command
+	// line, which override what the annotations say.
+	OverriddenBy []string `json:"overriddenBy"`
+}
+
+// toJSON is the JSON of the annotations read; nil when there are none.
+func (r *dsRollout) toJSON() *rolloutJSON {
+	if r.parsed == nil {
+		return nil
+	}
+	out := &rolloutJSON{Annotations: maps.Clone(r.annotations), Strategy: r.strategy, OverriddenBy: append([]string{}, r.overrides...)}
+	if ru := r.ds.Spec.UpdateStrategy.RollingUpdate; r.strategyChanged() && ru != nil && ru.MaxUnavailable != nil {
+		out.MaxUnavailable = ru.MaxUnavailable.String()
+	}
+	if r.parsed != nil && r.parsed.ProgressDeadline > 0 {
+		out.ProgressDeadline = r.parsed.ProgressDeadline.String()
+	}
+	return out
+}
+
+// strategyChanged reports whether the DaemonSet is planned with another
+// strategy than its own.
+func (r *dsRollout) strategyChanged() bool {
+	return r.parsed != nil && strings.HasPrefix(r.strategy, "OnDelete")
 }

@@ -252,6 +252,7 @@ func (inv *invocation) run(args []string) error {
 	if err != nil {
 		return err
 	}
+	inv.policy.parsed(fs)
 	return inv.cmd.run(inv, pos)
 }
 

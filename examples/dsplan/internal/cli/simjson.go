@@ -9,6 +9,10 @@ type simulateJSON struct {
 	// Applied, when the DaemonSet came from a manifest in the input, says
 	// what it was applied over (as in a plan).
 	Applied *appliedJSON `json:"applied,omitempty"`
+	// Rollout, when the DaemonSet has rollout annotations
+	// (rollout.daemonplan.io/…), says which were read and how it was
+	// simulated (as in a plan).
+	Rollout *rolloutJSON `json:"rollout,omitempty"`
 	// Outcome is Converged, Stalled or StepLimit; Reason why it did not
 	// converge ("" when it did).
 	Outcome string `json:"outcome"`
@@ -20,12 +24,13 @@ type simulateJSON struct {
 	Estimate estimateJSON `json:"estimate"`
 	// GroupBy is the node label the waves are grouped by ("" for none).
 	GroupBy string `json:"groupBy,omitempty"`
-	// PlannedWaves are the waves of the order label (--order-label), in
-	// the order they start, before the rollout: each one's name (the label
-	// selector of its nodes) and nodes, in update order.
+	// PlannedWaves are the waves of the order label (--order-label or the
+	// order-by annotation), in the order they start, before the rollout:
+	// each one's name (the label selector of its nodes), nodes in update
+	// order, and when it starts and is done in the simulation.
 	PlannedWaves []plannedWaveJSON `json:"plannedWaves"`
-	// WaveBake is the wave barrier's bake (--wave-bake), when there is a
-	// barrier.
+	// WaveBake is the wave barrier's bake (--wave-bake or the wave-bake
+	// annotation), when there is a barrier.
 	WaveBake string `json:"waveBake,omitempty"`
 	// Waves are the syncs that start updating nodes, in order.
 	Waves []waveJSON `json:"waves"`
@@ -70,6 +75,19 @@ type plannedWaveJSON struct {
 	Name string `json:"name"`
 	// Nodes are its desired nodes, in update order.
 	Nodes []string `json:"nodes"`
+	// Start is when its first node is started (its old pod deleted, or a
+	// new pod created beside it under surge), in the run with the p50
+	// delays (time since the start); "" when none is.
+	Start string `json:"start,omitempty"`
+	// Done is when its last node runs an updated, available pod; "" when
+	// one never does (Updated says how many do).
+	Done string `json:"done,omitempty"`
+	// Duration is Done less Start: how long the wave takes; "" without
+	// both.
+	Duration string `json:"duration,omitempty"`
+	// Updated is the number of its nodes that end with an updated,
+	// available pod.
+	Updated int `json:"updated"`
 }
 
 // waveJSON is a sync that starts updating nodes.
@@ -126,7 +144,8 @@ type stepJSON struct {
 	MaxSurge       int `json:"maxSurge"`
 	// Events are the cluster events just before the sync.
 	Events []string `json:"events"`
-	// Error is Compute's error in the sync, if any.
+	// Error is Compute's error in the sync, if any: its stage and cause
+	// without the DaemonSet.
 	Error string `json:"error,omitempty"`
 }
 
@@ -151,9 +170,22 @@ func (r *simReport) toJSON(l *loaded) simulateJSON {
 		}
 	}
 	out.PlannedWaves = []plannedWaveJSON{}
-	for _, w := range r.planned {
-		out.PlannedWaves = append(out.PlannedWaves, plannedWaveJSON{Name: w.Name, Nodes: append([]string{}, w.Nodes...)})
+	for i, w := range r.planned {
+		pw := plannedWaveJSON{Name: w.Name, Nodes: append([]string{}, w.Nodes...)}
+		t := r.timing[i]
+		pw.Updated = t.updated
+		if t.started {
+			pw.Start = fmtDur(t.start)
+		}
+		if t.finished {
+			pw.Done = fmtDur(t.done)
+		}
+		if t.started && t.finished {
+			pw.Duration = fmtDur(t.took())
+		}
+		out.PlannedWaves = append(out.PlannedWaves, pw)
 	}
+	out.Rollout = r.rollout.toJSON()
 	if r.barrier != nil {
 		out.WaveBake = fmtDur(r.barrier.Bake)
 	}

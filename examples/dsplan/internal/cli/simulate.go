@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,7 +31,6 @@ type simFlags struct {
 	maxSteps              int
 	svg                   string
 	format                string
-	policy                daemon.RolloutPolicy // from the rollout-control flags
 }
 
 // durationFlag is a duration flag that knows whether it was set.
@@ -66,8 +66,7 @@ func simulateFlags(inv *invocation, fs *flag.FlagSet) {
 // runSimulate is "dsplan simulate".
 func runSimulate(inv *invocation, pos []string) error {
 	sf := &inv.sim
-	var err error
-	if sf.policy, err = inv.policy.policy(); err != nil {
+	if err := inv.policy.check(); err != nil {
 		return err
 	}
 	if err := noArgs(pos); err != nil {
@@ -93,7 +92,12 @@ func runSimulate(inv *invocation, pos []string) error {
 	var failed []string
 	for _, name := range l.names {
 		rep, err := simulateOne(l, name, inv.common.burst, sf, &inv.policy)
-		if err != nil {
+		var ue *usageError
+		var ie *inputError
+		switch {
+		case errors.As(err, &ue) || errors.As(err, &ie):
+			return err
+		case err != nil:
 			return &inputError{err}
 		}
 		reports = append(reports, rep)
@@ -157,6 +161,12 @@ type simReport struct {
 	// when the policy has one.
 	planned []daemon.Wave
 	barrier *daemon.WaveBarrier
+	// timing is when each planned wave starts and is done, in the run
+	// with the p50 delays (the same order as planned).
+	timing []waveTiming
+	// rollout is how the DaemonSet was planned: its rollout annotations
+	// and the flags.
+	rollout dsRollout
 }
 
 // delays are the delays a simulation used, and where they came from.
@@ -192,36 +202,40 @@ func chooseDelays(sf *simFlags, lr learned) delays {
 	return d
 }
 
-// simulateOne replays the rollout of one DaemonSet.
+// simulateOne replays the rollout of one DaemonSet, under the policy its
+// rollout annotations and the flags give (see policyFlags.rolloutOf).
 func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlags) (*simReport, error) {
 	ns, n, _ := strings.Cut(name, "/")
 	in, err := l.snap.For(ns, n)
 	if err != nil {
 		return nil, err
 	}
+	rep := &simReport{name: name, image: sf.image}
+	ds := in.DaemonSet
+	if sf.image != "" {
+		if len(ds.Spec.Template.Spec.Containers) == 0 {
+			return nil, fmt.Errorf("--image: daemonset %q: spec.template.spec.containers is empty", name)
+		}
+		changed := ds.DeepCopy()
+		changed.Spec.Template.Spec.Containers[0].Image = sf.image
+		// As the API server applies it: generation and template
+		// generation up by one.
+		if ds, _, err = apply.Update(in.DaemonSet, changed); err != nil {
+			return nil, fmt.Errorf("--image: daemonset %q: %w", name, err)
+		}
+	}
+	if rep.rollout, err = pf.rolloutOf(ds); err != nil {
+		return nil, err
+	}
+	policy := rep.rollout.policy
 	cl := &daemontest.Cluster{
-		DaemonSet:     in.DaemonSet,
+		DaemonSet:     rep.rollout.ds,
 		Nodes:         in.Nodes,
 		Pods:          in.Pods,
 		Revisions:     in.Revisions,
 		Now:           l.now,
 		BurstReplicas: burst,
-		Rollout:       sf.policy,
-	}
-	rep := &simReport{name: name, image: sf.image}
-	if sf.image != "" {
-		if len(in.DaemonSet.Spec.Template.Spec.Containers) == 0 {
-			return nil, fmt.Errorf("--image: daemonset %q: spec.template.spec.containers is empty", name)
-		}
-		changed := in.DaemonSet.DeepCopy()
-		changed.Spec.Template.Spec.Containers[0].Image = sf.image
-		// As the API server applies it: generation and template
-		// generation up by one.
-		ds, _, err := apply.Update(in.DaemonSet, changed)
-		if err != nil {
-			return nil, fmt.Errorf("--image: daemonset %q: %w", name, err)
-		}
-		cl.DaemonSet = ds
+		Rollout:       policy,
 	}
 	rep.delays = chooseDelays(sf, learnDelays(in.DaemonSet, in.Pods))
 	rep.delays.minReady = time.Duration(cl.DaemonSet.Spec.MinReadySeconds) * time.Second
@@ -229,10 +243,10 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		Seed: sf.seed, BindDelay: rep.delays.bind, ReadyDelay: rep.delays.ready,
 		FailFraction: sf.failRate, GracePeriod: sf.grace, MaxSteps: sf.maxSteps,
 	}
-	rep.groupBy, rep.chart = groupLabel(pf, cl), nil
+	rep.groupBy, rep.chart = groupLabel(&policy, cl), nil
 	var rec *chartRecorder
 	if sf.svg != "" {
-		rec = newChartRecorder(name, cl, rep.groupBy, orderValues(pf))
+		rec = newChartRecorder(name, cl, rep.groupBy, orderValues(&policy))
 		cfg.OnStep = rec.record
 	}
 	rep.res = daemontest.Simulate(cl, cfg)
@@ -247,8 +261,9 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		rep.p90 = rep.res
 	}
 	rep.waves = wavesOf(rep.res, cl, rep.groupBy)
-	rep.planned, rep.barrier = sf.policy.WavesOf(desiredNodes(cl)), sf.policy.Waves
-	rep.blocks = blocksOf(cl, rep.res, pf)
+	rep.planned, rep.barrier = policy.WavesOf(desiredNodes(cl)), policy.Waves
+	rep.timing = timeWaves(rep.planned, rep.res, cl)
+	rep.blocks = blocksOf(cl, rep.res)
 	return rep, nil
 }
 
@@ -262,6 +277,9 @@ func (r *simReport) print(w io.Writer) {
 	fmt.Fprintf(w, ": %s after %d syncs, %s\n", res.Outcome, len(res.Steps), fmtDur(res.Duration()))
 	if res.Reason != "" {
 		fmt.Fprintf(w, "  reason: %s\n", res.Reason)
+	}
+	if d := r.rollout.describe(); d != "" {
+		fmt.Fprintf(w, "%s\n", d)
 	}
 	fmt.Fprintf(w, "expected duration: %s\n", r.estimateLine())
 	r.printWaves(w)

@@ -41,12 +41,12 @@ type wave struct {
 }
 
 // groupLabel is the label waves and chart rows are grouped by.
-func groupLabel(pf *policyFlags, cl *daemontest.Cluster) string {
+func groupLabel(p *daemon.RolloutPolicy, cl *daemontest.Cluster) string {
 	switch {
-	case pf.orderLabel != "":
-		return pf.orderLabel
-	case pf.domainLabel != "":
-		return pf.domainLabel
+	case p.Order.Label != "":
+		return p.Order.Label
+	case p.DomainBudget != nil && p.DomainBudget.Label != "":
+		return p.DomainBudget.Label
 	}
 	for _, n := range cl.Nodes {
 		if _, ok := n.Labels[zoneLabel]; ok {
@@ -69,11 +69,11 @@ func desiredNodes(cl *daemontest.Cluster) []*corev1.Node {
 }
 
 // orderValues are the values of the order label that go first.
-func orderValues(pf *policyFlags) []string {
-	if pf.orderLabel == "" || pf.orderValues == "" {
+func orderValues(p *daemon.RolloutPolicy) []string {
+	if p.Order.Label == "" {
 		return nil
 	}
-	return strings.Split(pf.orderValues, ",")
+	return p.Order.Values
 }
 
 // wavesOf reads the waves from a simulation's steps.
@@ -111,13 +111,7 @@ const maxWaveLines = 40
 // printWaves prints the planned waves of the order label, the syncs that
 // started updates and where the rollout blocks.
 func (r *simReport) printWaves(w io.Writer) {
-	if len(r.planned) > 0 {
-		parts := make([]string, len(r.planned))
-		for i, wv := range r.planned {
-			parts[i] = fmt.Sprintf("%s (%s)", wv.Name, count(len(wv.Nodes), "node"))
-		}
-		fmt.Fprintf(w, "planned waves: %s\n", strings.Join(parts, ", "))
-	}
+	r.printPlannedWaves(w)
 	nodes := 0
 	for _, wv := range r.waves {
 		nodes += len(wv.nodes)
@@ -173,7 +167,7 @@ func nodeRange(nodes []string) string {
 // unavailable (and count against maxUnavailable), the partition and the
 // scope, a hostPort under maxSurge (which the simulation does not model),
 // and the simulation's stall.
-func blocksOf(cl *daemontest.Cluster, res daemontest.SimResult, pf *policyFlags) []string {
+func blocksOf(cl *daemontest.Cluster, res daemontest.SimResult) []string {
 	ds := cl.DaemonSet
 	elig := daemon.NewEligibility(ds, false)
 	var notReady, failing, outOfScope []string
@@ -217,8 +211,8 @@ func blocksOf(cl *daemontest.Cluster, res daemontest.SimResult, pf *policyFlags)
 	if len(outOfScope) > 0 {
 		out = append(out, fmt.Sprintf("scope: %s outside --scope keep the old revision", count(len(outOfScope), "desired node")))
 	}
-	if pf.partition != "" {
-		out = append(out, fmt.Sprintf("partition: %s of the desired nodes keep the old revision (--partition)", pf.partition))
+	if p := cl.Rollout.Partition; p != nil {
+		out = append(out, fmt.Sprintf("partition: %s of the desired nodes keep the old revision", p.String()))
 	}
 	if port := hostPort(ds.Spec.Template.Spec); port > 0 {
 		if surge, _ := rollout.SurgeCount(ds, len(desired)); surge > 0 {

@@ -11,7 +11,7 @@ package main
 import (
 	"os"
 
-	"github.com/daemonplan/daemonplan/examples/dsplan/live/internal/livecmd"
+	"github.com/daemonplan/daemonplan/examples/dsplan/live/livecmd"
 )
 
 func main() {

@@ -1,34 +1,37 @@
 package daemon
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/internal/namesort"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// scratch is the working memory of one plan that a Planner keeps for the
-// next: the per-pod and per-node slices of the cluster view, the nodes
-// given to the rolling-update step and the create/delete decisions before
-// the burst cap. Nothing in it outlives a plan in use:
-// what a plan returns is copied out (see detach).
+// scratch is the working memory a cluster view is built in: the per-pod
+// and per-node slices of the view, the nodes given to the rolling-update
+// step and the create/delete decisions before the burst cap. A Planner
+// keeps it from one plan to the next (see cluster.kept); nothing in it
+// outlives a plan in use: what a plan returns is copied out (see
+// cluster.detach).
 type scratch struct {
-	cluster cluster
 	// The per-pod and per-node slices, which a plan fills from the start.
 	placed                            buffer[placedPod]
 	claimed, byName, grouped          buffer[*corev1.Pod]
 	states                            buffer[rollout.PodState]
 	kinds                             buffer[podKind]
-	claimedKeys, placedKeys, nodeKeys buffer[nameKey]
+	claimedKeys, placedKeys, nodeKeys buffer[namesort.Key]
 	nodes, rollout                    buffer[rollout.Node]
 	info                              buffer[nodeInfo]
-	sortBuf                           []nameKey // holds no pointers, and sortByName writes what it reads
+	sortBuf                           []namesort.Key // holds no pointers, and namesort.Sort writes what it reads
 	// The slices a plan grows by appending, short in a steady cluster.
 	adopt, release, unplaced []*corev1.Pod
 	missing                  []rollout.Node
 	creates                  []Create
 	deletes                  []Delete
-	// touched is a sink for the reads newCluster's passes make ahead of
-	// deciding (see gatherBatch).
+	// touched is a sink for the reads the view's passes make ahead of
+	// deciding (see package readahead).
 	touched int
 }
 
@@ -86,22 +89,32 @@ func reuse[T any](p *[]T, n int) []T {
 	return s[:0]
 }
 
-// keep records in s the slices the cluster grew by appending, so that the
-// next plan starts with their capacity.
-func (s *scratch) keep(c *cluster) {
-	s.adopt, s.release, s.unplaced = c.adopt, c.release, c.unplaced
-	s.missing = c.missing
+// keep records the slices the view grew by appending, so that the next
+// plan starts with their capacity.
+func (c *cluster) keep() {
+	c.mem.adopt, c.mem.release, c.mem.unplaced = c.adopt, c.release, c.unplaced
+	c.mem.missing = c.missing
 }
 
-// detach returns pods as a plan may hold them: as is when the plan was
-// computed in new memory (s == nil), else a copy, nil when empty, that no
-// later plan overwrites.
-func detach(pods []*corev1.Pod, s *scratch) []*corev1.Pod {
-	if s == nil {
+// detach returns pods as a plan may hold them: as is when the view's
+// memory is not kept (Compute), else a copy, nil when empty, that no later
+// plan overwrites.
+func (c *cluster) detach(pods []*corev1.Pod) []*corev1.Pod {
+	if !c.kept {
 		return pods
 	}
 	if len(pods) == 0 {
 		return nil
 	}
 	return append([]*corev1.Pod(nil), pods...)
+}
+
+// ownDecisions returns the manager's decisions d as the plan may hold
+// them: d itself when the view's memory is not kept (kept false, Compute),
+// which spares a copy, else a copy that no later plan overwrites.
+func ownDecisions[T any](d []T, kept bool) []T {
+	if !kept {
+		return slices.Clip(d)
+	}
+	return slices.Clone(d)
 }

@@ -1,4 +1,4 @@
-package daemon
+package namesort
 
 import (
 	"cmp"
@@ -9,23 +9,23 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 )
 
-// byNameThenIndex is the order sortByName promises.
-func byNameThenIndex(names []string) func(a, b nameKey) int {
-	return func(a, b nameKey) int {
+// byNameThenIndex is the order Sort promises.
+func byNameThenIndex(names []string) func(a, b Key) int {
+	return func(a, b Key) int {
 		return cmp.Or(cmp.Compare(names[a.i], names[b.i]), cmp.Compare(a.i, b.i))
 	}
 }
 
-// keysOf returns the keys of names and their nameOf.
-func keysOf(names []string) ([]nameKey, nameOf) {
-	keys := make([]nameKey, len(names))
+// keysOf returns the keys of names and their NameOf.
+func keysOf(names []string) ([]Key, NameOf) {
+	keys := make([]Key, len(names))
 	for i, n := range names {
-		keys[i] = nameKeyOf(n, i)
+		keys[i] = KeyOf(n, i)
 	}
 	return keys, func(i int32) string { return names[i] }
 }
 
-func namesAndIndexes(keys []nameKey, name nameOf) []string {
+func namesAndIndexes(keys []Key, name NameOf) []string {
 	out := make([]string, len(keys))
 	for k, key := range keys {
 		out[k] = fmt.Sprintf("%q#%d", name(key.i), key.i)
@@ -33,18 +33,18 @@ func namesAndIndexes(keys []nameKey, name nameOf) []string {
 	return out
 }
 
-// checkComparisons checks compareNames and sameName against comparing the
+// checkComparisons checks Compare and Same against comparing the
 // names themselves, on every pair of keys when there are few, else on
 // neighbours and pairs some way apart.
-func checkComparisons(t *testing.T, keys []nameKey, name nameOf) {
+func checkComparisons(t *testing.T, keys []Key, name NameOf) {
 	t.Helper()
-	check := func(a, b nameKey) {
+	check := func(a, b Key) {
 		an, bn := name(a.i), name(b.i)
-		if got, want := compareNames(a, name, b, name), cmp.Compare(an, bn); got != want {
-			t.Fatalf("compareNames(%q, %q) = %d, want %d", an, bn, got, want)
+		if got, want := Compare(a, name, b, name), cmp.Compare(an, bn); got != want {
+			t.Fatalf("Compare(%q, %q) = %d, want %d", an, bn, got, want)
 		}
-		if got, want := sameName(a, name, b, name), an == bn; got != want {
-			t.Fatalf("sameName(%q, %q) = %v, want %v", an, bn, got, want)
+		if got, want := Same(a, name, b, name), an == bn; got != want {
+			t.Fatalf("Same(%q, %q) = %v, want %v", an, bn, got, want)
 		}
 	}
 	for x := range keys {
@@ -93,9 +93,9 @@ func TestSortByName(t *testing.T) {
 			want, name := keysOf(tt.names)
 			slices.SortFunc(want, byNameThenIndex(tt.names))
 			got, _ := keysOf(tt.names)
-			sortByName(got, nil, name)
+			Sort(got, nil, name)
 			if diff := gocmp.Diff(namesAndIndexes(want, name), namesAndIndexes(got, name)); diff != "" {
-				t.Errorf("sortByName order (-want +got):\n%s", diff)
+				t.Errorf("Sort order (-want +got):\n%s", diff)
 			}
 			checkComparisons(t, got, name)
 		})
@@ -135,8 +135,8 @@ func largeNames() []string {
 	return out
 }
 
-// FuzzSortByName checks sortByName against the plain comparison sort, and
-// the sorted keys' compareNames and sameName against comparing their
+// FuzzSortByName checks Sort against the plain comparison sort, and
+// the sorted keys' Compare and Same against comparing their
 // names, on names cut from the fuzzer's bytes, duplicates and shared
 // prefixes included.
 func FuzzSortByName(f *testing.F) {
@@ -163,9 +163,9 @@ func FuzzSortByName(f *testing.F) {
 		want, name := keysOf(names)
 		slices.SortFunc(want, byNameThenIndex(names))
 		got, _ := keysOf(names)
-		sortByName(got, nil, name)
+		Sort(got, nil, name)
 		if diff := gocmp.Diff(namesAndIndexes(want, name), namesAndIndexes(got, name)); diff != "" {
-			t.Fatalf("sortByName order (-want +got):\n%s", diff)
+			t.Fatalf("Sort order (-want +got):\n%s", diff)
 		}
 		// The keys' comparisons, after the sort has worked on them.
 		checkComparisons(t, got, name)
@@ -184,12 +184,12 @@ func BenchmarkSortByName(b *testing.B) {
 				names[i] = fmt.Sprintf(shapes[shape], (i*7919)%n)
 			}
 			orig, name := keysOf(names)
-			keys := make([]nameKey, n)
+			keys := make([]Key, n)
 			b.Run(fmt.Sprintf("sort=radix/names=%s/n=%d", shape, n), func(b *testing.B) {
-				var buf []nameKey
+				var buf []Key
 				for b.Loop() {
 					copy(keys, orig)
-					buf = sortByName(keys, buf, name)
+					buf = Sort(keys, buf, name)
 				}
 			})
 			b.Run(fmt.Sprintf("sort=compare/names=%s/n=%d", shape, n), func(b *testing.B) {

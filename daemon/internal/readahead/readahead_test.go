@@ -1,13 +1,15 @@
-package daemon
+package readahead
 
 import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/daemon/internal/namesort"
 )
 
-func TestFirstLabelKey(t *testing.T) {
+func TestLabelKey(t *testing.T) {
 	required := func(terms ...corev1.NodeSelectorTerm) *corev1.Affinity {
 		return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: terms},
@@ -32,14 +34,14 @@ func TestFirstLabelKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := firstLabelKey(&tt.spec); got != tt.want {
-				t.Errorf("firstLabelKey = %q, want %q", got, tt.want)
+			if got := LabelKey(&tt.spec); got != tt.want {
+				t.Errorf("LabelKey = %q, want %q", got, tt.want)
 			}
 		})
 	}
 }
 
-// TestGatherEmptyObjects: the gather functions read objects with no name,
+// TestGatherEmptyObjects: the read-ahead functions read objects with no name,
 // labels, taints, owners or conditions, and empty batches, without a panic.
 func TestGatherEmptyObjects(t *testing.T) {
 	nodes := []*corev1.Node{{}, {ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"os": "linux"}}, Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "k"}}}}}
@@ -48,13 +50,13 @@ func TestGatherEmptyObjects(t *testing.T) {
 		Spec:       corev1.PodSpec{NodeName: "n"},
 		Status:     corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady}}},
 	}}
-	keys := []nameKey{{i: 0}, {i: 1}}
+	keys := []namesort.Key{namesort.KeyOf("", 0), namesort.KeyOf("n", 1)}
 	for _, labelKey := range []string{"", "os"} {
-		gatherNodes(nodes, keys, labelKey)
-		gatherNodes(nodes, nil, labelKey)
+		Nodes(nodes, keys, labelKey)
+		Nodes(nodes, nil, labelKey)
 	}
-	gatherNames(nodes)
-	gatherNames(nil)
-	gatherPods(pods)
-	gatherPods(nil)
+	Names(nodes)
+	Names(nil)
+	Pods(pods)
+	Pods(nil)
 }

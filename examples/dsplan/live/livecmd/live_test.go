@@ -83,6 +83,9 @@ func TestRun(t *testing.T) {
 		want string
 		// lists is whether the cluster is listed.
 		lists bool
+		// gets is whether the command only gets (rollout status's first
+		// read).
+		gets bool
 	}{
 		{name: "plan", args: []string{"plan", "--context", "prod", "-n", "kube-system", "--now", "2026-01-01T00:00:00Z"},
 			want: "input: context prod, namespace kube-system: 1 DaemonSets, 1 nodes, 1 pods, 1 revisions", lists: true},
@@ -90,8 +93,8 @@ func TestRun(t *testing.T) {
 		{name: "explain", args: []string{"explain", "node-a", "--namespace", "kube-system"}, want: "node-a", lists: true},
 		{name: "simulate", args: []string{"simulate", "--daemonset", "kube-system/agent", "--image", "agent:v2"}, want: "kube-system/agent", lists: true},
 		{name: "json", args: []string{"plan", "-o", "json"}, want: `"daemonSet": "kube-system/agent"`, lists: true},
-		{name: "a manifest applied over the cluster", args: []string{"plan", "-f", "../../testdata/agent-v2.yaml", "--daemonset", "kube-system/agent"},
-			want: "applied: ../../testdata/agent-v2.yaml: DaemonSet kube-system/agent over the captured one (uid ds-uid, generation 0 -> 1, template generation - -> 1): the template changes: a rollout starts", lists: true},
+		{name: "a manifest applied over the cluster", args: []string{"plan", "-f", "../testdata/agent-v2.yaml", "--daemonset", "kube-system/agent"},
+			want: "applied: ../testdata/agent-v2.yaml: DaemonSet kube-system/agent over the captured one (uid ds-uid, generation 0 -> 1, template generation - -> 1): the template changes: a rollout starts", lists: true},
 		{name: "help lists dump", args: []string{"help"}, want: "dump                 print the cluster's listing"},
 		{name: "unknown flag", args: []string{"plan", "--kubecontext", "x"}, code: 2, want: "flag provided but not defined"},
 		{name: "missing daemonset", args: []string{"plan", "--daemonset", "kube-system/nope"}, code: 1, want: "nope", lists: true},
@@ -99,6 +102,17 @@ func TestRun(t *testing.T) {
 		{name: "bad daemonset", args: []string{"plan", "--daemonset", "agent"}, code: 2, want: "want NAMESPACE/NAME"},
 		{name: "dump", args: []string{"dump", "-n", "kube-system"}, want: "kind: DaemonSet", lists: true},
 		{name: "dump argument", args: []string{"dump", "unexpected"}, code: 2, want: `unexpected argument "unexpected"`},
+		// rollout status follows a real cluster (examples/controller/e2e
+		// runs it on one); here only what it refuses before connecting.
+		{name: "help lists rollout status", args: []string{"help"}, want: "rollout status NS/NAME"},
+		{name: "rollout without a subcommand", args: []string{"rollout"}, code: 2, want: "usage: dsplan rollout status NAMESPACE/NAME"},
+		{name: "rollout unknown subcommand", args: []string{"rollout", "history"}, code: 2, want: `unknown subcommand "history"`},
+		{name: "rollout status without a name", args: []string{"rollout", "status"}, code: 2, want: "want one NAMESPACE/NAME, got 0"},
+		{name: "rollout status bad name", args: []string{"rollout", "status", "agent"}, code: 2, want: `"agent": want NAMESPACE/NAME`},
+		{name: "rollout status help", args: []string{"rollout", "status", "-h"}, want: "4  the progress deadline passed"},
+		{name: "rollout status of a DaemonSet not found", args: []string{"rollout", "status", "kube-system/nope"}, code: 1,
+			want: `daemonset kube-system/nope not found (context prod)`, gets: true},
+		{name: "rollout status bad flag", args: []string{"rollout", "status", "kube-system/agent", "--timeout", "soon"}, code: 2, want: "invalid value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,10 +132,19 @@ func TestRun(t *testing.T) {
 			if !strings.Contains(out.String(), tt.want) {
 				t.Errorf("output does not contain %q:\n%s", tt.want, out.String())
 			}
-			if tt.lists {
+			switch {
+			case tt.gets:
+				for _, a := range cs.Actions() {
+					if a.GetVerb() != "get" {
+						t.Errorf("action %s %s: want only get", a.GetVerb(), a.GetResource().Resource)
+					}
+				}
+			case tt.lists:
 				onlyLists(t, cs)
-			} else if n := len(cs.Actions()); n != 0 {
-				t.Errorf("%d actions on the cluster, want none", n)
+			default:
+				if n := len(cs.Actions()); n != 0 {
+					t.Errorf("%d actions on the cluster, want none", n)
+				}
 			}
 		})
 	}

@@ -1,45 +1,49 @@
-package daemon
+package namesort
 
 import (
 	"cmp"
 	"slices"
 )
 
-// nameKey is one name to sort and the index, in the caller's slice, of
+// Key is one name to sort and the index, in the caller's slice, of
 // what it names. It carries the name's length and first sixteen bytes
 // (head), so that the sort, and the comparisons after it, read the name's
 // own bytes again only where two names agree on sixteen bytes and go on:
 // in a large cluster, those bytes have left the CPU caches by the time the
-// keys are sorted. A nameOf gives the name itself, by index, where it is
+// keys are sorted. A NameOf gives the name itself, by index, where it is
 // needed. The sort works on eight bytes of the name at a time.
-type nameKey struct {
+type Key struct {
 	// head is the name's bytes [0, 16), big-endian, zero-padded. While
-	// sortByName runs, head[1] may hold later bytes (see sortChunks).
+	// Sort runs, head[1] may hold later bytes (see sortChunks).
 	head [2]uint64
 	n    uint32 // the name's length
 	i    int32
 }
 
-// nameOf returns the name of the thing at index i of the caller's slice:
-// the name a nameKey with that index was made from.
-type nameOf func(i int32) string
+// Index returns the index, in the caller's slice, of what k names: the i
+// given to KeyOf.
+func (k Key) Index() int32 { return k.i }
 
-// headBytes is how many bytes of its name a nameKey carries.
+// NameOf returns the name of the thing at index i of the caller's slice:
+// the name a Key with that index was made from.
+type NameOf func(i int32) string
+
+// headBytes is how many bytes of its name a Key carries.
 const headBytes = 16
 
 // smallRun is the length up to which a run of keys is sorted by comparing
 // names: below it, a radix pass costs more than the compares it saves.
 const smallRun = 48
 
-// nameKeyOf returns the key of name at index i, ready for sortByName.
-func nameKeyOf(name string, i int) nameKey {
-	return nameKey{head: [2]uint64{chunkAt(name, 0), chunkAt(name, 8)}, n: uint32(len(name)), i: int32(i)}
+// KeyOf returns the key of name at index i, ready for Sort.
+func KeyOf(name string, i int) Key {
+	return Key{head: [2]uint64{chunkAt(name, 0), chunkAt(name, 8)}, n: uint32(len(name)), i: int32(i)}
 }
 
-// compareNames orders a, named by an, and b, named by bn, as comparing
+// Compare orders a, named by an, and b, named by bn, as comparing
 // their names does, reading the names' bytes only past their heads, where
 // both go on and the heads agree.
-func compareNames(a nameKey, an nameOf, b nameKey, bn nameOf) int {
+func Compare(a Key, an NameOf, b Key, bn NameOf) int {
 	if c := cmp.Or(cmp.Compare(a.head[0], b.head[0]), cmp.Compare(a.head[1], b.head[1])); c != 0 {
 		return c
 	}
@@ -52,19 +56,19 @@ func compareNames(a nameKey, an nameOf, b nameKey, bn nameOf) int {
 	return cmp.Compare(an(a.i)[headBytes:], bn(b.i)[headBytes:])
 }
 
-// sameName reports whether a, named by an, and b, named by bn, have the
+// Same reports whether a, named by an, and b, named by bn, have the
 // same name, reading the names' bytes only past their heads, where both go
 // on and the heads agree.
-func sameName(a nameKey, an nameOf, b nameKey, bn nameOf) bool {
+func Same(a Key, an NameOf, b Key, bn NameOf) bool {
 	return a.n == b.n && a.head == b.head &&
 		(a.n <= headBytes || an(a.i)[headBytes:] == bn(b.i)[headBytes:])
 }
 
-// sortByName sorts keys by name, then by index: the order
+// Sort sorts keys by name, then by index: the order
 // cmp.Or(cmp.Compare(name(a.i), name(b.i)), cmp.Compare(a.i, b.i)) gives,
-// for any names. keys must come from nameKeyOf, in index order, and name
+// for any names. keys must come from KeyOf, in index order, and name
 // must give the names they were made from. buf is working memory of at
-// least len(keys) keys; sortByName returns it, grown if it had to be.
+// least len(keys) keys; Sort returns it, grown if it had to be.
 //
 // It is a most-significant-chunk-first radix sort: the keys are sorted by
 // their first eight bytes with stable byte-wise counting passes (a pass is
@@ -72,20 +76,20 @@ func sameName(a nameKey, an nameOf, b nameKey, bn nameOf) bool {
 // agree there and go on is sorted the same way by the next eight bytes.
 // Its cost grows with the number of keys and the bytes that tell them
 // apart, not with log n, and its passes read the keys in order.
-func sortByName(keys, buf []nameKey, name nameOf) []nameKey {
+func Sort(keys, buf []Key, name NameOf) []Key {
 	if cap(buf) < len(keys) {
-		buf = make([]nameKey, len(keys))
+		buf = make([]Key, len(keys))
 	}
 	sortChunks(keys, buf[:len(keys)], 0, name)
 	return buf
 }
 
-func sortChunks(keys, buf []nameKey, depth int, name nameOf) {
+func sortChunks(keys, buf []Key, depth int, name NameOf) {
 	if len(keys) <= smallRun {
 		// The keys agree on their first depth bytes: comparing whole
 		// names orders them as comparing the rest would.
-		slices.SortFunc(keys, func(a, b nameKey) int {
-			return cmp.Or(compareNames(a, name, b, name), cmp.Compare(a.i, b.i))
+		slices.SortFunc(keys, func(a, b Key) int {
+			return cmp.Or(Compare(a, name, b, name), cmp.Compare(a.i, b.i))
 		})
 		return
 	}
@@ -120,11 +124,11 @@ func sortChunks(keys, buf []nameKey, depth int, name nameOf) {
 	// order. The passes go back and forth between keys and buf; the keys
 	// are copied back once, at the end, if the last pass left them in buf.
 	src, dst := keys, buf
-	if radixPass(src, dst, &count[8], func(k *nameKey) uint8 { return restAt(k.n, depth) }) {
+	if radixPass(src, dst, &count[8], func(k *Key) uint8 { return restAt(k.n, depth) }) {
 		src, dst = dst, src
 	}
 	for d := range 8 {
-		if radixPass(src, dst, &count[d], func(k *nameKey) uint8 { return uint8(k.head[w] >> (8 * d)) }) {
+		if radixPass(src, dst, &count[d], func(k *Key) uint8 { return uint8(k.head[w] >> (8 * d)) }) {
 			src, dst = dst, src
 		}
 	}
@@ -148,7 +152,7 @@ func sortChunks(keys, buf []nameKey, depth int, name nameOf) {
 // radixPass stably sorts src by digit into dst and reports true, or, when
 // every key has the same digit, does nothing and reports false. count holds
 // how many keys have each digit.
-func radixPass(src, dst []nameKey, count *[256]int, digit func(*nameKey) uint8) bool {
+func radixPass(src, dst []Key, count *[256]int, digit func(*Key) uint8) bool {
 	if count[digit(&src[0])] == len(src) {
 		return false
 	}

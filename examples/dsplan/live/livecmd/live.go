@@ -1,6 +1,9 @@
 // Package livecmd is dsplan on a running cluster (see examples/dsplan/live):
-// dsplan's commands on a listing of the cluster, and dump. Both programs of
-// the live module, live and kubectl-dsplan, run it.
+// dsplan's commands on a listing of the cluster, dump, and rollout status,
+// which follows a DaemonSet's rollout until it is complete under its
+// policy. Both programs of the live module, live and kubectl-dsplan, run
+// it; Run lets another program (the example controller's end-to-end
+// suite) run it on a cluster of its own.
 package livecmd
 
 import (
@@ -95,6 +98,14 @@ func Main() int {
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, programName(os.Args[0]), connect)
 }
 
+// Run is the live command with the given arguments and streams, on the
+// cluster its --kubeconfig and --context flags name (as kubectl loads
+// them): what Main runs, for a program or a test that has a cluster of its
+// own. It returns the exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr, "dsplan", connect)
+}
+
 // programName is how the help names the program run as argv0: "kubectl
 // dsplan" for the plugin, "dsplan" otherwise.
 func programName(argv0 string) string {
@@ -121,6 +132,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, program strin
 			return cli.Input{Snapshot: s, Sources: []string{where}}, nil
 		},
 		Commands: []cli.Command{{
+			Name:    "rollout",
+			Args:    "status NS/NAME",
+			Summary: "wait until a DaemonSet's rollout is complete under its policy (see rollout status -h)",
+			Flags:   (&statusFlags{}).register,
+			Run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return runRollout(args, stdout, stderr, program, conn)
+			},
+		}, {
 			Name:    "dump",
 			Summary: "print the cluster's listing as one kubectl List, for dsplan -f or to keep",
 			Flags:   dumpFlags.register,

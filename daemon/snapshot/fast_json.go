@@ -1,0 +1,535 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+)
+
+// eightSpaces is eight spaces read as one little-endian word.
+const eightSpaces = 0x2020202020202020
+
+// maxJSONDepth is how deeply encoding/json lets values nest: a document
+// nested deeper is invalid JSON to it.
+const maxJSONDepth = 10000
+
+// jsonPath says where a compactor stands, for dropping
+// metadata.managedFields[*].fieldsV1 of the object compacted.
+type jsonPath uint8
+
+const (
+	pathOther jsonPath = iota
+	// pathTop is the object compacted.
+	pathTop
+	// pathMeta is its metadata.
+	pathMeta
+	// pathManaged is metadata.managedFields.
+	pathManaged
+	// pathEntry is one of its entries.
+	pathEntry
+)
+
+// compactor validates one JSON value and writes it to out without
+// insignificant whitespace, as json.Compact does; with drop it leaves out
+// the pairs "fieldsV1" of metadata.managedFields[*] of the top-level
+// object (still validating their values), as if deleted. It accepts exactly
+// what encoding/json accepts, nesting depth included: FuzzCompactJSON
+// compares the two.
+type compactor struct {
+	src   []byte
+	i     int
+	out   []byte
+	depth int
+	// eof says that nothing follows src; short is set when the value runs
+	// past the end of src that is not the end of the input.
+	eof, short bool
+}
+
+// compactJSON appends the compact form of src, which must hold exactly one
+// JSON value (whitespace around it allowed), to out. depth is the nesting
+// of the value's surroundings (0 for a document). ok is false when src is
+// not such a value.
+func compactJSON(out, src []byte, depth int, drop bool) ([]byte, bool) {
+	c := compactor{src: src, out: out, depth: depth, eof: true}
+	c.ws()
+	if !c.value(startPath(drop)) {
+		return out, false
+	}
+	c.ws()
+	if c.i != len(src) {
+		return out, false
+	}
+	return c.out, true
+}
+
+// compactValue appends the compact form of the value at the start of src
+// to out, as compactJSON does, and returns how many bytes of src it read.
+// scanMore says that the value runs past src, which is not the end of the
+// input (eof false); scanBad that src does not start with a valid value.
+func compactValue(out, src []byte, depth int, drop, eof bool) ([]byte, int, scanStatus) {
+	c := compactor{src: src, out: out, depth: depth, eof: eof}
+	if !c.value(startPath(drop)) {
+		if c.short {
+			return out, 0, scanMore
+		}
+		return out, 0, scanBad
+	}
+	return c.out, c.i, scanDone
+}
+
+func startPath(drop bool) jsonPath {
+	if drop {
+		return pathTop
+	}
+	return pathOther
+}
+
+// end reports whether src ends at i, noting that the value runs short
+// unless it is the end of the input.
+func (c *compactor) end() bool {
+	if c.i < len(c.src) {
+		return false
+	}
+	c.short = !c.eof
+	return true
+}
+
+// ws moves past whitespace, eight spaces at a time where it can (indented
+// JSON is mostly spaces).
+func (c *compactor) ws() {
+	for c.i < len(c.src) {
+		switch c.src[c.i] {
+		case ' ':
+			c.i++
+			for c.i+8 <= len(c.src) && binary.LittleEndian.Uint64(c.src[c.i:]) == eightSpaces {
+				c.i += 8
+			}
+		case '\t', '\n', '\r':
+			c.i++
+		default:
+			return
+		}
+	}
+}
+
+func (c *compactor) value(path jsonPath) bool {
+	if c.end() {
+		return false
+	}
+	switch ch := c.src[c.i]; ch {
+	case '{':
+		return c.object(path)
+	case '[':
+		return c.array(path)
+	case '"':
+		start := c.i
+		if !c.str() {
+			return false
+		}
+		c.out = append(c.out, c.src[start:c.i]...)
+		return true
+	case 't':
+		return c.literal("true")
+	case 'f':
+		return c.literal("false")
+	case 'n':
+		return c.literal("null")
+	default:
+		if ch == '-' || ch >= '0' && ch <= '9' {
+			return c.number()
+		}
+		return false
+	}
+}
+
+func (c *compactor) literal(lit string) bool {
+	rest := c.src[c.i:]
+	if len(rest) < len(lit) {
+		if string(rest) == lit[:len(rest)] {
+			c.short = !c.eof
+		}
+		return false
+	}
+	if string(rest[:len(lit)]) != lit {
+		return false
+	}
+	c.out = append(c.out, lit...)
+	c.i += len(lit)
+	return true
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?; what
+// follows it is the caller's to judge. A number that ends src runs short
+// (more digits may follow) unless src is the end of the input.
+func (c *compactor) number() bool {
+	start := c.i
+	if c.src[c.i] == '-' {
+		c.i++
+	}
+	switch {
+	case c.end():
+		return false
+	case c.src[c.i] == '0':
+		c.i++
+	case c.src[c.i] >= '1' && c.src[c.i] <= '9':
+		c.digits()
+	default:
+		return false
+	}
+	if c.i < len(c.src) && c.src[c.i] == '.' {
+		c.i++
+		if c.digits() == 0 {
+			c.end()
+			return false
+		}
+	}
+	if c.i < len(c.src) && (c.src[c.i] == 'e' || c.src[c.i] == 'E') {
+		c.i++
+		if c.i < len(c.src) && (c.src[c.i] == '+' || c.src[c.i] == '-') {
+			c.i++
+		}
+		if c.digits() == 0 {
+			c.end()
+			return false
+		}
+	}
+	if c.end() && c.short {
+		return false
+	}
+	c.out = append(c.out, c.src[start:c.i]...)
+	return true
+}
+
+func (c *compactor) digits() int {
+	n := 0
+	for c.i < len(c.src) && c.src[c.i] >= '0' && c.src[c.i] <= '9' {
+		c.i++
+		n++
+	}
+	return n
+}
+
+// str moves past a string, checking its escapes and that it holds no
+// control character.
+func (c *compactor) str() bool {
+	n, st := validString(c.src[c.i:])
+	c.i += n
+	switch st {
+	case scanDone:
+		return true
+	case scanMore:
+		c.short = !c.eof
+	}
+	return false
+}
+
+// validString returns the length of the JSON string at the start of b
+// (b[0] is its quote) when it is valid: closed, no control character,
+// only JSON's escapes; scanMore when it runs past b. Bytes above 0x7f are
+// taken as they are, as encoding/json takes them.
+func validString(b []byte) (int, scanStatus) {
+	for i := 1; i < len(b); i++ {
+		switch ch := b[i]; {
+		case ch == '"':
+			return i + 1, scanDone
+		case ch < 0x20:
+			return 0, scanBad
+		case ch == '\\':
+			i++
+			if i >= len(b) {
+				return 0, scanMore
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				for k := 1; k <= 4; k++ {
+					if i+k >= len(b) {
+						return 0, scanMore
+					}
+					if !isHex(b[i+k]) {
+						return 0, scanBad
+					}
+				}
+				i += 4
+			default:
+				return 0, scanBad
+			}
+		}
+	}
+	return 0, scanMore
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func (c *compactor) object(path jsonPath) bool {
+	if c.depth++; c.depth > maxJSONDepth {
+		return false
+	}
+	c.i++
+	c.out = append(c.out, '{')
+	c.ws()
+	if !c.end() && c.src[c.i] == '}' {
+		c.i++
+		c.out = append(c.out, '}')
+		c.depth--
+		return true
+	}
+	written := 0
+	for {
+		if c.end() || c.src[c.i] != '"' {
+			return false
+		}
+		keyStart := c.i
+		if !c.str() {
+			return false
+		}
+		key := c.src[keyStart:c.i]
+		c.ws()
+		if c.end() || c.src[c.i] != ':' {
+			return false
+		}
+		c.i++
+		c.ws()
+		child := pathOther
+		switch {
+		case path == pathTop && string(key) == `"metadata"`:
+			child = pathMeta
+		case path == pathMeta && string(key) == `"managedFields"`:
+			child = pathManaged
+		}
+		if path == pathEntry && string(key) == `"fieldsV1"` {
+			mark := len(c.out)
+			if !c.value(pathOther) {
+				return false
+			}
+			c.out = c.out[:mark]
+		} else {
+			if written > 0 {
+				c.out = append(c.out, ',')
+			}
+			c.out = append(c.out, key...)
+			c.out = append(c.out, ':')
+			if !c.value(child) {
+				return false
+			}
+			written++
+		}
+		c.ws()
+		if c.end() {
+			return false
+		}
+		switch c.src[c.i] {
+		case ',':
+			c.i++
+			c.ws()
+		case '}':
+			c.i++
+			c.out = append(c.out, '}')
+			c.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (c *compactor) array(path jsonPath) bool {
+	if c.depth++; c.depth > maxJSONDepth {
+		return false
+	}
+	c.i++
+	c.out = append(c.out, '[')
+	c.ws()
+	if !c.end() && c.src[c.i] == ']' {
+		c.i++
+		c.out = append(c.out, ']')
+		c.depth--
+		return true
+	}
+	child := pathOther
+	if path == pathManaged {
+		child = pathEntry
+	}
+	for {
+		if !c.value(child) {
+			return false
+		}
+		c.ws()
+		if c.end() {
+			return false
+		}
+		switch c.src[c.i] {
+		case ',':
+			c.i++
+			c.out = append(c.out, ',')
+			c.ws()
+		case ']':
+			c.i++
+			c.out = append(c.out, ']')
+			c.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// scanStatus is what a scan of the bytes at hand found.
+type scanStatus uint8
+
+const (
+	scanDone scanStatus = iota
+	// scanMore: the unit runs past the bytes at hand.
+	scanMore
+	// scanBad: not a unit of this kind (the input is not what the fast
+	// path reads).
+	scanBad
+)
+
+// scanComposite returns the length of the object or array at the start of
+// b by counting brackets outside strings, without validating it (the
+// compactor does).
+func scanComposite(b []byte) (int, scanStatus) {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			j := i + 1
+			for {
+				k := bytes.IndexByte(b[j:], '"')
+				if k < 0 {
+					return 0, scanMore
+				}
+				j += k
+				// An odd run of backslashes before the quote escapes it.
+				bs := 0
+				for bs < j-i-1 && b[j-1-bs] == '\\' {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+				j++
+			}
+			i = j
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, scanDone
+			}
+		}
+	}
+	return 0, scanMore
+}
+
+// scanJSONString returns the length of the string at the start of b
+// (b[0] is its quote), unvalidated.
+func scanJSONString(b []byte) (int, scanStatus) {
+	for j := 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, scanMore
+		}
+		j += k
+		bs := 0
+		for bs < j-1 && b[j-1-bs] == '\\' {
+			bs++
+		}
+		if bs%2 == 0 {
+			return j + 1, scanDone
+		}
+		j++
+	}
+}
+
+// scanJSONValue returns the length of the value at the start of b,
+// unvalidated: an object, array or string by its end, a number or literal
+// up to the next delimiter (eof: no byte follows b).
+func scanJSONValue(b []byte, eof bool) (int, scanStatus) {
+	switch b[0] {
+	case '{', '[':
+		return scanComposite(b)
+	case '"':
+		return scanJSONString(b)
+	}
+	for i, ch := range b {
+		switch ch {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i, scanDone
+		}
+	}
+	if eof {
+		return len(b), scanDone
+	}
+	return 0, scanMore
+}
+
+// itemType reads the apiVersion and kind of the compact JSON object js as
+// json.Unmarshal into typeMeta would, or returns ok false when it cannot
+// say so cheaply or the object needs decodeObject's other rules: a
+// top-level key that is escaped, not ASCII, a case variant of apiVersion,
+// kind or items (encoding/json matches keys without regard to case), items
+// itself (a list in a list), a repeated apiVersion or kind, or one that is
+// not a plain string. js must be valid JSON.
+func itemType(js []byte) (apiVersion, kind string, ok bool) {
+	if len(js) < 2 || js[0] != '{' {
+		return "", "", false
+	}
+	var haveVersion, haveKind bool
+	i := 1
+	for i < len(js) && js[i] != '}' {
+		if js[i] == ',' {
+			i++
+		}
+		n, st := scanJSONString(js[i:])
+		if st != scanDone {
+			return "", "", false
+		}
+		key := js[i+1 : i+n-1]
+		i += n + 1 // the colon
+		if i >= len(js) {
+			return "", "", false
+		}
+		for _, ch := range key {
+			if ch == '\\' || ch >= 0x80 {
+				return "", "", false
+			}
+		}
+		var dst *string
+		switch {
+		case string(key) == "apiVersion":
+			if haveVersion {
+				return "", "", false
+			}
+			haveVersion, dst = true, &apiVersion
+		case string(key) == "kind":
+			if haveKind {
+				return "", "", false
+			}
+			haveKind, dst = true, &kind
+		case bytes.EqualFold(key, []byte("apiVersion")), bytes.EqualFold(key, []byte("kind")), bytes.EqualFold(key, []byte("items")):
+			return "", "", false
+		}
+		n, st = scanJSONValue(js[i:], true)
+		if st != scanDone {
+			return "", "", false
+		}
+		if dst != nil {
+			v := js[i : i+n]
+			if len(v) < 2 || v[0] != '"' {
+				return "", "", false
+			}
+			for _, ch := range v[1 : len(v)-1] {
+				if ch == '\\' || ch >= 0x80 {
+					return "", "", false
+				}
+			}
+			*dst = string(v[1 : len(v)-1])
+		}
+		i += n
+	}
+	return apiVersion, kind, true
+}

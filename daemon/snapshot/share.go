@@ -1,0 +1,156 @@
+package snapshot
+
+import (
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// sharer makes the strings of a decoded pod or node share the bytes of
+// equal strings at the same place in a like object decoded before. The
+// pods of one DaemonSet repeat their template (images, arguments, mount
+// paths, tolerations, conditions, ...) and nodes their images and
+// conditions, and encoding/json allocates each copy: shared, a large
+// snapshot takes a sixth less memory. Strings are immutable, so sharing
+// them changes no value. Comparing with one object at hand costs far
+// less than looking each string up in a table.
+//
+// The walk follows the exported string fields, structs, pointers and
+// slices of a type by a plan made once per type; maps are left as they
+// are (their keys cannot be replaced in place).
+type sharer struct {
+	plans map[reflect.Type]*sharePlan
+	// pods are the last pod of each controller decoded; node the last
+	// node.
+	pods map[types.UID]*corev1.Pod
+	node *corev1.Node
+}
+
+// sharePlan lists the fields of a struct type that hold strings.
+type sharePlan struct {
+	fields []shareField
+}
+
+// shareField is one such field and how to walk it.
+type shareField struct {
+	index int
+	t     *shareType
+}
+
+// shareType says how to walk a value of one type.
+type shareType struct {
+	kind reflect.Kind
+	// plan is a struct's; elem a pointer's or slice's element.
+	plan *sharePlan
+	elem *shareType
+}
+
+func newSharer() *sharer {
+	return &sharer{plans: map[reflect.Type]*sharePlan{}, pods: map[types.UID]*corev1.Pod{}}
+}
+
+// share makes o's strings share those of the like object decoded before
+// it, and makes o the one the next like object shares with.
+func (s *sharer) share(o object) {
+	switch {
+	case o.pod != nil:
+		owner := controllerUID(o.pod)
+		if owner == "" {
+			return
+		}
+		if ref := s.pods[owner]; ref != nil {
+			s.pair(o.pod, ref)
+		}
+		s.pods[owner] = o.pod
+	case o.node != nil:
+		if s.node != nil {
+			s.pair(o.node, s.node)
+		}
+		s.node = o.node
+	}
+}
+
+// controllerUID returns the uid of p's controller, "" when it has none.
+func controllerUID(p *corev1.Pod) types.UID {
+	for _, r := range p.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return r.UID
+		}
+	}
+	return ""
+}
+
+// pair walks *p and *ref, of one type, side by side.
+func (s *sharer) pair(p, ref any) {
+	v, r := reflect.ValueOf(p).Elem(), reflect.ValueOf(ref).Elem()
+	if t := s.typeOf(v.Type()); t != nil {
+		s.walk(v, r, t)
+	}
+}
+
+// typeOf returns how to walk values of t, nil when they hold no string
+// to share.
+func (s *sharer) typeOf(t reflect.Type) *shareType {
+	switch t.Kind() {
+	case reflect.String:
+		return &shareType{kind: reflect.String}
+	case reflect.Struct:
+		if p := s.planOf(t); p != nil {
+			return &shareType{kind: reflect.Struct, plan: p}
+		}
+	case reflect.Pointer, reflect.Slice:
+		if e := s.typeOf(t.Elem()); e != nil {
+			return &shareType{kind: t.Kind(), elem: e}
+		}
+	}
+	return nil
+}
+
+// planOf returns the plan of struct type t, nil when it has no field to
+// walk. A type being planned (a recursive type) is walked no deeper.
+func (s *sharer) planOf(t reflect.Type) *sharePlan {
+	if p, ok := s.plans[t]; ok {
+		return p
+	}
+	s.plans[t] = nil
+	var fields []shareField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if e := s.typeOf(f.Type); e != nil {
+			fields = append(fields, shareField{index: i, t: e})
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	p := &sharePlan{fields: fields}
+	s.plans[t] = p
+	return p
+}
+
+// walk shares the strings of v with the equal ones of ref, at the same
+// place; slices are paired element by element as far as both go.
+func (s *sharer) walk(v, ref reflect.Value, t *shareType) {
+	switch t.kind {
+	case reflect.String:
+		if str := ref.String(); str != "" && v.String() == str {
+			v.SetString(str)
+		}
+	case reflect.Struct:
+		for _, f := range t.plan.fields {
+			s.walk(v.Field(f.index), ref.Field(f.index), f.t)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() && !ref.IsNil() {
+			s.walk(v.Elem(), ref.Elem(), t.elem)
+		}
+	case reflect.Slice:
+		for i := range min(v.Len(), ref.Len()) {
+			s.walk(v.Index(i), ref.Index(i), t.elem)
+		}
+	}
+}

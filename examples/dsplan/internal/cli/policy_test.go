@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonplan/daemonplan/daemon"
+)
+
+func ios(v string) *intstr.IntOrString {
+	x := intstr.Parse(v)
+	return &x
+}
+
+// TestRolloutOf: the policy and the DaemonSet to plan with come from the
+// rollout annotations, the flags given override the fields they name, and
+// an OnDelete DaemonSet with annotations is planned as companion mode
+// plans it.
+func TestRolloutOf(t *testing.T) {
+	const zone = "topology.kubernetes.io/zone"
+	annotated := map[string]string{
+		daemon.AnnotationMaxUnavailable:       "3",
+		daemon.AnnotationOrderBy:              zone,
+		daemon.AnnotationOrderValues:          "b",
+		daemon.AnnotationDomain:               zone,
+		daemon.AnnotationDomainMaxUnavailable: "1",
+		daemon.AnnotationWaveBake:             "1m",
+		daemon.AnnotationPaused:               "true",
+	}
+	annotatedPolicy := daemon.RolloutPolicy{
+		Paused:       true,
+		Order:        daemon.UpdateOrder{Label: zone, Values: []string{"b"}},
+		DomainBudget: &daemon.DomainBudget{Label: zone, MaxUnavailable: ios("1")},
+		Waves:        &daemon.WaveBarrier{Bake: time.Minute},
+	}
+	tests := []struct {
+		name        string
+		strategy    appsv1.DaemonSetUpdateStrategyType
+		annotations map[string]string
+		args        []string
+		want        daemon.RolloutPolicy
+		// wantBudget is the maxUnavailable planned with, "" when the
+		// DaemonSet's own strategy is kept.
+		wantBudget    string
+		wantOverrides []string
+		wantUsage     bool
+		wantInput     bool
+	}{
+		{name: "no annotations, no flags: upstream", strategy: appsv1.OnDeleteDaemonSetStrategyType},
+		{name: "flags alone", strategy: appsv1.RollingUpdateDaemonSetStrategyType, args: []string{"--partition", "10%", "--strict"},
+			want: daemon.RolloutPolicy{Partition: ios("10%"), Strict: true}},
+		{name: "annotations of an OnDelete DaemonSet: companion mode", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: annotated, want: annotatedPolicy, wantBudget: "3"},
+		{name: "max-unavailable defaults to 1", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: map[string]string{daemon.AnnotationStrict: "true"}, want: daemon.RolloutPolicy{Strict: true}, wantBudget: "1"},
+		{name: "a RollingUpdate DaemonSet keeps its budget", strategy: appsv1.RollingUpdateDaemonSetStrategyType,
+			annotations: map[string]string{daemon.AnnotationPartition: "2"}, want: daemon.RolloutPolicy{Partition: ios("2")}},
+		{name: "--paused=false and --wave-bake override", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: annotated, args: []string{"--paused=false", "--wave-bake", "0s"},
+			want: func() daemon.RolloutPolicy {
+				p := annotatedPolicy
+				p.Paused, p.Waves = false, &daemon.WaveBarrier{}
+				return p
+			}(), wantBudget: "3", wantOverrides: []string{"--paused", "--wave-bake"}},
+		{name: "--order-label replaces the whole order", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: annotated, args: []string{"--order-label", "rack"},
+			want: func() daemon.RolloutPolicy {
+				p := annotatedPolicy
+				p.Order = daemon.UpdateOrder{Label: "rack"}
+				return p
+			}(), wantBudget: "3", wantOverrides: []string{"--order-label"}},
+		{name: "--order-values alone keeps the annotated label", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: annotated, args: []string{"--order-values", "c,a"},
+			want: func() daemon.RolloutPolicy {
+				p := annotatedPolicy
+				p.Order = daemon.UpdateOrder{Label: zone, Values: []string{"c", "a"}}
+				return p
+			}(), wantBudget: "3", wantOverrides: []string{"--order-values"}},
+		{name: "--domain-max-unavailable alone keeps the annotated domain", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: annotated, args: []string{"--domain-max-unavailable", "2"},
+			want: func() daemon.RolloutPolicy {
+				p := annotatedPolicy
+				p.DomainBudget = &daemon.DomainBudget{Label: zone, MaxUnavailable: ios("2")}
+				return p
+			}(), wantBudget: "3", wantOverrides: []string{"--domain-max-unavailable"}},
+		{name: "--wave-bake with the annotated order label", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: map[string]string{daemon.AnnotationOrderBy: zone}, args: []string{"--wave-bake", "5s"},
+			want:       daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &daemon.WaveBarrier{Bake: 5 * time.Second}},
+			wantBudget: "1", wantOverrides: []string{"--wave-bake"}},
+		{name: "--wave-bake without any order label", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			args: []string{"--wave-bake", "5s"}, wantUsage: true},
+		{name: "--domain-max-unavailable without any domain", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: map[string]string{daemon.AnnotationStrict: "true"}, args: []string{"--domain-max-unavailable", "1"}, wantUsage: true},
+		{name: "invalid annotations", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: map[string]string{daemon.AnnotationPartition: "x"}, wantInput: true},
+		{name: "max-unavailable on a RollingUpdate DaemonSet", strategy: appsv1.RollingUpdateDaemonSetStrategyType,
+			annotations: map[string]string{daemon.AnnotationMaxUnavailable: "2"}, wantInput: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := &appsv1.DaemonSet{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent", Annotations: tt.annotations},
+				Spec:       appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: tt.strategy}},
+			}
+			before := ds.DeepCopy()
+			var pf policyFlags
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			pf.register(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			pf.parsed(fs)
+			if err := pf.check(); err != nil {
+				t.Fatalf("check() = %v", err)
+			}
+			got, err := pf.rolloutOf(ds)
+			var ue *usageError
+			var ie *inputError
+			if gotUsage, gotInput := errors.As(err, &ue), errors.As(err, &ie); gotUsage != tt.wantUsage || gotInput != tt.wantInput {
+				t.Fatalf("rolloutOf() error = %v, want usage %v, input %v", err, tt.wantUsage, tt.wantInput)
+			}
+			if diff := cmp.Diff(before, ds); diff != "" {
+				t.Errorf("rolloutOf modified the DaemonSet (-before +after):\n%s", diff)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tt.want, got.policy, cmp.Comparer(func(a, b intstr.IntOrString) bool { return a == b })); diff != "" {
+				t.Errorf("policy (-want +got):\n%s", diff)
+			}
+			budget := ""
+			if got.strategyChanged() {
+				if got.ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
+					t.Errorf("planned with %s, want RollingUpdate", got.ds.Spec.UpdateStrategy.Type)
+				}
+				budget = got.ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable.String()
+			} else if got.ds != ds {
+				t.Errorf("the DaemonSet's own strategy is kept, yet another DaemonSet is planned")
+			}
+			if budget != tt.wantBudget {
+				t.Errorf("maxUnavailable planned with %q, want %q", budget, tt.wantBudget)
+			}
+			if diff := cmp.Diff(tt.wantOverrides, got.overrides); diff != "" {
+				t.Errorf("overrides (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

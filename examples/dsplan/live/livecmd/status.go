@@ -1,0 +1,408 @@
+package livecmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
+)
+
+// The exit codes of "rollout status", after dsplan's 0, 1 and 2.
+const (
+	statusComplete = 0
+	statusError    = 1
+	statusUsage    = 2
+	// statusBlocked: the DaemonSet's RolloutBlocked condition is True for
+	// its current generation (the companion stopped the rollout at its
+	// progress deadline).
+	statusBlocked = 3
+	// statusDeadline: no node became updated and available for the
+	// progress deadline, as rollout status measured it itself.
+	statusDeadline = 4
+	// statusTimeout: --timeout passed first.
+	statusTimeout = 5
+)
+
+// The condition types and reasons the example controller's companion mode
+// writes (examples/controller/internal/controller/conditions.go): read,
+// never written, here.
+const (
+	conditionProgressing = "RolloutProgressing"
+	conditionPaused      = "RolloutPaused"
+	conditionBlocked     = "RolloutBlocked"
+)
+
+const statusHelp = `usage: %[1]s rollout status NAMESPACE/NAME [flags]
+
+Waits until the rollout of the DaemonSet is complete under its rollout
+policy, printing progress, and exits 0 then: the step a CI pipeline or a
+Helm post-upgrade hook runs after changing a DaemonSet's template.
+
+Complete is daemon.RolloutComplete on the live objects, judged again each
+time the DaemonSet, its pods, its ControllerRevisions or the nodes change
+(informers: get, list and watch on those four): every desired node runs one
+updated, available pod (Ready for minReadySeconds), or, under a partition,
+the partition's nodes keep the old revision. The policy is the one the
+example controller rolls the DaemonSet out with: its rollout annotations
+(rollout.daemonplan.io/...), an OnDelete DaemonSet with them judged as
+companion mode rolls it (RollingUpdate with the annotated budget). Without
+annotations it is upstream's rollout, as kubectl rollout status judges it.
+
+Each change of where the rollout stands prints one line: the time since
+the start, the nodes updated and available of the desired ones, per wave
+of the order label (rollout.daemonplan.io/order-by), and what the rollout
+waits for, in the policy's terms (daemon.RolloutReason).
+
+It stops early when the rollout cannot complete by itself:
+  - the DaemonSet's RolloutBlocked condition is True for its current
+    generation: the companion stopped the rollout at its progress deadline
+    (exit 3, with the condition's reason and message);
+  - no node became updated and available for the progress deadline, as
+    measured here from the start of the command or the last node to become
+    available, whichever is later (exit 4, with the unavailable nodes and
+    their causes). The deadline is --progress-deadline, or the
+    progress-deadline annotation when no controller reports the rollout's
+    conditions (when one does, its RolloutBlocked condition decides).
+A paused rollout (the paused annotation) is waited for, and said so.
+
+Example, a Helm post-upgrade hook's command:
+  kubectl dsplan rollout status kube-system/agent --timeout 30m
+`
+
+const statusExitCodes = `exit codes:
+  0  the rollout is complete (or complete at its partition)
+  1  the DaemonSet is not found or is deleted, its rollout annotations are
+     invalid, or the cluster cannot be reached
+  2  usage: a missing or malformed NAMESPACE/NAME, a bad flag
+  3  blocked: the RolloutBlocked condition is True
+  4  the progress deadline passed, as measured by this command
+  5  --timeout passed
+`
+
+// statusFlags are the flags of "rollout status".
+type statusFlags struct {
+	live     liveFlags
+	timeout  time.Duration
+	deadline time.Duration
+}
+
+func (f *statusFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.live.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` (default: $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&f.live.context, "context", "", "kubeconfig context `NAME` (default: the current context)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "give up after `DURATION` (exit 5; default 0: wait as long as it takes)")
+	fs.DurationVar(&f.deadline, "progress-deadline", 0, "exit 4 when no node becomes updated and available for `DURATION` (default: the progress-deadline annotation, when no controller reports the rollout's conditions)")
+}
+
+// runRollout is the "rollout" command: "rollout status NS/NAME".
+func runRollout(args []string, stdout, stderr io.Writer, program string, conn connector) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := stderr
+		code := statusUsage
+		if len(args) > 0 {
+			w, code = stdout, statusComplete
+		}
+		fmt.Fprintf(w, "usage: %s rollout status NAMESPACE/NAME [flags]\n\nRun \"%s rollout status -h\" for its flags.\n", program, program)
+		return code
+	}
+	if args[0] != "status" {
+		fmt.Fprintf(stderr, "%s rollout: unknown subcommand %q (want status)\n", program, args[0])
+		return statusUsage
+	}
+	fs := flag.NewFlagSet(program+" rollout status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sf := &statusFlags{}
+	sf.register(fs)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, statusHelp, program)
+		fmt.Fprintf(w, "\nflags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(w, "\n%s", statusExitCodes)
+	}
+	var pos []string
+	rest := args[1:]
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return statusComplete
+			}
+			return statusUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "%s rollout status: want one NAMESPACE/NAME, got %d arguments\n", program, len(pos))
+		return statusUsage
+	}
+	ns, name, ok := strings.Cut(pos[0], "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		fmt.Fprintf(stderr, "%s rollout status: %q: want NAMESPACE/NAME\n", program, pos[0])
+		return statusUsage
+	}
+	if sf.timeout < 0 || sf.deadline < 0 {
+		fmt.Fprintf(stderr, "%s rollout status: --timeout and --progress-deadline must not be negative\n", program)
+		return statusUsage
+	}
+	cs, where, err := conn(&sf.live)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s rollout status: %v\n", program, err)
+		return statusError
+	}
+	ctx := context.Background()
+	if sf.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, sf.timeout)
+		defer cancel()
+	}
+	if where == "" {
+		where = "the cluster"
+	} else {
+		where = "context " + where
+	}
+	w := &statusWatch{cs: cs, ns: ns, name: name, deadline: sf.deadline, out: stdout, clock: time.Now}
+	code, msg := w.run(ctx, where)
+	if code == statusComplete {
+		fmt.Fprintf(stdout, "%s\n", msg)
+	} else {
+		fmt.Fprintf(stderr, "%s rollout status: %s\n", program, msg)
+	}
+	return code
+}
+
+// statusWatch follows one DaemonSet's rollout.
+type statusWatch struct {
+	cs       kubernetes.Interface
+	ns, name string
+	deadline time.Duration
+	out      io.Writer
+	clock    func() time.Time
+
+	start time.Time
+	last  string
+}
+
+// run follows the rollout until it is complete, blocked, past a deadline or
+// ctx is done, and returns the exit code and the closing message.
+func (w *statusWatch) run(ctx context.Context, where string) (int, string) {
+	w.start = w.clock()
+	// One read first, so that a cluster that cannot be reached or a
+	// DaemonSet that does not exist is an error at once, not an informer
+	// retrying forever.
+	getCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	_, err := w.cs.AppsV1().DaemonSets(w.ns).Get(getCtx, w.name, metav1.GetOptions{})
+	cancel()
+	switch {
+	case apierrors.IsNotFound(err):
+		return statusError, fmt.Sprintf("daemonset %s/%s not found (%s)", w.ns, w.name, where)
+	case err != nil && ctx.Err() != nil:
+		return statusTimeout, fmt.Sprintf("timed out reading daemonset %s/%s: %v", w.ns, w.name, err)
+	case err != nil:
+		return statusError, fmt.Sprintf("daemonset %s/%s (%s): %v", w.ns, w.name, where, err)
+	}
+	nsFactory := informers.NewSharedInformerFactoryWithOptions(w.cs, 0, informers.WithNamespace(w.ns))
+	nodeFactory := informers.NewSharedInformerFactory(w.cs, 0)
+	dsInf := nsFactory.Apps().V1().DaemonSets()
+	podInf := nsFactory.Core().V1().Pods()
+	revInf := nsFactory.Apps().V1().ControllerRevisions()
+	nodeInf := nodeFactory.Core().V1().Nodes()
+	changed := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	h := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { poke() },
+		UpdateFunc: func(any, any) { poke() },
+		DeleteFunc: func(any) { poke() },
+	}
+	for _, inf := range []cache.SharedIndexInformer{dsInf.Informer(), podInf.Informer(), revInf.Informer(), nodeInf.Informer()} {
+		if _, err := inf.AddEventHandler(h); err != nil {
+			return statusError, err.Error()
+		}
+	}
+	stop := make(chan struct{})
+	nsFactory.Start(stop)
+	nodeFactory.Start(stop)
+	defer func() {
+		// Shutdown waits for the informers, which stop once stop is
+		// closed.
+		close(stop)
+		nsFactory.Shutdown()
+		nodeFactory.Shutdown()
+	}()
+	for typ, ok := range nsFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return w.notSynced(ctx, typ.String())
+		}
+	}
+	for typ, ok := range nodeFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return w.notSynced(ctx, typ.String())
+		}
+	}
+	fmt.Fprintf(w.out, "waiting for the rollout of daemonset %s/%s (%s)\n", w.ns, w.name, where)
+	// The judgement depends on time too (minReadySeconds, a wave's bake,
+	// the deadline): judge again every second without a change.
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		ds, err := dsInf.Lister().DaemonSets(w.ns).Get(w.name)
+		switch {
+		case apierrors.IsNotFound(err):
+			return statusError, fmt.Sprintf("daemonset %s/%s not found", w.ns, w.name)
+		case err != nil:
+			return statusError, err.Error()
+		}
+		pods, err := podInf.Lister().Pods(w.ns).List(labels.Everything())
+		if err != nil {
+			return statusError, err.Error()
+		}
+		revs, err := revInf.Lister().ControllerRevisions(w.ns).List(labels.Everything())
+		if err != nil {
+			return statusError, err.Error()
+		}
+		nodes, err := nodeInf.Lister().List(labels.Everything())
+		if err != nil {
+			return statusError, err.Error()
+		}
+		if code, msg, done := w.judge(ds, nodes, pods, revs); done {
+			return code, msg
+		}
+		select {
+		case <-ctx.Done():
+			return statusTimeout, fmt.Sprintf("timed out after %s: %s", w.since(), w.last)
+		case <-changed:
+			// Let a burst of events land before judging again.
+			time.Sleep(100 * time.Millisecond)
+		case <-tick.C:
+		}
+	}
+}
+
+func (w *statusWatch) notSynced(ctx context.Context, what string) (int, string) {
+	if ctx.Err() != nil {
+		return statusTimeout, fmt.Sprintf("timed out before %s could be listed", what)
+	}
+	return statusError, fmt.Sprintf("%s could not be listed and watched", what)
+}
+
+func (w *statusWatch) since() string {
+	return w.clock().Sub(w.start).Round(time.Second).String()
+}
+
+// judge judges the rollout once; done is true when run should return code
+// and msg.
+func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revs []*appsv1.ControllerRevision) (code int, msg string, done bool) {
+	key := w.ns + "/" + w.name
+	if ds.DeletionTimestamp != nil {
+		return statusError, fmt.Sprintf("daemonset %s is being deleted", key), true
+	}
+	a, err := daemon.ParseRolloutAnnotations(ds.Annotations)
+	if err != nil {
+		return statusError, fmt.Sprintf("daemonset %s: rollout annotations: %v", key, err), true
+	}
+	planned := ds
+	var policy daemon.RolloutPolicy
+	if a != nil {
+		strategy, err := a.Strategy(ds)
+		if err != nil {
+			return statusError, fmt.Sprintf("daemonset %s: rollout annotations: %v", key, err), true
+		}
+		cp := *ds
+		cp.Spec.UpdateStrategy = strategy
+		planned, policy = &cp, a.Policy
+	}
+	now := w.clock()
+	opts := daemon.Options{Now: now, Revisions: revs, Rollout: policy}
+	complete, reason, err := daemon.RolloutComplete(planned, nodes, pods, opts)
+	if err != nil {
+		return statusError, fmt.Sprintf("daemonset %s: %v", key, err), true
+	}
+	pr, err := measure(planned, &policy, nodes, pods, opts)
+	if err != nil {
+		return statusError, fmt.Sprintf("daemonset %s: %v", key, err), true
+	}
+	line := pr.line(reason)
+	if line != w.last {
+		fmt.Fprintf(w.out, "[%6s] %s\n", w.since(), line)
+		w.last = line
+	}
+	if complete {
+		return statusComplete, fmt.Sprintf("daemonset %s: rollout complete: %s (generation %d, %d/%d nodes updated and available, %s)",
+			key, reason, ds.Generation, pr.updated, pr.desired, w.since()), true
+	}
+	reports := conditionOf(ds, conditionProgressing) != nil
+	if b := conditionOf(ds, conditionBlocked); b != nil && b.Status == corev1.ConditionTrue && w.forGeneration(ds) {
+		return statusBlocked, fmt.Sprintf("daemonset %s: RolloutBlocked (%s): %s", key, b.Reason, b.Message), true
+	}
+	deadline := w.deadline
+	if deadline == 0 && a != nil && !reports {
+		deadline = a.ProgressDeadline
+	}
+	paused := policy.Paused
+	if p := conditionOf(ds, conditionPaused); p != nil && p.Status == corev1.ConditionTrue {
+		paused = true
+	}
+	if deadline > 0 && !paused {
+		since := w.start
+		if pr.lastAvailable.After(since) {
+			since = pr.lastAvailable
+		}
+		if now.Sub(since) >= deadline {
+			cause := "no node is unavailable"
+			if u, err := whatif.Unavailable(planned, nodes, pods, opts); err == nil && len(u.Nodes) > 0 {
+				var parts []string
+				for i, n := range u.Nodes {
+					if i == 5 {
+						parts = append(parts, fmt.Sprintf("and %d more", len(u.Nodes)-5))
+						break
+					}
+					parts = append(parts, fmt.Sprintf("%s (%s)", n.NodeName, n.Cause))
+				}
+				cause = "unavailable: " + strings.Join(parts, ", ")
+			}
+			return statusDeadline, fmt.Sprintf("daemonset %s: no node became updated and available for %s (progress deadline): %s; %s",
+				key, deadline, reason, cause), true
+		}
+	}
+	return 0, "", false
+}
+
+// forGeneration reports whether the companion's conditions describe ds's
+// current generation: its RolloutProgressing message ends with
+// "(generation N)". A RolloutBlocked condition left from an earlier
+// template is not this rollout's.
+func (w *statusWatch) forGeneration(ds *appsv1.DaemonSet) bool {
+	p := conditionOf(ds, conditionProgressing)
+	return p != nil && strings.HasSuffix(p.Message, fmt.Sprintf("(generation %d)", ds.Generation))
+}
+
+func conditionOf(ds *appsv1.DaemonSet, t appsv1.DaemonSetConditionType) *appsv1.DaemonSetCondition {
+	for i := range ds.Status.Conditions {
+		if ds.Status.Conditions[i].Type == t {
+			return &ds.Status.Conditions[i]
+		}
+	}
+	return nil
+}

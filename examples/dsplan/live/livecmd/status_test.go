@@ -1,0 +1,137 @@
+package livecmd
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/daemontest"
+)
+
+// TestJudge judges rollouts of one OnDelete DaemonSet with rollout
+// annotations on three nodes, as rollout status does on each change: the
+// exit code, whether it stops, and what the message says. (Following a
+// cluster is tested on a real control plane by examples/controller/e2e.)
+func TestJudge(t *testing.T) {
+	now := daemontest.Epoch
+	base := func(ann map[string]string, conds ...appsv1.DaemonSetCondition) *appsv1.DaemonSet {
+		ds := daemontest.DaemonSet("agent", daemontest.OnDelete(), daemontest.WithImage("agent:v2"))
+		ds.Generation = 2
+		ds.Annotations = ann
+		ds.Status.Conditions = conds
+		return ds
+	}
+	annotated := map[string]string{daemon.AnnotationMaxUnavailable: "1", daemon.AnnotationOrderBy: "zone"}
+	nodes := []*corev1.Node{
+		daemontest.Node("a-1", daemontest.WithLabel("zone", "a")),
+		daemontest.Node("b-1", daemontest.WithLabel("zone", "b")),
+		daemontest.Node("b-2", daemontest.WithLabel("zone", "b")),
+	}
+	updated := func(ds *appsv1.DaemonSet, names ...string) []*corev1.Pod {
+		var out []*corev1.Pod
+		for _, n := range []string{"a-1", "b-1", "b-2"} {
+			var opts []daemontest.PodOption
+			switch {
+			case len(names) > 0 && names[0] == "pending:"+n:
+				opts = append(opts, daemontest.WithPhase(corev1.PodPending), daemontest.NotReadyPod())
+			case !contains(names, n):
+				opts = append(opts, daemontest.WithHash("old"))
+			}
+			out = append(out, daemontest.Pod(ds, "agent-"+n, n, opts...))
+		}
+		return out
+	}
+	progressing := func(gen int64) appsv1.DaemonSetCondition {
+		return appsv1.DaemonSetCondition{Type: conditionProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+			Message: "zone a: 0/1 updated; stopped at its progress deadline (generation " + string(rune('0'+gen)) + ")"}
+	}
+	blocked := appsv1.DaemonSetCondition{Type: conditionBlocked, Status: corev1.ConditionTrue, Reason: "NewRevisionUnavailable",
+		Message: "no node became updated and available for 5m0s: the new revision is not becoming available on a-1"}
+	tests := []struct {
+		name     string
+		ds       *appsv1.DaemonSet
+		pods     func(*appsv1.DaemonSet) []*corev1.Pod
+		deadline time.Duration
+		// started is how long before now rollout status started.
+		started  time.Duration
+		wantDone bool
+		wantCode int
+		// want are substrings of the message (done) or of the progress
+		// line (not done).
+		want []string
+	}{
+		{name: "complete", ds: base(annotated),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1", "b-1", "b-2") },
+			wantDone: true, wantCode: statusComplete, want: []string{"rollout complete: complete (generation 2, 3/3 nodes updated and available"}},
+		{name: "under way: the first wave replaced, per wave", ds: base(annotated),
+			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1") },
+			want: []string{"1/3 nodes updated and available (waves by zone: a 1/1, b 0/2); replacing 1 pod on b-1"}},
+		{name: "blocked for this generation", ds: base(annotated, progressing(2), blocked),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") },
+			wantDone: true, wantCode: statusBlocked, want: []string{"RolloutBlocked (NewRevisionUnavailable)", "not becoming available on a-1"}},
+		{name: "a RolloutBlocked condition of the previous generation is not this rollout's", ds: base(annotated, progressing(1), blocked),
+			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") },
+			want: []string{"0/3 nodes updated and available"}},
+		{name: "--progress-deadline passed, measured here", ds: base(annotated),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") },
+			deadline: time.Minute, started: 2 * time.Minute,
+			wantDone: true, wantCode: statusDeadline, want: []string{"no node became updated and available for 1m0s", "a-1 (Pending)"}},
+		{name: "--progress-deadline not yet passed", ds: base(annotated),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") },
+			deadline: time.Minute, started: 30 * time.Second, want: []string{"0/3 nodes updated and available"}},
+		{name: "the annotation's deadline applies when no controller reports conditions",
+			ds:   base(map[string]string{daemon.AnnotationOrderBy: "zone", daemon.AnnotationProgressDeadline: "1m"}),
+			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") }, started: 2 * time.Minute,
+			wantDone: true, wantCode: statusDeadline},
+		{name: "a paused rollout is waited for",
+			ds:   base(map[string]string{daemon.AnnotationPaused: "true", daemon.AnnotationProgressDeadline: "1m"}),
+			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1") }, started: 2 * time.Minute,
+			want: []string{"paused: the rolling step would replace"}},
+		{name: "invalid annotations", ds: base(map[string]string{daemon.AnnotationPartition: "x"}),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds) },
+			wantDone: true, wantCode: statusError, want: []string{"metadata.annotations[rollout.daemonplan.io/partition]"}},
+		{name: "being deleted", ds: func() *appsv1.DaemonSet {
+			ds := base(annotated)
+			ds.DeletionTimestamp = &metav1.Time{Time: now}
+			return ds
+		}(), pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds) }, wantDone: true, wantCode: statusError, want: []string{"being deleted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			w := &statusWatch{ns: "default", name: "agent", deadline: tt.deadline, out: &out, clock: func() time.Time { return now }}
+			w.start = now.Add(-tt.started)
+			before := tt.ds.DeepCopy()
+			code, msg, done := w.judge(tt.ds, nodes, tt.pods(tt.ds), nil)
+			if done != tt.wantDone || (done && code != tt.wantCode) {
+				t.Fatalf("judge() = %d, %q, done %v; want %d, done %v\nprinted: %s", code, msg, done, tt.wantCode, tt.wantDone, out.String())
+			}
+			got := msg
+			if !done {
+				got = out.String()
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q does not say %q", got, w)
+				}
+			}
+			if tt.ds.Spec.UpdateStrategy.Type != before.Spec.UpdateStrategy.Type || len(tt.ds.Annotations) != len(before.Annotations) {
+				t.Errorf("judge modified the DaemonSet")
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
