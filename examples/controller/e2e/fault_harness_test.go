@@ -26,7 +26,7 @@ const (
 	faultMaxUnavailable = 3
 	// faultTimeout bounds the rollout under a fault, and every wait for an
 	// action to inject it at.
-	faultTimeout = 60 * time.Second
+	faultTimeout = 4 * time.Minute
 )
 
 // faultTarget is a DaemonSet controller a fault scenario starts, kills and

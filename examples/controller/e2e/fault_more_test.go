@@ -268,30 +268,35 @@ func TestFaultLeaderElection(t *testing.T) {
 				return len(l) == 1, fmt.Sprintf("%d leaders", len(l))
 			})
 		},
-		inject: func(f *faultEnv) {
-			ev, ok := f.sw.next(actionDelete, time.Time{}, faultTimeout)
-			if !ok {
-				f.t.Fatalf("no delete action of the leader within %s", faultTimeout)
-			}
-			leaders := f.leaders()
-			if len(leaders) != 1 {
-				f.t.Fatalf("%d leaders, want 1", len(leaders))
-			}
-			leader := leaders[0]
-			leader.kill()
-			killed := time.Now()
-			f.injected++
-			var standby *process
-			f.eventually("the standby leads", 2*time.Minute, func() (bool, string) {
-				for _, p := range f.leaders() {
-					standby = p
-					return true, ""
-				}
-				return false, "no leader"
-			})
-			f.note("SIGKILL leader %s after delete %s; %s led %s later", leader.name, ev.what, standby.name, time.Since(killed).Round(100*time.Millisecond))
-		},
+		inject: injectLeaderKill,
 	})
+}
+
+// injectLeaderKill waits for the leader's first delete, SIGKILLs the
+// leader and waits until another replica leads.
+func injectLeaderKill(f *faultEnv) {
+	f.t.Helper()
+	ev, ok := f.sw.next(actionDelete, time.Time{}, faultTimeout)
+	if !ok {
+		f.t.Fatalf("no delete action of the leader within %s", faultTimeout)
+	}
+	leaders := f.leaders()
+	if len(leaders) != 1 {
+		f.t.Fatalf("%d leaders, want 1", len(leaders))
+	}
+	leader := leaders[0]
+	leader.kill()
+	killed := time.Now()
+	f.injected++
+	var standby *process
+	f.eventually("the standby leads", 2*time.Minute, func() (bool, string) {
+		for _, p := range f.leaders() {
+			standby = p
+			return true, ""
+		}
+		return false, "no leader"
+	})
+	f.note("SIGKILL leader %s after delete %s; %s led %s later", leader.name, ev.what, standby.name, time.Since(killed).Round(100*time.Millisecond))
 }
 
 // leaders returns the running instances that took the Lease.
