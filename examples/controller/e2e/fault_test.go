@@ -72,13 +72,14 @@ func TestFaultAPIServerRestart(t *testing.T) {
 // TestFaultEtcdRestart: etcd is stopped twice during the rollout, just
 // as the controller has deleted (then created) pods, so that some of its
 // writes are in flight, and started again after faultDowntime with the
-// same data directory and ports. A write in flight then often fails with
-// 500 although etcd committed it; the example controller waits until its
-// cache agrees with the API server before it plans again (see writeFence
-// in internal/controller: before that fix it once created a second pod
-// for a node here). etcd is stopped with SIGTERM: SIGKILLed, it restarted
-// fine, but kwok and kube-scheduler then missed pod events in some runs,
-// stalling both controllers' rollouts on pods that never became Ready.
+// same data directory and ports. A write in flight can then fail with 500
+// although etcd committed it (it did, often, with etcd SIGKILLed); the
+// example controller waits until its cache agrees with the API server
+// before it plans again (see writeFence in internal/controller: before
+// that fix it once created a second pod for a node here). etcd is stopped
+// with SIGTERM: SIGKILLed, it restarted with every write the store watch
+// had seen, but in some runs both controllers' rollouts then stalled (in
+// the one examined, kwok never made a new pod Ready).
 func TestFaultEtcdRestart(t *testing.T) {
 	runFault(t, faultScenario{kind: "etcd-restart", upstreamMayBreak: upstreamStaleAfterEtcd, inject: func(f *faultEnv) {
 		restartAt(f, "etcd", []string{actionDelete, actionCreate}, (*process).stop)
@@ -86,10 +87,11 @@ func TestFaultEtcdRestart(t *testing.T) {
 }
 
 // upstreamStaleAfterEtcd is what kube-controller-manager v1.36 was seen to
-// do under TestFaultEtcdRestart while the scenario was written.
-const upstreamStaleAfterEtcd = "kube-controller-manager v1.36 plans from a cache that misses its own writes after etcd comes back: " +
-	"it lowers its expectations on any failed create and made a second pod for a node (1 of 7 runs with etcd SIGKILLed), " +
-	"and it deleted a pod beyond maxUnavailable (2 of 7 runs with etcd stopped gracefully)"
+// do under variants of TestFaultEtcdRestart while the scenario was
+// written.
+const upstreamStaleAfterEtcd = "kube-controller-manager v1.36, with etcd SIGKILLed mid-delete and mid-create, made a second pod for a node " +
+	"after a create answered 500 that etcd had committed (1 of 7 runs); with etcd stopped just after status writes it deleted a pod " +
+	"beyond maxUnavailable (2 of 7 runs); at this scenario's moments it broke no bound in 5 runs"
 
 // restartAt stops the control-plane component at each moment, keeps it
 // down for faultDowntime and starts it again, then waits until
