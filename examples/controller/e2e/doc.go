@@ -15,7 +15,9 @@
 // and rolls out a DaemonSet on 2,000 nodes (E2E_SCALE_NODES for another
 // size) with each controller and measures each controller process's CPU
 // seconds and peak memory from /proc, its writes and its syncs, and prints
-// the scale table.
+// the scale table; it runs each controller from its own executable, as
+// deployed, which it builds first with the go command (go build of the
+// example's main package and of kube-controller-manager's).
 //
 // The control plane is compiled into the test binary itself: etcd v3.6.8,
 // Kubernetes v1.36.3 and kwok v0.8.0 are ordinary requirements of this
