@@ -57,13 +57,18 @@ func scaleNodes(t *testing.T) int {
 // process's CPU seconds (from /proc, its own accounting), its peak resident
 // memory, its API writes (audit log) and its syncs with their durations
 // (its /metrics); the control plane's CPU and peak memory are logged too.
-// TestMain prints the scale table.
+// Each controller runs as it is deployed, from its own executable, which
+// TestScale builds first (buildDeployed), not as the test binary in a role
+// as in the other scenarios: that binary holds the whole control plane,
+// and the pages of it every process maps would count in the controller's
+// resident memory. TestMain prints the scale table.
 func TestScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: the scale scenario is not a -short scenario")
 	}
 	n := scaleNodes(t)
-	sideBySide(t, fmt.Sprintf("scale-%d", n), func(e *env) outcome { return runScale(e, n) })
+	bins := buildDeployed(t)
+	sideBySideOf(t, bins.controllers(), fmt.Sprintf("scale-%d", n), func(e *env) outcome { return runScale(e, n, bins) })
 }
 
 // scaleRow is one line of the scale table: one phase of one controller.
@@ -101,7 +106,7 @@ var (
 	controlPlaneRows []controlPlaneRow
 )
 
-func runScale(e *env, n int) outcome {
+func runScale(e *env, n int, bins deployedBinaries) outcome {
 	nodes := make([]nodeSpec, n)
 	for i := range nodes {
 		nodes[i] = nodeSpec{name: fmt.Sprintf("node-%05d", i)}
@@ -148,9 +153,15 @@ func runScale(e *env, n int) outcome {
 		{nodes: n, controller: e.ctl.name, phase: phasePlacement, converge: placed, cpu: u1.cpu - u0.cpu, peak: u1.peak, peakAnon: anon1, writes: minus(w1, w0), syncs: s1.since(s0)},
 		{nodes: n, controller: e.ctl.name, phase: phaseRollout, converge: rolled, cpu: u2.cpu - u1.cpu, peak: u2.peak, peakAnon: anon2, writes: minus(w2, w1), syncs: s2.since(s1)},
 	}
-	floor := e.binaryFloor()
 	var cp []controlPlaneRow
-	cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: "the test binary, idle (every process's floor)", usage: floor})
+	own, ownRole := bins.example, roleExample
+	if e.ctl.name == "upstream" {
+		own, ownRole = bins.upstream, roleControllerManager
+	}
+	for i, f := range []struct{ bin, role string }{{"", roleExample}, {own, ownRole}} {
+		floor := e.binaryFloor(fmt.Sprintf("binary-floor-%d", i), f.bin, f.role)
+		cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: floorName(f.bin), usage: floor})
+	}
 	for _, name := range []string{"etcd", "kube-apiserver", "kube-scheduler", "kwok"} {
 		if proc := e.procs[name]; proc != nil {
 			cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: name, usage: e.usage(proc)})
@@ -170,22 +181,6 @@ func runScale(e *env, n int) outcome {
 	controlPlaneRows = append(controlPlaneRows, cp...)
 	resultsMu.Unlock()
 	return outcome{placement: place, status: st, converge: placed + rolled, violations: append(v1, v2...), events: ev1 + ev2}
-}
-
-// binaryFloor returns the usage of the test binary idling in the example
-// controller's role: waiting for a Lease on an API server that does not
-// answer, no informer started. Every process of the cluster is this binary
-// (etcd, kube-apiserver, kube-controller-manager, kwok and the example, all
-// compiled in), and every package's initialisation runs in each of them:
-// this is the memory no controller can go below here.
-func (c *cluster) binaryFloor() usage {
-	c.t.Helper()
-	kc := c.write("kubeconfig-nowhere", kubeconfig("https://127.0.0.1:1", "nobody", "none"))
-	p := c.start("binary-floor", roleExample, "--kubeconfig="+kc, "--leader-elect", "--metrics-addr=")
-	time.Sleep(3 * time.Second)
-	u := c.usage(p)
-	p.stop()
-	return u
 }
 
 // controllerProcess returns the process of the controller under test now

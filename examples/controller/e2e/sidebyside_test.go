@@ -99,8 +99,14 @@ func countResult(t *testing.T) {
 // cluster, and then requires both to have reached the same placement and
 // status counters.
 func sideBySide(t *testing.T, scenario string, run func(e *env) outcome) {
+	sideBySideOf(t, controllersUnderTest, scenario, run)
+}
+
+// sideBySideOf is sideBySide with the controllers ctls, named "example"
+// and "upstream" as controllersUnderTest.
+func sideBySideOf(t *testing.T, ctls []controllerUnderTest, scenario string, run func(e *env) outcome) {
 	got := map[string]outcome{}
-	for _, ctl := range controllersUnderTest {
+	for _, ctl := range ctls {
 		t.Run(ctl.name, func(t *testing.T) {
 			countResult(t)
 			c := newCluster(t)
