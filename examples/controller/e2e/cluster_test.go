@@ -52,19 +52,44 @@ type cluster struct {
 	procs       map[string]*process
 	// logs are the log files of in-process components, by name.
 	logs map[string]string
+	// extraArgs are flags start adds after a role's own, by role (a later
+	// flag overrides an earlier one).
+	extraArgs map[string][]string
+	// groups are the groups of a test user in the API server's token
+	// file, by user; system:masters when absent.
+	groups map[string]string
+}
+
+// clusterOption changes how newCluster starts a cluster.
+type clusterOption func(*cluster)
+
+// withAPIServerArgs adds flags to kube-apiserver's.
+func withAPIServerArgs(args ...string) clusterOption {
+	return func(c *cluster) { c.extraArgs[roleAPIServer] = append(c.extraArgs[roleAPIServer], args...) }
+}
+
+// withGroup puts user in group instead of system:masters.
+func withGroup(user, group string) clusterOption {
+	return func(c *cluster) { c.groups[user] = group }
 }
 
 // process is a program the test started; it is stopped by its PID.
 type process struct {
 	name string
+	// role and args are what it was started with (args without the
+	// cluster's extraArgs, which start adds), so that it can be started
+	// again the same way.
+	role string
+	args []string
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{}
 	err  error
 }
 
-// newCluster starts a fresh control plane for t and stops it when t ends.
-func newCluster(t *testing.T) *cluster {
+// newCluster starts a fresh control plane for t, as opts say, and stops it
+// when t ends.
+func newCluster(t *testing.T, opts ...clusterOption) *cluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("e2e: skipped in -short mode (each scenario starts a control plane)")
@@ -78,6 +103,10 @@ func newCluster(t *testing.T) *cluster {
 		t.Fatalf("temp dir: %v", err)
 	}
 	c := &cluster{t: t, bin: bin, dir: dir, kubeconfigs: map[string]string{}, procs: map[string]*process{}, logs: map[string]string{}}
+	c.extraArgs, c.groups = map[string][]string{}, map[string]string{}
+	for _, o := range opts {
+		o(c)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			c.dumpLogs()
@@ -126,12 +155,13 @@ func (c *cluster) write(name, content string) string {
 // seconds.
 func (c *cluster) start(name, role string, args ...string) *process {
 	c.t.Helper()
+	all := append(args[:len(args):len(args)], c.extraArgs[role]...)
 	logPath := c.path(name + ".log")
 	f, err := os.Create(logPath)
 	if err != nil {
 		c.t.Fatalf("log for %s: %v", name, err)
 	}
-	cmd := exec.Command(c.bin, args...)
+	cmd := exec.Command(c.bin, all...)
 	cmd.Env = append(os.Environ(), roleEnv+"="+role)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Dir = c.dir
@@ -140,7 +170,7 @@ func (c *cluster) start(name, role string, args ...string) *process {
 		f.Close()
 		c.t.Fatalf("starting %s: %v", name, err)
 	}
-	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &process{name: name, role: role, args: args, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		f.Close()
@@ -247,7 +277,11 @@ func (c *cluster) startAPIServer() {
 	var csv strings.Builder
 	for i, u := range []string{adminUser, controllerUser, schedulerUser, kwokUser} {
 		tokens[u] = randomToken(c)
-		fmt.Fprintf(&csv, "%s,%s,%d,\"system:masters\"\n", tokens[u], u, 1000+i)
+		group := c.groups[u]
+		if group == "" {
+			group = "system:masters"
+		}
+		fmt.Fprintf(&csv, "%s,%s,%d,%q\n", tokens[u], u, 1000+i, group)
 	}
 	tokenFile := c.write("tokens.csv", csv.String())
 	saKey := writeServiceAccountKey(c)

@@ -17,7 +17,15 @@
 // seconds and peak memory from /proc, its writes and its syncs, and prints
 // the scale table; it runs each controller from its own executable, as
 // deployed, which it builds first with the go command (go build of the
-// example's main package and of kube-controller-manager's).
+// example's main package and of kube-controller-manager's). The fault
+// scenarios (TestFault*) disturb a rolling update with one fault each —
+// the controller SIGKILLed, kube-apiserver or etcd restarted, API Priority
+// and Fairness throttling, watches lost until informers relist with 410
+// Gone, the leader of two replicas killed — against both controllers and,
+// for SIGKILL and leader election, companion mode; they check every pod
+// state etcd commits and print the fault table, a "fault KIND
+// controller=NAME injected=N violations=N converged=D" line per run and a
+// "faults: N passed, M failed" tally.
 //
 // The control plane is compiled into the test binary itself: etcd v3.6.8,
 // Kubernetes v1.36.3 and kwok v0.8.0 are ordinary requirements of this

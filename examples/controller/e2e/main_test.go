@@ -20,6 +20,7 @@ func TestMain(m *testing.M) {
 	if skipped > 0 {
 		fmt.Printf("e2e: %d skipped\n", skipped)
 	}
+	printFaults(os.Stdout)
 	fmt.Printf("e2e: %d passed, %d failed\n", passed, failed)
 	printRolloutTally(os.Stdout)
 	resultsMu.Unlock()

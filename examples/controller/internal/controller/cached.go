@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -8,7 +9,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // cachedDaemonSet returns the DaemonSet of key from the cache. It returns a
@@ -16,9 +19,10 @@ import (
 // key names no DaemonSet (a malformed key, dropped with a log line, or a
 // DaemonSet that is gone, whose state is all forgotten); with an error
 // wrapping errCacheBehind when a cache has not yet seen the controller's
-// own writes for it (the key is requeued with backoff); with the error of
-// a cache that fails.
-func (c *Controller) cachedDaemonSet(key string) (*appsv1.DaemonSet, error) {
+// own writes for it (the key is requeued with backoff), or, for a key with
+// a pod write of unknown outcome (see writeFence), until its cached pods
+// agree with the API server's; with the error of a cache that fails.
+func (c *Controller) cachedDaemonSet(ctx context.Context, key string) (*appsv1.DaemonSet, error) {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		c.logger.Error(err, "Dropping malformed key", "daemonset", key)
@@ -45,7 +49,58 @@ func (c *Controller) cachedDaemonSet(key string) (*appsv1.DaemonSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("daemonset %q: read from cache: %w", key, err)
 	}
+	if c.fence.isUnsure(key) {
+		if err := c.cacheAgrees(ctx, ds); err != nil {
+			return nil, fmt.Errorf("daemonset %q: %w", key, err)
+		}
+		c.fence.clearUnsure(key)
+	}
 	return ds, nil
+}
+
+// cacheAgrees compares the pods of ds's selector in the cache with those
+// the API server lists (a consistent read): the same pods (by UID), each
+// terminating in both or in neither. Any difference, or a failed list, is
+// an error wrapping errCacheBehind that names it. A DaemonSet whose
+// selector does not parse agrees (its plan is refused anyway).
+//
+// It serves a DaemonSet with a pod write of unknown outcome: once they
+// agree, whatever the write did is in the cache. It costs one List of the
+// DaemonSet's pods per attempt, and only after such a write.
+func (c *Controller) cacheAgrees(ctx context.Context, ds *appsv1.DaemonSet) error {
+	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+	if err != nil {
+		return nil
+	}
+	live, err := c.client.CoreV1().Pods(ds.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return fmt.Errorf("%w: a pod write may have been applied, and listing the pods failed: %w", errCacheBehind, err)
+	}
+	cached, err := c.pods.Pods(ds.Namespace).List(sel)
+	if err != nil {
+		return fmt.Errorf("%w: a pod write may have been applied, and reading the cache failed: %w", errCacheBehind, err)
+	}
+	terminating := make(map[types.UID]bool, len(cached))
+	for _, p := range cached {
+		terminating[p.UID] = p.DeletionTimestamp != nil
+	}
+	for i := range live.Items {
+		p := &live.Items[i]
+		t, ok := terminating[p.UID]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: pod %s is not in the cache yet", errCacheBehind, p.Name)
+		case t != (p.DeletionTimestamp != nil):
+			return fmt.Errorf("%w: the cache has not seen pod %s being deleted", errCacheBehind, p.Name)
+		}
+		delete(terminating, p.UID)
+	}
+	for _, p := range cached {
+		if _, ok := terminating[p.UID]; ok {
+			return fmt.Errorf("%w: the cache still has pod %s, which is gone", errCacheBehind, p.Name)
+		}
+	}
+	return nil
 }
 
 // cached returns what a sync plans from, read from the informers' caches:

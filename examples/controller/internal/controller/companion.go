@@ -160,7 +160,7 @@ func (c *Controller) syncCompanion(ctx context.Context, key string) (err error) 
 	var found syncFacts
 	defer func() { c.metrics.observeSync(found.result(err), c.cfg.Clock.Since(start)) }()
 
-	ds, err := c.cachedDaemonSet(key)
+	ds, err := c.cachedDaemonSet(ctx, key)
 	if ds == nil {
 		found.gone = true
 		return err

@@ -20,7 +20,8 @@ import (
 // deleted (for its event); one that finds the pod gone, or its name taken
 // by another pod, is observed (the pod meant is deleted either way); any
 // other failure is observed too (it will never be seen), recorded as a
-// FailedDelete event on ds and added to errs.
+// FailedDelete event on ds and added to errs; one that may have been
+// applied all the same marks key unsure (see writeFence).
 func (c *Controller) deletePods(ctx context.Context, key string, ds *appsv1.DaemonSet, deletes []daemon.Delete, out *outcome, errs *errorList, deleted func(daemon.Delete)) {
 	pods := c.client.CoreV1().Pods(ds.Namespace)
 	var mu sync.Mutex
@@ -40,6 +41,11 @@ func (c *Controller) deletePods(ctx context.Context, key string, ds *appsv1.Daem
 			return nil
 		}
 		c.expectations.DeletionObserved(key, d.Pod.UID)
+		if mayHaveApplied(err) {
+			// The pod may be deleted all the same: the next sync waits
+			// until the cache would show it.
+			c.fence.markUnsure(key)
+		}
 		c.metrics.actionErrors.WithLabelValues("delete").Inc()
 		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedDelete", "Error deleting pod %s on node %s: %v", d.Pod.Name, d.NodeName, err)
 		err = fmt.Errorf("delete pod %s/%s: %w", d.Pod.Namespace, d.Pod.Name, err)

@@ -257,8 +257,14 @@ func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.Daemo
 		case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
 			// The pod may exist: let the informer or the expectations'
 			// timeout settle it.
+			c.fence.markUnsure(key)
 		default:
 			c.expectations.CreationObserved(key)
+			if mayHaveApplied(err) {
+				// The pod may exist all the same: the next sync waits
+				// until the cache would show it.
+				c.fence.markUnsure(key)
+			}
 		}
 		c.metrics.actionErrors.WithLabelValues("create").Inc()
 		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedCreate", "Error creating pod on node %s: %v", cr.NodeName, err)

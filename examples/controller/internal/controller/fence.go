@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 )
 
@@ -38,15 +39,62 @@ type rvSource interface {
 // DaemonSet, meets a 409 Conflict. kube-controller-manager v1.36 does the
 // same (its StaleControllerConsistencyDaemonSet feature, beta and on by
 // default); like it, deletes are not tracked (a delete returns no version).
+//
+// A pod write that fails without saying it was not applied (the
+// connection broke, a timeout, a server error such as etcd failing after
+// it committed) leaves no version to wait for, and the pod it created or
+// deleted may reach the cache only later: a sync planning from the cache
+// before then creates a second pod for the node, or spends the rollout
+// budget again. Such a key is marked unsure; its next sync plans only once
+// the cache agrees with the API server on the DaemonSet's pods (see
+// Controller.cacheAgrees), and then clears the mark.
 type writeFence struct {
 	stores map[string]rvSource
 
 	mu      sync.Mutex
 	written map[string]map[string]string // key → resource → newest version written
+	unsure  map[string]bool              // keys with a pod write of unknown outcome
 }
 
 func newWriteFence(stores map[string]rvSource) *writeFence {
-	return &writeFence{stores: stores, written: map[string]map[string]string{}}
+	return &writeFence{stores: stores, written: map[string]map[string]string{}, unsure: map[string]bool{}}
+}
+
+// markUnsure records that a pod write for key failed in a way that does
+// not tell whether the API server applied it.
+func (f *writeFence) markUnsure(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.unsure[key] = true
+}
+
+// isUnsure reports whether key has a pod write of unknown outcome not yet
+// settled.
+func (f *writeFence) isUnsure(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.unsure[key]
+}
+
+// clearUnsure drops the mark of key.
+func (f *writeFence) clearUnsure(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.unsure, key)
+}
+
+// mayHaveApplied reports whether a write that failed with err may
+// nevertheless have been applied: the API server sent no status (the
+// connection broke, the client gave up) or a server error (5xx, as when
+// etcd fails after it committed). A status below 500 (a conflict, a
+// rejection, 429 Too Many Requests) means it was not.
+func mayHaveApplied(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		code := status.Status().Code
+		return code == 0 || code >= 500
+	}
+	return true
 }
 
 // wrote records that a write for the DaemonSet key returned version rv of
@@ -106,6 +154,7 @@ func (f *writeFence) forget(key string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.written, key)
+	delete(f.unsure, key)
 }
 
 // dsKey is the queue key of ds, as cache.MetaNamespaceKeyFunc makes it.
