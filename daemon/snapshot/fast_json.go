@@ -262,17 +262,63 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-func (c *compactor) object(path jsonPath) bool {
+// enter starts the object or array whose opening bracket is at i: it
+// counts one more level of nesting, writes the bracket and moves past the
+// whitespace after it. It reports false when the value nests deeper than
+// maxJSONDepth.
+func (c *compactor) enter(opening byte) bool {
 	if c.depth++; c.depth > maxJSONDepth {
 		return false
 	}
 	c.i++
-	c.out = append(c.out, '{')
+	c.out = append(c.out, opening)
 	c.ws()
-	if !c.end() && c.src[c.i] == '}' {
+	return true
+}
+
+// closes reports whether the object or array ends at i with closing; if
+// it does, it leaves it.
+func (c *compactor) closes(closing byte) bool {
+	if c.end() || c.src[c.i] != closing {
+		return false
+	}
+	c.leave(closing)
+	return true
+}
+
+// leave moves past the closing bracket at i, writes it and counts the
+// level of nesting left.
+func (c *compactor) leave(closing byte) {
+	c.i++
+	c.out = append(c.out, closing)
+	c.depth--
+}
+
+// next reads, at i, what follows a member of an object or array (a value,
+// or a key and its value): a comma, which it moves past (more: another
+// member follows), or the closing bracket, which it leaves. ok is false for
+// anything else or the end of src. The caller moves past the whitespace
+// around it (so that next stays small enough to inline).
+func (c *compactor) next(closing byte) (more, ok bool) {
+	if c.end() {
+		return false, false
+	}
+	switch c.src[c.i] {
+	case ',':
 		c.i++
-		c.out = append(c.out, '}')
-		c.depth--
+		return true, true
+	case closing:
+		c.leave(closing)
+		return false, true
+	}
+	return false, false
+}
+
+func (c *compactor) object(path jsonPath) bool {
+	if !c.enter('{') {
+		return false
+	}
+	if c.closes('}') {
 		return true
 	}
 	written := 0
@@ -316,35 +362,18 @@ func (c *compactor) object(path jsonPath) bool {
 			written++
 		}
 		c.ws()
-		if c.end() {
-			return false
+		if more, ok := c.next('}'); !more {
+			return ok
 		}
-		switch c.src[c.i] {
-		case ',':
-			c.i++
-			c.ws()
-		case '}':
-			c.i++
-			c.out = append(c.out, '}')
-			c.depth--
-			return true
-		default:
-			return false
-		}
+		c.ws()
 	}
 }
 
 func (c *compactor) array(path jsonPath) bool {
-	if c.depth++; c.depth > maxJSONDepth {
+	if !c.enter('[') {
 		return false
 	}
-	c.i++
-	c.out = append(c.out, '[')
-	c.ws()
-	if !c.end() && c.src[c.i] == ']' {
-		c.i++
-		c.out = append(c.out, ']')
-		c.depth--
+	if c.closes(']') {
 		return true
 	}
 	child := pathOther
@@ -356,22 +385,11 @@ func (c *compactor) array(path jsonPath) bool {
 			return false
 		}
 		c.ws()
-		if c.end() {
-			return false
+		if more, ok := c.next(']'); !more {
+			return ok
 		}
-		switch c.src[c.i] {
-		case ',':
-			c.i++
-			c.out = append(c.out, ',')
-			c.ws()
-		case ']':
-			c.i++
-			c.out = append(c.out, ']')
-			c.depth--
-			return true
-		default:
-			return false
-		}
+		c.out = append(c.out, ',')
+		c.ws()
 	}
 }
 
