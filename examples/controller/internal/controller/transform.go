@@ -56,21 +56,26 @@ func planningView(obj any) (any, error) {
 	case *corev1.Node:
 		return planningNode(o), nil
 	case *appsv1.DaemonSet:
-		if len(o.ManagedFields) == 0 {
-			return o, nil
-		}
-		out := *o
-		out.ManagedFields = nil
-		return &out, nil
+		return withoutManagedFields(o), nil
 	case *appsv1.ControllerRevision:
-		if len(o.ManagedFields) == 0 {
-			return o, nil
-		}
-		out := *o
-		out.ManagedFields = nil
-		return &out, nil
+		return withoutManagedFields(o), nil
 	}
 	return obj, nil
+}
+
+// withoutManagedFields returns obj itself when it has no managedFields,
+// and otherwise a shallow copy of it without them (the rest shared with
+// obj, which is not modified).
+func withoutManagedFields[T any, PT interface {
+	*T
+	metav1.Object
+}](obj PT) PT {
+	if len(obj.GetManagedFields()) == 0 {
+		return obj
+	}
+	out := *obj
+	PT(&out).SetManagedFields(nil)
+	return &out
 }
 
 var _ cache.TransformFunc = planningView
