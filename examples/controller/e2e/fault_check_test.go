@@ -53,11 +53,7 @@ func TestRolloutCheck(t *testing.T) {
 		}(),
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			pods := map[string]*corev1.Pod{}
-			for _, p := range tc.pods {
-				pods[p.Name] = p
-			}
-			got := rolloutCheck("agent", desired, 1, 1)(pods)
+			got := rolloutCheck("agent", desired, 1, 1)(podsByName(tc.pods))
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("rolloutCheck (-want +got):\n%s", d)
 			}

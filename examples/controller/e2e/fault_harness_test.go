@@ -309,10 +309,7 @@ func (f *faultEnv) run(sc faultScenario) faultOutcome {
 // being deleted no longer does), and no pod of app for a node outside
 // desired or for no node at all.
 func rolloutCheck(app string, desired []string, maxUnavailable, maxPerNode int) func(map[string]*corev1.Pod) string {
-	want := make(map[string]bool, len(desired))
-	for _, n := range desired {
-		want[n] = true
-	}
+	want := nodeSet(desired)
 	return func(pods map[string]*corev1.Pod) string {
 		avail := map[string]bool{}
 		count := map[string]int{}
@@ -326,12 +323,9 @@ func rolloutCheck(app string, desired []string, maxUnavailable, maxPerNode int) 
 			if p.Labels["app"] != app {
 				continue
 			}
-			n := targetNode(p)
-			switch {
-			case n == "":
-				return fmt.Sprintf("pod %s is for no node", p.Name)
-			case !want[n]:
-				return fmt.Sprintf("pod %s is for node %s, which should run none", p.Name, n)
+			n, v := placedNode(p, want)
+			if v != "" {
+				return v
 			}
 			finished := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 			if !(finished && p.DeletionTimestamp != nil) {
@@ -344,16 +338,7 @@ func rolloutCheck(app string, desired []string, maxUnavailable, maxPerNode int) 
 				avail[n] = true
 			}
 		}
-		unavailable := 0
-		for _, n := range desired {
-			if !avail[n] {
-				unavailable++
-			}
-		}
-		if unavailable > maxUnavailable {
-			return fmt.Sprintf("%d desired nodes without an available pod, budget %d", unavailable, maxUnavailable)
-		}
-		return ""
+		return unavailableViolation(desired, avail, maxUnavailable)
 	}
 }
 

@@ -75,8 +75,8 @@ func (c *cluster) startStoreWatch(check func(map[string]*corev1.Pod) string) *st
 	if err != nil {
 		c.t.Fatalf("store watch: etcd client: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	m := &monitor{pods: map[string]*corev1.Pod{}, check: check, stop: cancel, done: make(chan struct{})}
+	m := newMonitor(check)
+	ctx := m.start()
 	w := &storeWatch{monitor: m, events: make(chan faultEvent, 4096), client: cli}
 	pods, err := cli.Get(ctx, podsKeyPrefix, clientv3.WithPrefix())
 	if err != nil {

@@ -10,6 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
+// podsByName is the pods as a check takes them, by name.
+func podsByName(pods []*corev1.Pod) map[string]*corev1.Pod {
+	out := make(map[string]*corev1.Pod, len(pods))
+	for _, p := range pods {
+		out[p.Name] = p
+	}
+	return out
+}
+
+// testPod is a Running pod of app "agent" on node.
 func testPod(name, node string, ready, deleting bool) *corev1.Pod {
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "agent"}},
@@ -63,11 +73,7 @@ func TestBudgetCheck(t *testing.T) {
 		}(),
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			pods := map[string]*corev1.Pod{}
-			for _, p := range tc.pods {
-				pods[p.Name] = p
-			}
-			got := budgetCheck("agent", desired, tc.maxUnavailable, tc.maxPerNode)(pods)
+			got := budgetCheck("agent", desired, tc.maxUnavailable, tc.maxPerNode)(podsByName(tc.pods))
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("budgetCheck (-want +got):\n%s", d)
 			}
@@ -136,11 +142,7 @@ func TestPlacementCheck(t *testing.T) {
 			check := placementCheck("agent", desired)
 			var got string
 			for i, step := range tc.steps {
-				pods := map[string]*corev1.Pod{}
-				for _, p := range step {
-					pods[p.Name] = p
-				}
-				got = check(pods)
+				got = check(podsByName(step))
 				if i < len(tc.steps)-1 && got != "" {
 					t.Fatalf("step %d: unexpected violation %q", i, got)
 				}

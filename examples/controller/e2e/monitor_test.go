@@ -4,96 +4,45 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 )
 
-// monitor watches the test namespace's pods without pause and checks an
-// invariant after every event, so a bound broken for a moment between two
-// polls is still seen.
-type monitor struct {
+// monitorCore is what every pod monitor of this package keeps: the
+// violations its check found and how many events it checked, and the
+// means to stop the goroutines that feed it. mu guards these and the
+// embedding monitor's own state.
+type monitorCore struct {
 	mu         sync.Mutex
-	pods       map[string]*corev1.Pod
-	check      func(map[string]*corev1.Pod) string
 	violations []string
 	events     int
 	stop       context.CancelFunc
 	done       chan struct{}
 }
 
-// startMonitor lists the pods, then follows every change until the test ends
-// or stopAndReport is called.
-func (c *cluster) startMonitor(check func(map[string]*corev1.Pod) string) *monitor {
-	c.t.Helper()
+// start returns the context the monitor's goroutines run under; halt ends
+// it. The goroutines close done when they have all returned.
+func (m *monitorCore) start() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &monitor{pods: map[string]*corev1.Pod{}, check: check, stop: cancel, done: make(chan struct{})}
-	list, err := c.admin.CoreV1().Pods(testNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		c.t.Fatalf("monitor: listing pods: %v", err)
-	}
-	for i := range list.Items {
-		p := list.Items[i]
-		m.pods[p.Name] = &p
-	}
-	m.evaluate("initial list")
-	rv := list.ResourceVersion
-	go func() {
-		defer close(m.done)
-		for ctx.Err() == nil {
-			w, err := c.admin.CoreV1().Pods(testNamespace).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
-			if err != nil {
-				if ctx.Err() == nil {
-					m.record(fmt.Sprintf("monitor: watch failed: %v", err))
-				}
-				return
-			}
-			for ev := range w.ResultChan() {
-				p, ok := ev.Object.(*corev1.Pod)
-				if !ok {
-					continue
-				}
-				rv = p.ResourceVersion
-				switch ev.Type {
-				case watch.Added, watch.Modified:
-					m.mu.Lock()
-					m.pods[p.Name] = p
-					m.mu.Unlock()
-				case watch.Deleted:
-					m.mu.Lock()
-					delete(m.pods, p.Name)
-					m.mu.Unlock()
-				case watch.Bookmark:
-					continue
-				}
-				m.evaluate(fmt.Sprintf("%s %s", ev.Type, p.Name))
-			}
-			w.Stop()
-		}
-	}()
-	c.t.Cleanup(m.halt)
-	return m
+	m.stop, m.done = cancel, make(chan struct{})
+	return ctx
 }
 
-func (m *monitor) evaluate(after string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.events++
-	if v := m.check(m.pods); v != "" {
-		m.violations = append(m.violations, after+": "+v)
-	}
-}
-
-func (m *monitor) record(v string) {
+// record adds a violation.
+func (m *monitorCore) record(v string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.violations = append(m.violations, v)
 }
 
-func (m *monitor) halt() {
+// halt ends the monitor's goroutines and waits for them, at most 5s.
+func (m *monitorCore) halt() {
 	m.stop()
 	select {
 	case <-m.done:
@@ -103,7 +52,7 @@ func (m *monitor) halt() {
 
 // stopAndReport ends the watch and returns the violations seen (the first
 // few) and how many events were checked.
-func (m *monitor) stopAndReport() ([]string, int) {
+func (m *monitorCore) stopAndReport() ([]string, int) {
 	m.halt()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -112,6 +61,108 @@ func (m *monitor) stopAndReport() ([]string, int) {
 		v = append(v[:5:5], fmt.Sprintf("… and %d more", len(m.violations)-5))
 	}
 	return v, m.events
+}
+
+// stopAndFailOnViolations is stopAndReport that also fails t for each
+// violation it returns.
+func (m *monitorCore) stopAndFailOnViolations(t *testing.T) ([]string, int) {
+	t.Helper()
+	violations, events := m.stopAndReport()
+	for _, v := range violations {
+		t.Errorf("safety bound broken: %s", v)
+	}
+	return violations, events
+}
+
+// watchPods lists the test namespace's pods with cs and hands the list to
+// onList; then, in a goroutine until ctx ends, it follows every change
+// from there and hands each pod added, modified or deleted to onEvent
+// (bookmarks only move the resourceVersion the next watch resumes from),
+// watching again when a watch ends. A watch that cannot be started is
+// recorded in m as a violation, and who names the monitor in it; the
+// goroutine closes m.done when it returns.
+func (c *cluster) watchPods(ctx context.Context, m *monitorCore, cs kubernetes.Interface, who string, onList func([]corev1.Pod), onEvent func(watch.EventType, *corev1.Pod)) {
+	c.t.Helper()
+	list, err := cs.CoreV1().Pods(testNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		c.t.Fatalf("%s: listing pods: %v", who, err)
+	}
+	onList(list.Items)
+	rv := list.ResourceVersion
+	go func() {
+		defer close(m.done)
+		for ctx.Err() == nil {
+			w, err := cs.CoreV1().Pods(testNamespace).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+			if err != nil {
+				if ctx.Err() == nil {
+					m.record(fmt.Sprintf("%s: watch failed: %v", who, err))
+				}
+				return
+			}
+			for ev := range w.ResultChan() {
+				p, ok := ev.Object.(*corev1.Pod)
+				if !ok {
+					continue
+				}
+				rv = p.ResourceVersion
+				if ev.Type != watch.Bookmark {
+					onEvent(ev.Type, p)
+				}
+			}
+			w.Stop()
+		}
+	}()
+}
+
+// monitor watches the test namespace's pods without pause and checks an
+// invariant after every event, so a bound broken for a moment between two
+// polls is still seen.
+type monitor struct {
+	monitorCore
+	pods  map[string]*corev1.Pod
+	check func(map[string]*corev1.Pod) string
+}
+
+// newMonitor returns a monitor of check with no pod yet.
+func newMonitor(check func(map[string]*corev1.Pod) string) *monitor {
+	return &monitor{pods: map[string]*corev1.Pod{}, check: check}
+}
+
+// startMonitor lists the pods, then follows every change until the test ends
+// or stopAndReport is called.
+func (c *cluster) startMonitor(check func(map[string]*corev1.Pod) string) *monitor {
+	c.t.Helper()
+	m := newMonitor(check)
+	c.watchPods(m.start(), &m.monitorCore, c.admin, "monitor", func(pods []corev1.Pod) {
+		for i := range pods {
+			p := pods[i]
+			m.pods[p.Name] = &p
+		}
+		m.evaluate("initial list")
+	}, m.apply)
+	c.t.Cleanup(m.halt)
+	return m
+}
+
+// apply records a pod's new state, or its deletion, and checks the pods.
+func (m *monitor) apply(typ watch.EventType, p *corev1.Pod) {
+	m.mu.Lock()
+	if typ == watch.Deleted {
+		delete(m.pods, p.Name)
+	} else {
+		m.pods[p.Name] = p
+	}
+	m.mu.Unlock()
+	m.evaluate(fmt.Sprintf("%s %s", typ, p.Name))
+}
+
+func (m *monitor) evaluate(after string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.events++
+	if v := m.check(m.pods); v != "" {
+		m.violations = append(m.violations, after+": "+v)
+	}
 }
 
 // available reports whether a pod counts as available: Ready and not being
@@ -134,14 +185,8 @@ func budgetCheck(app string, desired []string, maxUnavailable, maxPerNode int) f
 				avail[p.Spec.NodeName] = true
 			}
 		}
-		unavailable := 0
-		for _, n := range desired {
-			if !avail[n] {
-				unavailable++
-			}
-		}
-		if unavailable > maxUnavailable {
-			return fmt.Sprintf("%d desired nodes without an available pod, budget %d", unavailable, maxUnavailable)
+		if v := unavailableViolation(desired, avail, maxUnavailable); v != "" {
+			return v
 		}
 		for n, k := range count {
 			if n != "" && k > maxPerNode {
@@ -150,6 +195,50 @@ func budgetCheck(app string, desired []string, maxUnavailable, maxPerNode int) f
 		}
 		return ""
 	}
+}
+
+// unavailableViolation counts the desired nodes without an available pod
+// (avail names those with one) and, when they are more than
+// maxUnavailable, says so; "" otherwise.
+func unavailableViolation(desired []string, avail map[string]bool, maxUnavailable int) string {
+	unavailable := 0
+	for _, n := range desired {
+		if !avail[n] {
+			unavailable++
+		}
+	}
+	return overBudget(unavailable, maxUnavailable)
+}
+
+// overBudget says that unavailable desired nodes without an available pod
+// are more than the budget allows; "" when they are not.
+func overBudget(unavailable, budget int) string {
+	if unavailable > budget {
+		return fmt.Sprintf("%d desired nodes without an available pod, budget %d", unavailable, budget)
+	}
+	return ""
+}
+
+// nodeSet returns the set of the node names.
+func nodeSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
+// placedNode returns the node p is for (targetNode) and, when that is no
+// node or a node outside desired, the violation.
+func placedNode(p *corev1.Pod, desired map[string]bool) (node, violation string) {
+	node = targetNode(p)
+	switch {
+	case node == "":
+		return node, fmt.Sprintf("pod %s is for no node", p.Name)
+	case !desired[node]:
+		return node, fmt.Sprintf("pod %s is for node %s, which should run none", p.Name, node)
+	}
+	return node, ""
 }
 
 // targetNode is the node a DaemonSet pod is for: the node it is bound to,
@@ -183,10 +272,7 @@ func targetNode(p *corev1.Pod) string {
 // duplicate). The returned function keeps the pods seen and must be used
 // by one monitor only.
 func placementCheck(app string, desired []string) func(map[string]*corev1.Pod) string {
-	want := make(map[string]bool, len(desired))
-	for _, n := range desired {
-		want[n] = true
-	}
+	want := nodeSet(desired)
 	seen := map[types.UID]bool{}
 	return func(pods map[string]*corev1.Pod) string {
 		count := map[string]int{}
@@ -195,12 +281,9 @@ func placementCheck(app string, desired []string) func(map[string]*corev1.Pod) s
 				continue
 			}
 			seen[p.UID] = true
-			n := targetNode(p)
-			switch {
-			case n == "":
-				return fmt.Sprintf("pod %s is for no node", p.Name)
-			case !want[n]:
-				return fmt.Sprintf("pod %s is for node %s, which should run none", p.Name, n)
+			n, v := placedNode(p, want)
+			if v != "" {
+				return v
 			}
 			count[n]++
 			if count[n] > 1 {

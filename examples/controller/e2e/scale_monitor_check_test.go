@@ -21,11 +21,7 @@ func TestScaleMonitorMatchesChecks(t *testing.T) {
 	for seed := range 2000 {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
 		budget := r.IntN(4) - 1 // -1: a fresh placement
-		m := &scaleMonitor{app: "agent", desired: map[string]bool{}, budget: budget,
-			pods: map[types.UID]podFacts{}, perNode: map[string]int{}, available: map[string]int{}, unavailable: len(desired)}
-		for _, n := range desired {
-			m.desired[n] = true
-		}
+		m := newScaleMonitor("agent", desired, budget)
 		check := budgetCheck("agent", desired, budget, 1)
 		if budget < 0 {
 			check = placementCheck("agent", desired)

@@ -1,13 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -18,29 +14,35 @@ import (
 // placementCheck and budgetCheck walk every pod on every event (at 5,000
 // nodes, 10⁸ steps for one rollout).
 type scaleMonitor struct {
+	monitorCore
 	app     string
 	desired map[string]bool
 	// budget is the most desired nodes without an available pod; negative
 	// for a fresh placement, checked as placementCheck does instead.
 	budget int
 
-	mu          sync.Mutex
+	// The counts, guarded by mu.
 	pods        map[types.UID]podFacts
 	seen        int            // distinct pods of app seen (placement)
 	perNode     map[string]int // pods of app, terminating included
 	available   map[string]int // available pods of app
 	unavailable int            // desired nodes without an available pod
-	violations  []string
-	events      int
-
-	stop context.CancelFunc
-	done chan struct{}
 }
 
 // podFacts is what the checks need of one pod.
 type podFacts struct {
 	node      string
 	available bool
+}
+
+// newScaleMonitor returns a scale monitor of app's pods on the desired
+// nodes with no pod yet (see startScaleMonitor for budget).
+func newScaleMonitor(app string, desired []string, budget int) *scaleMonitor {
+	return &scaleMonitor{
+		app: app, desired: nodeSet(desired), budget: budget,
+		pods: map[types.UID]podFacts{}, perNode: map[string]int{}, available: map[string]int{},
+		unavailable: len(desired),
+	}
 }
 
 // startScaleMonitor lists the pods of the test namespace and follows their
@@ -51,53 +53,18 @@ type podFacts struct {
 // nodes without an available pod, no node with two pods.
 func (c *cluster) startScaleMonitor(app string, desired []string, budget int) *scaleMonitor {
 	c.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	m := &scaleMonitor{
-		app: app, desired: make(map[string]bool, len(desired)), budget: budget,
-		pods: map[types.UID]podFacts{}, perNode: map[string]int{}, available: map[string]int{},
-		unavailable: len(desired), stop: cancel, done: make(chan struct{}),
-	}
-	for _, n := range desired {
-		m.desired[n] = true
-	}
-	cs := c.fastClient()
-	list, err := cs.CoreV1().Pods(testNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		c.t.Fatalf("scale monitor: listing pods: %v", err)
-	}
-	for i := range list.Items {
-		m.observe(watch.Added, &list.Items[i])
-	}
-	// The list is checked as a whole: on the way through it, the counts
-	// pass through states no cluster was in.
-	m.violations = nil
-	if v := m.stateViolation(); v != "" {
-		m.violations = append(m.violations, "initial list: "+v)
-	}
-	rv := list.ResourceVersion
-	go func() {
-		defer close(m.done)
-		for ctx.Err() == nil {
-			w, err := cs.CoreV1().Pods(testNamespace).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
-			if err != nil {
-				if ctx.Err() == nil {
-					m.record(fmt.Sprintf("scale monitor: watch failed: %v", err))
-				}
-				return
-			}
-			for ev := range w.ResultChan() {
-				p, ok := ev.Object.(*corev1.Pod)
-				if !ok {
-					continue
-				}
-				rv = p.ResourceVersion
-				if ev.Type != watch.Bookmark {
-					m.observe(ev.Type, p)
-				}
-			}
-			w.Stop()
+	m := newScaleMonitor(app, desired, budget)
+	c.watchPods(m.start(), &m.monitorCore, c.fastClient(), "scale monitor", func(pods []corev1.Pod) {
+		for i := range pods {
+			m.observe(watch.Added, &pods[i])
 		}
-	}()
+		// The list is checked as a whole: on the way through it, the
+		// counts pass through states no cluster was in.
+		m.violations = nil
+		if v := m.stateViolation(); v != "" {
+			m.violations = append(m.violations, "initial list: "+v)
+		}
+	}, m.observe)
 	c.t.Cleanup(m.halt)
 	return m
 }
@@ -119,7 +86,7 @@ func (m *scaleMonitor) observe(typ watch.EventType, p *corev1.Pod) {
 	what := fmt.Sprintf("%s %s", typ, p.Name)
 	if typ == watch.Deleted {
 		if m.budget >= 0 && m.unavailable > m.budget {
-			m.violations = append(m.violations, fmt.Sprintf("%s: %d desired nodes without an available pod, budget %d", what, m.unavailable, m.budget))
+			m.violations = append(m.violations, what+": "+overBudget(m.unavailable, m.budget))
 		}
 		return
 	}
@@ -136,7 +103,7 @@ func (m *scaleMonitor) observe(typ watch.EventType, p *corev1.Pod) {
 	case m.budget < 0 && m.seen > len(m.desired):
 		m.violations = append(m.violations, fmt.Sprintf("%s: %d pods created for %d desired nodes", what, m.seen, len(m.desired)))
 	case m.budget >= 0 && m.unavailable > m.budget:
-		m.violations = append(m.violations, fmt.Sprintf("%s: %d desired nodes without an available pod, budget %d", what, m.unavailable, m.budget))
+		m.violations = append(m.violations, what+": "+overBudget(m.unavailable, m.budget))
 	}
 }
 
@@ -156,8 +123,8 @@ func (m *scaleMonitor) stateViolation() string {
 			return fmt.Sprintf("a pod is for node %s, which should run none", f.node)
 		}
 	}
-	if m.budget >= 0 && m.unavailable > m.budget {
-		return fmt.Sprintf("%d desired nodes without an available pod, budget %d", m.unavailable, m.budget)
+	if m.budget >= 0 {
+		return overBudget(m.unavailable, m.budget)
 	}
 	return ""
 }
@@ -180,31 +147,4 @@ func (m *scaleMonitor) remove(f podFacts) {
 			m.unavailable++
 		}
 	}
-}
-
-func (m *scaleMonitor) record(v string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.violations = append(m.violations, v)
-}
-
-func (m *scaleMonitor) halt() {
-	m.stop()
-	select {
-	case <-m.done:
-	case <-time.After(5 * time.Second):
-	}
-}
-
-// stopAndReport ends the watch and returns the violations seen (the first
-// few) and how many events were checked.
-func (m *scaleMonitor) stopAndReport() ([]string, int) {
-	m.halt()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	v := m.violations
-	if len(v) > 5 {
-		v = append(v[:5:5], fmt.Sprintf("… and %d more", len(m.violations)-5))
-	}
-	return v, m.events
 }
