@@ -67,6 +67,33 @@ func (c *cluster) conditionIs(name string, t appsv1.DaemonSetConditionType, stat
 	return true, ""
 }
 
+// conditionWant is a condition a DaemonSet's status should have.
+type conditionWant struct {
+	t      appsv1.DaemonSetConditionType
+	status corev1.ConditionStatus
+	reason string
+}
+
+// blockedAtDeadline are the companion's conditions once, at the progress
+// deadline, it has blocked a rollout whose new revision does not become
+// available and paused it.
+var blockedAtDeadline = []conditionWant{
+	{controller.ConditionBlocked, corev1.ConditionTrue, controller.ReasonNewRevisionUnavailable},
+	{controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonProgressDeadlineExceeded},
+	{controller.ConditionProgressing, corev1.ConditionFalse, controller.ReasonProgressDeadlineExceeded},
+}
+
+// conditionsAre is conditionIs for each of want in turn: false, and why,
+// at the first that does not hold.
+func (c *cluster) conditionsAre(name string, want []conditionWant) (bool, string) {
+	for _, w := range want {
+		if ok, why := c.conditionIs(name, w.t, w.status, w.reason); !ok {
+			return false, why
+		}
+	}
+	return true, ""
+}
+
 // deletionWatch counts, from a pod monitor's events, the old pods (of
 // oldHash) seen live and since deleted or being deleted.
 type deletionWatch struct {
@@ -102,17 +129,51 @@ func (d *deletionWatch) count() int {
 	return len(d.gone)
 }
 
+// startDeletionMonitor starts a monitor of check that also counts, in the
+// deletionWatch it returns, the old pods of app (of the DaemonSet's
+// current revision, now) deleted.
+func (c *cluster) startDeletionMonitor(app string, check func(map[string]*corev1.Pod) string) (*monitor, *deletionWatch) {
+	c.t.Helper()
+	dw := newDeletionWatch(c.currentHash(c.daemonSet(app)))
+	m := c.startMonitor(func(pods map[string]*corev1.Pod) string {
+		dw.check(pods)
+		return check(pods)
+	})
+	return m, dw
+}
+
+// leader returns the companion replica that leads now; it fails the test
+// when none does.
+func (e *companionEnv) leader() *replica {
+	e.t.Helper()
+	var leader *replica
+	for _, r := range e.replicas {
+		if r.leading.Load() {
+			leader = r
+		}
+	}
+	if leader == nil {
+		e.t.Fatal("no replica leads")
+	}
+	return leader
+}
+
+// waitStandbyLeads waits until one replica leads and it is not the one
+// named old.
+func (e *companionEnv) waitStandbyLeads(old string) {
+	e.t.Helper()
+	e.eventually("the standby leads", time.Minute, func() (bool, string) {
+		l := e.leaders()
+		return len(l) == 1 && l[0] != old, fmt.Sprintf("leaders %q", l)
+	})
+}
+
 // TestCompanionCanary: partition 16 of 24 nodes ordered by zone updates
 // exactly the 8 nodes of the first zone, reports the rollout complete at
 // the partition and deletes nothing more over an observation window;
 // lowering the partition to 0 finishes the rollout.
 func TestCompanionCanary(t *testing.T) {
-	countResult(t)
-	countRollout(t)
-	e := newCompanionEnv(t)
-	zones := []string{"zone-a", "zone-b", "zone-c"}
-	nodes := zonedNodes(zones, 8)
-	e.addNodes(nodes...)
+	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
 		daemon.AnnotationMaxUnavailable: "2",
 		daemon.AnnotationOrderBy:        zoneLabel,
@@ -153,13 +214,8 @@ func TestCompanionCanary(t *testing.T) {
 	}
 
 	e.setAnnotations("agent", map[string]string{daemon.AnnotationPartition: "0"})
-	e.eventually("rollout complete once the partition is 0", rolloutTimeout, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
-	violations, events := m.stopAndReport()
-	for _, v := range violations {
-		t.Errorf("safety bound broken: %s", v)
-	}
+	e.waitRolledOut("rollout complete once the partition is 0", "agent", names(nodes), rolloutTimeout)
+	_, events := m.stopAndFailOnViolations(t)
 	t.Logf("companion-canary: 8 of 24 nodes at the partition in %s (%q), the rest in %s; %d pod events checked",
 		atPartition.Round(100*time.Millisecond), msg, (time.Since(start) - atPartition).Round(100*time.Millisecond), events)
 }
@@ -170,20 +226,11 @@ func TestCompanionCanary(t *testing.T) {
 // the rollout. minReadySeconds slows each node down so that the pause
 // lands mid-rollout.
 func TestCompanionPauseResume(t *testing.T) {
-	countResult(t)
-	countRollout(t)
-	e := newCompanionEnv(t)
-	nodes := zonedNodes([]string{"zone-a", "zone-b"}, 6)
-	e.addNodes(nodes...)
+	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b"}, 6)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 1 },
 		annotate(map[string]string{daemon.AnnotationMaxUnavailable: "1"})))
 	e.converge("agent", names(nodes), 2*time.Minute)
-	oldHash := e.currentHash(e.daemonSet("agent"))
-	dw := newDeletionWatch(oldHash)
-	m := e.startMonitor(func(pods map[string]*corev1.Pod) string {
-		dw.check(pods)
-		return budgetCheck("agent", names(nodes), 1, 1)(pods)
-	})
+	m, dw := e.startDeletionMonitor("agent", budgetCheck("agent", names(nodes), 1, 1))
 	e.setImage("agent", "example.invalid/agent:v2")
 	e.eventually("three nodes replaced", time.Minute, func() (bool, string) {
 		n := dw.count()
@@ -205,16 +252,11 @@ func TestCompanionPauseResume(t *testing.T) {
 		t.Fatalf("the rollout was over (%d deletes) before the pause", pausedAt)
 	}
 	e.setAnnotations("agent", map[string]string{daemon.AnnotationPaused: "false"})
-	e.eventually("rollout complete after resuming", rolloutTimeout, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
+	e.waitRolledOut("rollout complete after resuming", "agent", names(nodes), rolloutTimeout)
 	if ok, why := e.conditionIs("agent", controller.ConditionPaused, corev1.ConditionFalse, controller.ReasonNotPaused); !ok {
 		t.Errorf("after resuming: %s", why)
 	}
-	violations, events := m.stopAndReport()
-	for _, v := range violations {
-		t.Errorf("safety bound broken: %s", v)
-	}
+	_, events := m.stopAndFailOnViolations(t)
 	t.Logf("companion-pause: paused after %d of %d nodes, nothing deleted for 5s while paused, resumed to completion; %d pod events checked",
 		pausedAt, len(nodes), events)
 }
@@ -255,12 +297,7 @@ func (c *cluster) argoHealth(name string) (string, string) {
 // pause survives a failover to the standby replica (its state is in the
 // DaemonSet). A new template resumes it and the rollout completes, Healthy.
 func TestCompanionProgressDeadline(t *testing.T) {
-	countResult(t)
-	countRollout(t)
-	e := newCompanionEnv(t)
-	zones := []string{"zone-a", "zone-b", "zone-c"}
-	nodes := zonedNodes(zones, 8)
-	e.addNodes(nodes...)
+	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
 		daemon.AnnotationMaxUnavailable:   "1",
 		daemon.AnnotationStrict:           "true",
@@ -268,12 +305,7 @@ func TestCompanionProgressDeadline(t *testing.T) {
 		daemon.AnnotationProgressDeadline: "5s",
 	})))
 	e.converge("agent", names(nodes), 2*time.Minute)
-	oldHash := e.currentHash(e.daemonSet("agent"))
-	dw := newDeletionWatch(oldHash)
-	m := e.startMonitor(func(pods map[string]*corev1.Pod) string {
-		dw.check(pods)
-		return budgetCheck("agent", names(nodes), 1, 1)(pods)
-	})
+	m, dw := e.startDeletionMonitor("agent", budgetCheck("agent", names(nodes), 1, 1))
 
 	start := time.Now()
 	e.updatePodSpec("agent", func(s *corev1.PodSpec) {
@@ -281,20 +313,7 @@ func TestCompanionProgressDeadline(t *testing.T) {
 		s.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100000")}
 	})
 	e.eventually("blocked and paused at the deadline", time.Minute, func() (bool, string) {
-		for _, c := range []struct {
-			t      appsv1.DaemonSetConditionType
-			status corev1.ConditionStatus
-			reason string
-		}{
-			{controller.ConditionBlocked, corev1.ConditionTrue, controller.ReasonNewRevisionUnavailable},
-			{controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonProgressDeadlineExceeded},
-			{controller.ConditionProgressing, corev1.ConditionFalse, controller.ReasonProgressDeadlineExceeded},
-		} {
-			if ok, why := e.conditionIs("agent", c.t, c.status, c.reason); !ok {
-				return false, why
-			}
-		}
-		return true, ""
+		return e.conditionsAre("agent", blockedAtDeadline)
 	})
 	blockedAfter := time.Since(start)
 	blocked := conditionOf(e.daemonSet("agent"), controller.ConditionBlocked)
@@ -309,20 +328,9 @@ func TestCompanionProgressDeadline(t *testing.T) {
 	}
 
 	// Fail over: the leader stops (its Lease released), the standby leads.
-	var leader *replica
-	for _, r := range e.replicas {
-		if r.leading.Load() {
-			leader = r
-		}
-	}
-	if leader == nil {
-		t.Fatal("no replica leads")
-	}
+	leader := e.leader()
 	leader.stop()
-	e.eventually("the standby leads", time.Minute, func() (bool, string) {
-		l := e.leaders()
-		return len(l) == 1 && l[0] != leader.name, fmt.Sprintf("leaders %q", l)
-	})
+	e.waitStandbyLeads(leader.name)
 	time.Sleep(3 * time.Second)
 	if ok, why := e.conditionIs("agent", controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonProgressDeadlineExceeded); !ok {
 		t.Errorf("after the failover: %s", why)
@@ -336,14 +344,12 @@ func TestCompanionProgressDeadline(t *testing.T) {
 		s.Containers[0].Image = "example.invalid/agent:v3"
 		s.Containers[0].Resources.Requests = nil
 	})
-	e.eventually("rollout to v3 complete", rolloutTimeout, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
-	for _, c := range []struct {
-		t      appsv1.DaemonSetConditionType
-		reason string
-	}{{controller.ConditionBlocked, controller.ReasonNotBlocked}, {controller.ConditionPaused, controller.ReasonNotPaused}} {
-		if ok, why := e.conditionIs("agent", c.t, corev1.ConditionFalse, c.reason); !ok {
+	e.waitRolledOut("rollout to v3 complete", "agent", names(nodes), rolloutTimeout)
+	for _, c := range []conditionWant{
+		{controller.ConditionBlocked, corev1.ConditionFalse, controller.ReasonNotBlocked},
+		{controller.ConditionPaused, corev1.ConditionFalse, controller.ReasonNotPaused},
+	} {
+		if ok, why := e.conditionIs("agent", c.t, c.status, c.reason); !ok {
 			t.Errorf("after the new template: %s", why)
 		}
 	}
@@ -353,10 +359,7 @@ func TestCompanionProgressDeadline(t *testing.T) {
 	if ev := e.eventsOf("agent", controller.ComponentName, "RolloutBlocked"); len(ev) != 1 {
 		t.Errorf("RolloutBlocked events %q, want one", ev)
 	}
-	violations, events := m.stopAndReport()
-	for _, v := range violations {
-		t.Errorf("safety bound broken: %s", v)
-	}
+	_, events := m.stopAndFailOnViolations(t)
 	t.Logf("companion-progress-deadline: blocked and paused %s after the template change (deadline 5s): %s; held across a failover; resumed by a new template; %d pod events checked",
 		blockedAfter.Round(100*time.Millisecond), blocked.Message, events)
 }
@@ -369,23 +372,15 @@ func TestCompanionProgressDeadline(t *testing.T) {
 // and every old pod is deleted exactly once. minReadySeconds slows each
 // node down so that both happen mid-rollout.
 func TestCompanionNodeJoinAndFailover(t *testing.T) {
-	countResult(t)
-	countRollout(t)
-	e := newCompanionEnv(t)
-	zones := []string{"zone-a", "zone-b", "zone-c"}
-	nodes := zonedNodes(zones, 8)
-	e.addNodes(nodes...)
+	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 1 },
 		annotate(map[string]string{daemon.AnnotationMaxUnavailable: "1", daemon.AnnotationOrderBy: zoneLabel})))
 	e.converge("agent", names(nodes), 2*time.Minute)
-	oldHash := e.currentHash(e.daemonSet("agent"))
 	joined := nodeSpec{name: "zone-c-joined", labels: map[string]string{zoneLabel: "zone-c"}}
 	all := append(append([]nodeSpec(nil), nodes...), joined)
-	dw := newDeletionWatch(oldHash)
 	var joinedHashes []string
 	var mu sync.Mutex
-	m := e.startMonitor(func(pods map[string]*corev1.Pod) string {
-		dw.check(pods)
+	m, dw := e.startDeletionMonitor("agent", func(pods map[string]*corev1.Pod) string {
 		for _, p := range pods {
 			if p.Spec.NodeName == joined.name && p.Labels["app"] == "agent" {
 				mu.Lock()
@@ -403,30 +398,14 @@ func TestCompanionNodeJoinAndFailover(t *testing.T) {
 		return dw.count() >= 4, fmt.Sprintf("%d old pods deleted", dw.count())
 	})
 	e.addNodes(joined)
-	var leader *replica
-	for _, r := range e.replicas {
-		if r.leading.Load() {
-			leader = r
-		}
-	}
-	if leader == nil {
-		t.Fatal("no replica leads")
-	}
+	leader := e.leader()
 	crashedAt := dw.count()
 	leader.crash()
 	crash := time.Now()
-	e.eventually("the standby leads", time.Minute, func() (bool, string) {
-		l := e.leaders()
-		return len(l) == 1 && l[0] != leader.name, fmt.Sprintf("leaders %q", l)
-	})
+	e.waitStandbyLeads(leader.name)
 	takeover := time.Since(crash)
-	e.eventually("rollout complete on 25 nodes", rolloutTimeout, func() (bool, string) {
-		return e.rolledOut("agent", names(all))
-	})
-	violations, events := m.stopAndReport()
-	for _, v := range violations {
-		t.Errorf("safety bound broken: %s", v)
-	}
+	e.waitRolledOut("rollout complete on 25 nodes", "agent", names(all), rolloutTimeout)
+	_, events := m.stopAndFailOnViolations(t)
 	newHash := e.currentHash(e.daemonSet("agent"))
 	mu.Lock()
 	for _, h := range joinedHashes {

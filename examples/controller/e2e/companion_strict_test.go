@@ -41,6 +41,18 @@ func (c *cluster) squat(node string, hostPort int32) {
 	})
 }
 
+// readyPodsOf counts app's pods of the revision hash that are Ready (and
+// not being deleted).
+func (c *cluster) readyPodsOf(app, hash string) int {
+	n := 0
+	for _, p := range c.pods() {
+		if p.Labels["app"] == app && p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash && podReady(&p) {
+			n++
+		}
+	}
+	return n
+}
+
 // TestCompanionStrictNotReady: a strict budget of 2 beside kube-
 // controller-manager, on 24 nodes in three zones ordered by zone. Before
 // the template change a node's kubelet stops (zone-c-007: Ready False, its
@@ -59,12 +71,7 @@ func (c *cluster) squat(node string, hostPort int32) {
 // RolloutBlocked blames the NotReady node (NodesNotReady), not the
 // revision.
 func TestCompanionStrictNotReady(t *testing.T) {
-	countResult(t)
-	countRollout(t)
-	e := newCompanionEnv(t)
-	zones := []string{"zone-a", "zone-b", "zone-c"}
-	nodes := zonedNodes(zones, 8)
-	e.addNodes(nodes...)
+	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	const deadline = 30 * time.Second
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
 		daemon.AnnotationMaxUnavailable:   "2",
@@ -73,9 +80,7 @@ func TestCompanionStrictNotReady(t *testing.T) {
 		daemon.AnnotationProgressDeadline: deadline.String(),
 	})))
 	e.converge("agent", names(nodes), 3*time.Minute)
-	e.eventually("companion reports generation 1 complete", 2*time.Minute, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
+	e.waitRolledOut("companion reports generation 1 complete", "agent", names(nodes), 2*time.Minute)
 
 	const down, stuck = "zone-c-007", "zone-a-003"
 	e.stopKubelet(down)
@@ -85,12 +90,7 @@ func TestCompanionStrictNotReady(t *testing.T) {
 		return st.NumberUnavailable == 1 && !e.nodeIsReady(down), fmt.Sprintf("numberUnavailable %d, %s Ready %v", st.NumberUnavailable, down, e.nodeIsReady(down))
 	})
 
-	oldHash := e.currentHash(e.daemonSet("agent"))
-	dw := newDeletionWatch(oldHash)
-	m := e.startMonitor(func(pods map[string]*corev1.Pod) string {
-		dw.check(pods)
-		return budgetCheck("agent", names(nodes), 2, 1)(pods)
-	})
+	m, dw := e.startDeletionMonitor("agent", budgetCheck("agent", names(nodes), 2, 1))
 	start := time.Now()
 	e.updatePodSpec("agent", func(s *corev1.PodSpec) {
 		s.Containers[0].Image = "example.invalid/agent:v2"
@@ -98,20 +98,7 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	})
 	status := e.rolloutStatus("agent", "--timeout", "10m")
 	e.eventually("blocked and paused at the progress deadline", 6*time.Minute, func() (bool, string) {
-		for _, c := range []struct {
-			t      appsv1.DaemonSetConditionType
-			status corev1.ConditionStatus
-			reason string
-		}{
-			{controller.ConditionBlocked, corev1.ConditionTrue, controller.ReasonNewRevisionUnavailable},
-			{controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonProgressDeadlineExceeded},
-			{controller.ConditionProgressing, corev1.ConditionFalse, controller.ReasonProgressDeadlineExceeded},
-		} {
-			if ok, why := e.conditionIs("agent", c.t, c.status, c.reason); !ok {
-				return false, why
-			}
-		}
-		return true, ""
+		return e.conditionsAre("agent", blockedAtDeadline)
 	})
 	blockedAfter := time.Since(start)
 	blocked := conditionOf(e.daemonSet("agent"), controller.ConditionBlocked)
@@ -128,21 +115,14 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	}
 	newHash := e.currentHash(e.daemonSet("agent"))
 	revs := e.revisions("agent")
-	var updatedAvail int
-	for _, p := range e.pods() {
-		if p.Labels["app"] == "agent" && p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == newHash && podReady(&p) {
-			updatedAvail++
-		}
-	}
+	updatedAvail := e.readyPodsOf("agent", newHash)
 	// Each old pod deleted is on a node now updated and available, but
 	// zone-a-003 (never starts) and, when the strict budget replaced it
 	// first, zone-c-007 (nothing new starts there).
 	if deleted > updatedAvail+2 || deleted < updatedAvail+1 {
 		t.Errorf("%d old pods deleted, %d nodes updated and available: want one or two more deletes (%s, and %s when replaced first)", deleted, updatedAvail, stuck, down)
 	}
-	if !status.wait(2 * time.Minute) {
-		t.Errorf("dsplan rollout status did not exit within 2m of the block; it printed:\n%s%s", status.out.String(), status.errOut.String())
-	} else {
+	if status.waitOrFail(t, 2*time.Minute, "the block") {
 		if status.code != 3 || !strings.Contains(status.stderr, "RolloutBlocked ("+controller.ReasonNewRevisionUnavailable+")") {
 			t.Errorf("dsplan rollout status: exit %d, want 3 (blocked)\n%s%s", status.code, status.stdout, status.stderr)
 		}
@@ -164,15 +144,11 @@ func TestCompanionStrictNotReady(t *testing.T) {
 		return e.conditionIs("agent", controller.ConditionBlocked, corev1.ConditionFalse, controller.ReasonNotBlocked)
 	})
 	final := e.rolloutStatus("agent", "--timeout", "10m")
-	e.eventually("rollout complete after resuming", 8*time.Minute, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
+	e.waitRolledOut("rollout complete after resuming", "agent", names(nodes), 8*time.Minute)
 	if ok, why := e.conditionIs("agent", controller.ConditionBlocked, corev1.ConditionFalse, controller.ReasonNotBlocked); !ok {
 		t.Errorf("after resuming: %s", why)
 	}
-	if !final.wait(2 * time.Minute) {
-		t.Errorf("dsplan rollout status did not exit within 2m of the rollout's end; it printed:\n%s%s", final.out.String(), final.errOut.String())
-	} else if final.code != 0 {
+	if final.waitOrFail(t, 2*time.Minute, "the rollout's end") && final.code != 0 {
 		t.Errorf("dsplan rollout status after resuming: exit %d, want 0\n%s%s", final.code, final.stdout, final.stderr)
 	}
 	t.Logf("companion-strict-notready: resumed, complete %s later", time.Since(resumed).Round(100*time.Millisecond))
@@ -195,25 +171,14 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	if !strings.Contains(blocked.Message, "nodes NotReady: "+down) || strings.Contains(blocked.Message, "new revision") {
 		t.Errorf("RolloutBlocked message %q: want the NotReady node %s alone", blocked.Message, down)
 	}
-	v3 := e.currentHash(e.daemonSet("agent"))
-	updatedAvail = 0
-	for _, p := range e.pods() {
-		if p.Labels["app"] == "agent" && p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == v3 && podReady(&p) {
-			updatedAvail++
-		}
-	}
+	updatedAvail = e.readyPodsOf("agent", e.currentHash(e.daemonSet("agent")))
 	if updatedAvail != len(nodes)-1 {
 		t.Errorf("%d nodes updated and available, want %d (all but %s)", updatedAvail, len(nodes)-1, down)
 	}
-	if !status.wait(2 * time.Minute) {
-		t.Errorf("dsplan rollout status did not exit within 2m of the block; it printed:\n%s%s", status.out.String(), status.errOut.String())
-	} else if status.code != 3 || !strings.Contains(status.stderr, "RolloutBlocked ("+controller.ReasonNodesNotReady+")") {
+	if status.waitOrFail(t, 2*time.Minute, "the block") && (status.code != 3 || !strings.Contains(status.stderr, "RolloutBlocked ("+controller.ReasonNodesNotReady+")")) {
 		t.Errorf("dsplan rollout status: exit %d, want 3 (blocked by the NotReady node)\n%s%s", status.code, status.stdout, status.stderr)
 	}
-	violations, events := m.stopAndReport()
-	for _, v := range violations {
-		t.Errorf("safety bound broken: %s", v)
-	}
+	_, events := m.stopAndFailOnViolations(t)
 	t.Logf("companion-strict-notready: the NotReady node alone: %d/%d nodes updated, then blocked and paused %s after the template change: %s (%s); dsplan rollout status exited %d",
 		updatedAvail, len(nodes), blockedAfter.Round(100*time.Millisecond), blocked.Message, blocked.Reason, status.code)
 	t.Logf("companion-strict-notready: %d pod events checked over the three rollouts (at most 2 desired nodes unavailable on each)", events)

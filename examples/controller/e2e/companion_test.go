@@ -62,6 +62,19 @@ func newCompanionEnv(t *testing.T) *companionEnv {
 	return e
 }
 
+// startCompanionScenario begins a companion scenario: it counts t in the
+// suite's totals and in the rollout tally, starts a companionEnv and adds
+// perZone nodes in each of zones (zonedNodes), which it returns.
+func startCompanionScenario(t *testing.T, zones []string, perZone int) (*companionEnv, []nodeSpec) {
+	t.Helper()
+	countResult(t)
+	countRollout(t)
+	e := newCompanionEnv(t)
+	nodes := zonedNodes(zones, perZone)
+	e.addNodes(nodes...)
+	return e, nodes
+}
+
 // leaders returns the replicas that lead now.
 func (e *companionEnv) leaders() []string {
 	var out []string
@@ -128,6 +141,13 @@ func (c *cluster) rolledOut(name string, want []string) (bool, string) {
 	return true, ""
 }
 
+// waitRolledOut waits, at most timeout, until the rollout of name is done
+// on the nodes want (rolledOut); what names the wait in the failure.
+func (c *cluster) waitRolledOut(what, name string, want []string, timeout time.Duration) {
+	c.t.Helper()
+	c.eventually(what, timeout, func() (bool, string) { return c.rolledOut(name, want) })
+}
+
 // zoneRolloutCheck is the safety bound of a companion rollout ordered by
 // zone, evaluated on every pod event: at most maxUnavailable desired nodes
 // without an available pod, at most one pod per node (kube-controller-
@@ -190,21 +210,15 @@ func zoneRolloutCheck(app, oldHash string, nodes []nodeSpec, zones []string, max
 // role (no pod created, no revision, no status update) and no request of
 // it was refused.
 func TestCompanionZoneRollout(t *testing.T) {
-	countResult(t)
-	countRollout(t)
-	e := newCompanionEnv(t)
 	zones := []string{"zone-a", "zone-b", "zone-c"}
-	nodes := zonedNodes(zones, 8)
-	e.addNodes(nodes...)
+	e, nodes := startCompanionScenario(t, zones, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
 		daemon.AnnotationMaxUnavailable:   "1",
 		daemon.AnnotationOrderBy:          zoneLabel,
 		daemon.AnnotationProgressDeadline: "10m",
 	})))
 	e.converge("agent", names(nodes), 2*time.Minute)
-	e.eventually("companion reports generation 1 complete", time.Minute, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
+	e.waitRolledOut("companion reports generation 1 complete", "agent", names(nodes), time.Minute)
 	if l := e.leaders(); len(l) != 1 {
 		t.Fatalf("leading replicas %q, want one", l)
 	}
@@ -215,14 +229,9 @@ func TestCompanionZoneRollout(t *testing.T) {
 	sw := e.watchStatus("agent")
 	start := time.Now()
 	e.setImage("agent", "example.invalid/agent:v2")
-	e.eventually("rollout to v2 complete", rolloutTimeout, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
+	e.waitRolledOut("rollout to v2 complete", "agent", names(nodes), rolloutTimeout)
 	took := time.Since(start)
-	violations, events := m.stopAndReport()
-	for _, v := range violations {
-		t.Errorf("safety bound broken: %s", v)
-	}
+	violations, events := m.stopAndFailOnViolations(t)
 	statusViolations, statusEvents, messages := sw.stopAndReport()
 	for _, v := range statusViolations {
 		t.Errorf("status fields lost: %s", v)
@@ -251,17 +260,13 @@ func TestCompanionZoneRollout(t *testing.T) {
 	// Who wrote what.
 	kcm := e.writes()
 	comp := e.auditOf(companionUser)
-	compWrites := map[string]int{}
 	for k, v := range comp {
-		verb, _, _ := strings.Cut(k, " ")
 		if strings.Contains(k, "(403)") {
 			t.Errorf("the companion was refused: %s ×%d", k, v)
 		}
-		switch verb {
-		case "get", "list", "watch":
-			continue
-		}
-		compWrites[k] = v
+	}
+	compWrites := withoutReads(comp)
+	for k, v := range compWrites {
 		switch strings.SplitN(k, " (", 2)[0] {
 		case "delete pods", "patch daemonsets/status", "create events", "patch events", "create leases", "update leases":
 		default:
@@ -288,10 +293,22 @@ func TestCompanionZoneRollout(t *testing.T) {
 	})
 	t.Logf("companion-zone-rollout: %d status events checked; RolloutProgressing messages seen: %q", statusEvents, messages)
 	t.Logf("companion-zone-rollout: WaveComplete events: %q", waves)
-	resultsMu.Lock()
-	rows = append(rows, row{scenario: "companion-zone-rollout", controller: "companion+upstream",
+	addRow(row{scenario: "companion-zone-rollout", controller: "companion+upstream",
 		outcome: outcome{placement: placementOf(e.pods(), "agent"), status: st, converge: took, writes: mergeWrites(kcm, compWrites), violations: violations, events: events}})
-	resultsMu.Unlock()
+}
+
+// withoutReads returns the requests counted by auditOf but the reads (get,
+// list, watch): what a user wrote.
+func withoutReads(requests map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range requests {
+		switch verb, _, _ := strings.Cut(k, " "); verb {
+		case "get", "list", "watch":
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func mergeWrites(a, b map[string]int) map[string]int {

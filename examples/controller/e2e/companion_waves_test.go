@@ -165,12 +165,7 @@ func zoneWavesCheck(app, oldHash string, nodes []nodeSpec, zones []string, perZo
 // rollout and must exit 0 once it is complete, having printed its progress
 // per wave.
 func TestCompanionZoneWaves(t *testing.T) {
-	countResult(t)
-	countRollout(t)
-	e := newCompanionEnv(t)
-	zones := []string{"zone-a", "zone-b", "zone-c"}
-	nodes := zonedNodes(zones, 8)
-	e.addNodes(nodes...)
+	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	const minReady, bake = 2 * time.Second, 5 * time.Second
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = int32(minReady / time.Second) },
 		annotate(map[string]string{
@@ -183,9 +178,7 @@ func TestCompanionZoneWaves(t *testing.T) {
 			daemon.AnnotationProgressDeadline:     "10m",
 		})))
 	e.converge("agent", names(nodes), 3*time.Minute)
-	e.eventually("companion reports generation 1 complete", 2*time.Minute, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
+	e.waitRolledOut("companion reports generation 1 complete", "agent", names(nodes), 2*time.Minute)
 
 	// The preview, before the template change: what the controller will do.
 	// kwok removes a deleted pod at once: the simulation's grace is 1s.
@@ -211,19 +204,12 @@ func TestCompanionZoneWaves(t *testing.T) {
 	start := time.Now()
 	e.setImage("agent", "example.invalid/agent:v2")
 	status := e.rolloutStatus("agent", "--timeout", "15m")
-	e.eventually("rollout to v2 complete", 12*time.Minute, func() (bool, string) {
-		return e.rolledOut("agent", names(nodes))
-	})
+	e.waitRolledOut("rollout to v2 complete", "agent", names(nodes), 12*time.Minute)
 	took := time.Since(start)
-	violations, events := m.stopAndReport()
-	for _, v := range violations {
-		t.Errorf("safety bound broken: %s", v)
-	}
+	violations, events := m.stopAndFailOnViolations(t)
 
 	// dsplan rollout status saw it through.
-	if !status.wait(2 * time.Minute) {
-		t.Errorf("dsplan rollout status did not exit within 2m of the rollout's end; it printed:\n%s%s", status.out.String(), status.errOut.String())
-	} else {
+	if status.waitOrFail(t, 2*time.Minute, "the rollout's end") {
 		if status.code != 0 {
 			t.Errorf("dsplan rollout status: exit %d, want 0\n%s%s", status.code, status.stdout, status.stderr)
 		}
@@ -283,18 +269,11 @@ func TestCompanionZoneWaves(t *testing.T) {
 	}
 	t.Logf("companion-zone-waves: 24 nodes, 3 zones, domain-max-unavailable 1, wave-bake %s, minReadySeconds %s: rolled out in %s, %d pod events checked",
 		bake, minReady, took.Round(100*time.Millisecond), events)
-	compWrites := map[string]int{}
-	for k, v := range e.auditOf(companionUser) {
-		if verb, _, _ := strings.Cut(k, " "); verb != "get" && verb != "list" && verb != "watch" {
-			compWrites[k] = v
-		}
-	}
+	compWrites := withoutReads(e.auditOf(companionUser))
 	if compWrites["delete pods"] != len(nodes) {
 		t.Errorf("the companion deleted %d pods, want %d (each old pod once)", compWrites["delete pods"], len(nodes))
 	}
-	resultsMu.Lock()
-	rows = append(rows, row{scenario: "companion-zone-waves", controller: "companion+upstream",
+	addRow(row{scenario: "companion-zone-waves", controller: "companion+upstream",
 		outcome: outcome{placement: placementOf(e.pods(), "agent"), status: e.daemonSet("agent").Status, converge: took,
 			writes: mergeWrites(e.writes(), compWrites), violations: violations, events: events}})
-	resultsMu.Unlock()
 }

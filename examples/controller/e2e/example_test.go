@@ -14,8 +14,15 @@ import (
 // them, so they may override one.
 func (c *cluster) exampleArgs(extra ...string) []string {
 	c.t.Helper()
+	return c.exampleArgsWith(c.kubeconfigs[controllerUser], extra...)
+}
+
+// exampleArgsWith is exampleArgs with the kubeconfig file kubeconfig, as
+// the user it names.
+func (c *cluster) exampleArgsWith(kubeconfig string, extra ...string) []string {
+	c.t.Helper()
 	args := []string{
-		"--kubeconfig=" + c.kubeconfigs[controllerUser],
+		"--kubeconfig=" + kubeconfig,
 		"--workers=2",
 		"--kube-api-qps=200",
 		"--kube-api-burst=400",

@@ -28,8 +28,8 @@ var companionTarget = faultTarget{
 
 // startCompanionProcess runs one companion replica under the process name
 // name: the flags of the shipped Deployment but its --metrics-addr, then
-// the companion's kubeconfig, the client rate limits and workers of
-// exampleArgs, /metrics on a free loopback port, -v=2, then extra.
+// exampleArgs as the companion (its kubeconfig, the client rate limits and
+// workers, /metrics on a free loopback port, -v=2), then extra.
 func (c *cluster) startCompanionProcess(name string, extra ...string) *process {
 	c.t.Helper()
 	objs, err := deploy.Companion()
@@ -55,15 +55,7 @@ func (c *cluster) startCompanionProcess(name string, extra ...string) *process {
 		kc = c.write("kubeconfig-companion", kubeconfig(c.server, companionUser, cfg.BearerToken))
 		c.kubeconfigs[companionUser] = kc
 	}
-	args = append(args,
-		"--kubeconfig="+kc,
-		"--workers=2",
-		"--kube-api-qps=200",
-		"--kube-api-burst=400",
-		"--metrics-addr=127.0.0.1:"+strconv.Itoa(freePort(c.t)),
-		"-v=2",
-	)
-	return c.start(name, roleExample, append(args, extra...)...)
+	return c.start(name, roleExample, append(args, c.exampleArgsWith(kc, extra...)...)...)
 }
 
 // companionMaxUnavailable is the rollout budget the companion faults
@@ -105,13 +97,13 @@ func runCompanionFault(t *testing.T, sc faultScenario) {
 			f.startInstance()
 		}
 		want := names(nodes)
-		f.eventually("v1 placed and reported complete", faultTimeout, func() (bool, string) { return f.rolledOut("agent", want) })
+		f.waitRolledOut("v1 placed and reported complete", "agent", want, faultTimeout)
 
 		f.sw = f.startStoreWatch(rolloutCheck("agent", want, companionMaxUnavailable, 1))
 		begin := time.Now()
 		f.setImage("agent", "example.invalid/agent:v2")
 		sc.inject(f)
-		f.eventually("v2 rolled out and reported complete", faultTimeout, func() (bool, string) { return f.rolledOut("agent", want) })
+		f.waitRolledOut("v2 rolled out and reported complete", "agent", want, faultTimeout)
 		took := time.Since(begin)
 		for _, l := range f.leftovers("agent", 2) {
 			t.Errorf("left behind: %s", l)
@@ -120,14 +112,7 @@ func runCompanionFault(t *testing.T, sc faultScenario) {
 		for _, v := range violations {
 			t.Errorf("safety bound broken: %s", v)
 		}
-		writes := map[string]int{}
-		for k, v := range f.auditOf(companionUser) {
-			switch verb, _, _ := strings.Cut(k, " "); verb {
-			case "get", "list", "watch":
-				continue
-			}
-			writes[k] = v
-		}
+		writes := withoutReads(f.auditOf(companionUser))
 		if d := writes["delete pods"]; d > faultNodes {
 			t.Errorf("the companion deleted %d pods, more than the %d old ones", d, faultNodes)
 		}
@@ -146,9 +131,7 @@ func runCompanionFault(t *testing.T, sc faultScenario) {
 		}
 		t.Logf("fault %s/companion: %d injected (%s); converged in %s; the companion wrote %s; kube-controller-manager wrote %s; %d pod states checked",
 			sc.kind, o.injected, strings.Join(o.notes, "; "), took.Round(100*time.Millisecond), summary(writes), summary(f.writes()), events)
-		resultsMu.Lock()
-		faultRows = append(faultRows, faultRow{kind: sc.kind, controller: "companion", o: o})
-		resultsMu.Unlock()
+		addFaultRow(faultRow{kind: sc.kind, controller: "companion", o: o})
 	})
 }
 

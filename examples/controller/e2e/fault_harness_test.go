@@ -149,6 +149,30 @@ func (f *faultEnv) note(format string, args ...any) {
 	f.notes = append(f.notes, fmt.Sprintf(format, args...))
 }
 
+// atEachAction injects one fault at each action of moments in turn, as
+// soon as the store watch sees it: each action counts only when seen after
+// the moment the previous inject returned (the first, after the watch
+// began). It counts each injection. When an action does not come within
+// timeout it fails the test, naming the fault by name, and stops. It
+// returns the note of each injection, as inject gave it.
+func (f *faultEnv) atEachAction(name string, moments []string, timeout time.Duration, inject func(ev faultEvent) (next time.Time, note string)) []string {
+	f.t.Helper()
+	var notes []string
+	after := time.Time{}
+	for i, kind := range moments {
+		ev, ok := f.sw.next(kind, after, timeout)
+		if !ok {
+			f.t.Errorf("%s %d: no %s action of the controller within %s", name, i+1, kind, timeout)
+			break
+		}
+		var note string
+		after, note = inject(ev)
+		f.injected++
+		notes = append(notes, note)
+	}
+	return notes
+}
+
 // logOf returns what the process has logged so far.
 func logOf(p *process) string {
 	data, _ := os.ReadFile(p.log)
@@ -195,23 +219,19 @@ type faultRow struct {
 }
 
 var (
-	faultRows                  []faultRow
-	faultsPassed, faultsFailed int
+	faultRows  []faultRow
+	faultTally passFailTally
 )
 
-// countFault adds t's result to the fault tally.
-func countFault(t *testing.T) {
-	t.Cleanup(func() {
-		resultsMu.Lock()
-		defer resultsMu.Unlock()
-		switch {
-		case t.Failed():
-			faultsFailed++
-		case !t.Skipped():
-			faultsPassed++
-		}
-	})
+// addFaultRow adds r to the fault table.
+func addFaultRow(r faultRow) {
+	resultsMu.Lock()
+	defer resultsMu.Unlock()
+	faultRows = append(faultRows, r)
 }
+
+// countFault adds t's result to the fault tally.
+func countFault(t *testing.T) { faultTally.count(t) }
 
 // runFault runs sc once per controller of faultTargets, each on a fresh
 // cluster: faultNodes nodes and two excluded ones, a DaemonSet placed at v1,
@@ -239,24 +259,16 @@ func runFault(t *testing.T, sc faultScenario) {
 				sc.kind, tgt.name, o.injected, strings.Join(o.notes, "; "), o.converge.Round(100*time.Millisecond),
 				total(o.writes), summary(o.writes), o.events)
 			got[tgt.name] = o
-			resultsMu.Lock()
-			faultRows = append(faultRows, faultRow{kind: sc.kind, controller: tgt.name, o: o})
-			resultsMu.Unlock()
+			addFaultRow(faultRow{kind: sc.kind, controller: tgt.name, o: o})
 		})
 	}
-	ex, okEx := got["example"]
-	up, okUp := got["upstream"]
-	if !okEx || !okUp {
+	ex, up, ok := exampleAndUpstream(got)
+	if !ok {
 		return
 	}
 	countResult(t)
 	countFault(t)
-	if d := cmp.Diff(up.placement, ex.placement); d != "" {
-		t.Errorf("fault %s: final placement (node → revision hash) (-upstream +example):\n%s", sc.kind, d)
-	}
-	if d := cmp.Diff(up.status, ex.status); d != "" {
-		t.Errorf("fault %s: final status (-upstream +example):\n%s", sc.kind, d)
-	}
+	compareWithUpstream(t, "fault "+sc.kind, ex.outcome, up.outcome)
 	if d := cmp.Diff(up.revisions, ex.revisions); d != "" {
 		t.Errorf("fault %s: ControllerRevisions (-upstream +example):\n%s", sc.kind, d)
 	}
@@ -420,5 +432,6 @@ func printFaults(w io.Writer) {
 		fmt.Fprintf(w, "fault %s controller=%s injected=%d violations=%d converged=%s\n", r.kind, r.controller, r.o.injected,
 			r.o.broken, r.o.converge.Round(100*time.Millisecond))
 	}
-	fmt.Fprintf(w, "faults: %d passed, %d failed\n", faultsPassed, faultsFailed)
+	passed, failed := faultTally.counts()
+	fmt.Fprintf(w, "faults: %d passed, %d failed\n", passed, failed)
 }

@@ -208,22 +208,13 @@ func TestFaultWatchLoss(t *testing.T) {
 			for _, p := range f.instances {
 				f.marks[p] = len(logOf(p))
 			}
-			var at []string
-			after := time.Time{}
-			for _, kind := range []string{actionDelete, actionCreate, actionDelete} {
-				ev, ok := f.sw.next(kind, after, faultTimeout)
-				if !ok {
-					f.t.Errorf("watch cut: no %s action of the controller within %s", kind, faultTimeout)
-					break
-				}
+			at := f.atEachAction("watch cut", []string{actionDelete, actionCreate, actionDelete}, faultTimeout, func(ev faultEvent) (time.Time, string) {
 				ended := f.cutter.cut(watchHold)
-				f.injected++
-				at = append(at, fmt.Sprintf("%s %s (%d watches ended)", kind, ev.what, ended))
 				f.eventually("the hold over", 2*watchHold, func() (bool, string) {
 					return !f.cutter.holding(), "holding"
 				})
-				after = time.Now()
-			}
+				return time.Now(), fmt.Sprintf("%s %s (%d watches ended)", ev.kind, ev.what, ended)
+			})
 			f.note("watches cut after %s, held %s each", strings.Join(at, ", "), watchHold)
 		},
 		verify: func(f *faultEnv) {

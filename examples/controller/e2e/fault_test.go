@@ -38,22 +38,15 @@ func TestFaultSIGKILL(t *testing.T) {
 // new instance.
 func injectKills(f *faultEnv) {
 	f.t.Helper()
-	var at []string
-	after := time.Time{}
-	for i, kind := range killPlan {
-		ev, ok := f.sw.next(kind, after, killWait)
-		if !ok {
-			f.t.Errorf("kill %d: no %s action of the controller within %s", i+1, kind, killWait)
-			break
-		}
+	at := f.atEachAction("kill", killPlan, killWait, func(ev faultEvent) (time.Time, string) {
 		f.current().kill()
 		// Writes the killed instance had sent before it died may still
 		// be committed; the next kill waits for the new instance's.
-		after = time.Now().Add(50 * time.Millisecond)
-		f.injected++
-		at = append(at, fmt.Sprintf("%s %s (+%s)", kind, ev.what, time.Since(ev.at).Round(time.Millisecond)))
+		next := time.Now().Add(50 * time.Millisecond)
+		note := fmt.Sprintf("%s %s (+%s)", ev.kind, ev.what, time.Since(ev.at).Round(time.Millisecond))
 		f.startInstance()
-	}
+		return next, note
+	})
 	if f.injected < minKills {
 		f.t.Errorf("%d kills injected, want at least %d", f.injected, minKills)
 	}
@@ -98,23 +91,15 @@ const upstreamStaleAfterEtcd = "kube-controller-manager v1.36, with etcd SIGKILL
 // kube-apiserver is ready.
 func restartAt(f *faultEnv, component string, moments []string, stop func(*process)) {
 	f.t.Helper()
-	var at []string
-	after := time.Time{}
-	for _, kind := range moments {
-		ev, ok := f.sw.next(kind, after, faultTimeout)
-		if !ok {
-			f.t.Errorf("%s restart: no %s action of the controller within %s", component, kind, faultTimeout)
-			break
-		}
+	at := f.atEachAction(component+" restart", moments, faultTimeout, func(ev faultEvent) (time.Time, string) {
 		stop(f.procs[component])
 		time.Sleep(faultDowntime)
 		f.respawn(component)
 		// The controller may act as soon as the component is back, before
 		// kube-apiserver reports ready: the next moment counts from here.
-		after = time.Now()
+		next := time.Now()
 		f.waitReady()
-		f.injected++
-		at = append(at, fmt.Sprintf("%s %s", kind, ev.what))
-	}
+		return next, fmt.Sprintf("%s %s", ev.kind, ev.what)
+	})
 	f.note("%s down %s after %s", component, faultDowntime, strings.Join(at, ", "))
 }

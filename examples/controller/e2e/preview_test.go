@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/daemonplan/daemonplan/examples/dsplan/live/livecmd"
@@ -153,6 +154,18 @@ func (r *statusRun) wait(timeout time.Duration) bool {
 	case <-time.After(timeout):
 		return false
 	}
+}
+
+// waitOrFail is wait that, when the command has not exited within
+// timeout, fails t with what it printed so far; after names what the
+// wait began at, for the message.
+func (r *statusRun) waitOrFail(t *testing.T, timeout time.Duration, after string) bool {
+	t.Helper()
+	if r.wait(timeout) {
+		return true
+	}
+	t.Errorf("dsplan rollout status did not exit within %s of %s; it printed:\n%s%s", timeout, after, r.out.String(), r.errOut.String())
+	return false
 }
 
 // waveObservation records, from the pod events, when each node was started

@@ -15,32 +15,44 @@ const (
 	companionUser      = "system:serviceaccount:" + companionNamespace + ":" + companionSA
 )
 
-// The rollout tally the companion scenarios add to the suite's.
-var (
-	rolloutsMu                     sync.Mutex
-	rolloutsPassed, rolloutsFailed int
-)
+// passFailTally counts the tests of one kind that passed and that failed
+// (a skipped test counts in neither).
+type passFailTally struct {
+	mu             sync.Mutex
+	passed, failed int
+}
 
-// countRollout adds t's result to the rollout tally.
-func countRollout(t *testing.T) {
+// count adds t's result to the tally when t ends.
+func (y *passFailTally) count(t *testing.T) {
 	t.Cleanup(func() {
-		rolloutsMu.Lock()
-		defer rolloutsMu.Unlock()
+		y.mu.Lock()
+		defer y.mu.Unlock()
 		switch {
 		case t.Failed():
-			rolloutsFailed++
+			y.failed++
 		case !t.Skipped():
-			rolloutsPassed++
+			y.passed++
 		}
 	})
 }
 
+// counts returns how many tests passed and failed so far.
+func (y *passFailTally) counts() (passed, failed int) {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	return y.passed, y.failed
+}
+
+// rolloutTally is the tally the companion scenarios add to the suite's.
+var rolloutTally passFailTally
+
+// countRollout adds t's result to the rollout tally.
+func countRollout(t *testing.T) { rolloutTally.count(t) }
+
 // printRolloutTally prints "rollouts: N passed, M failed" when a companion
 // scenario ran.
 func printRolloutTally(w io.Writer) {
-	rolloutsMu.Lock()
-	defer rolloutsMu.Unlock()
-	if rolloutsPassed+rolloutsFailed > 0 {
-		fmt.Fprintf(w, "rollouts: %d passed, %d failed\n", rolloutsPassed, rolloutsFailed)
+	if passed, failed := rolloutTally.counts(); passed+failed > 0 {
+		fmt.Fprintf(w, "rollouts: %d passed, %d failed\n", passed, failed)
 	}
 }

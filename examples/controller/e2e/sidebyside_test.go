@@ -122,23 +122,44 @@ func sideBySideOf(t *testing.T, ctls []controllerUnderTest, scenario string, run
 			t.Logf("%s/%s: converged in %s, %d API writes (%s), %d watch events checked, scenario %s",
 				scenario, ctl.name, o.converge.Round(time.Millisecond), total(o.writes), summary(o.writes), o.events, time.Since(start).Round(time.Millisecond))
 			got[ctl.name] = o
-			resultsMu.Lock()
-			rows = append(rows, row{scenario: scenario, controller: ctl.name, outcome: o})
-			resultsMu.Unlock()
+			addRow(row{scenario: scenario, controller: ctl.name, outcome: o})
 		})
 	}
-	ex, okEx := got["example"]
-	up, okUp := got["upstream"]
-	if !okEx || !okUp {
+	ex, up, ok := exampleAndUpstream(got)
+	if !ok {
 		return
 	}
 	countResult(t)
-	if d := cmp.Diff(up.placement, ex.placement); d != "" {
+	compareWithUpstream(t, scenario, ex, up)
+}
+
+// exampleAndUpstream returns the outcomes of the example controller and
+// of kube-controller-manager from got, by controller name; ok is false
+// unless both are there (a run failed before it ended otherwise).
+func exampleAndUpstream[O any](got map[string]O) (example, upstream O, ok bool) {
+	example, okEx := got["example"]
+	upstream, okUp := got["upstream"]
+	return example, upstream, okEx && okUp
+}
+
+// compareWithUpstream fails t where the example controller's final
+// placement (node → revision hash) or status is not kube-controller-
+// manager's; scenario names the run in the messages.
+func compareWithUpstream(t *testing.T, scenario string, example, upstream outcome) {
+	t.Helper()
+	if d := cmp.Diff(upstream.placement, example.placement); d != "" {
 		t.Errorf("%s: final placement (node → revision hash), example vs upstream (-upstream +example):\n%s", scenario, d)
 	}
-	if d := cmp.Diff(up.status, ex.status); d != "" {
-		t.Errorf("%s: final status counters (-upstream +example):\n%s", scenario, d)
+	if d := cmp.Diff(upstream.status, example.status); d != "" {
+		t.Errorf("%s: final status (-upstream +example):\n%s", scenario, d)
 	}
+}
+
+// addRow adds r to the side-by-side table.
+func addRow(r row) {
+	resultsMu.Lock()
+	defer resultsMu.Unlock()
+	rows = append(rows, r)
 }
 
 // printTable writes the side-by-side table in Markdown.
