@@ -135,7 +135,7 @@ func sideBySideOf(t *testing.T, ctls []controllerUnderTest, scenario string, run
 
 // exampleAndUpstream returns the outcomes of the example controller and
 // of kube-controller-manager from got, by controller name; ok is false
-// unless both are there (a run failed before it ended otherwise).
+// unless both are there (a run that stopped early left none).
 func exampleAndUpstream[O any](got map[string]O) (example, upstream O, ok bool) {
 	example, okEx := got["example"]
 	upstream, okUp := got["upstream"]
