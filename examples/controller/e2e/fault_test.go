@@ -57,7 +57,7 @@ func injectKills(f *faultEnv) {
 // during the rollout, mid-delete and mid-create, and started again after
 // faultDowntime with the same flags on the same port.
 func TestFaultAPIServerRestart(t *testing.T) {
-	runFault(t, faultScenario{kind: "apiserver-restart", inject: func(f *faultEnv) {
+	runFault(t, faultScenario{kind: "apiserver-restart", upstreamMayBreak: upstreamOverBudgetAfterAPIServer, inject: func(f *faultEnv) {
 		restartAt(f, "kube-apiserver", []string{actionDelete, actionCreate}, (*process).stop)
 	}})
 }
@@ -85,6 +85,12 @@ func TestFaultEtcdRestart(t *testing.T) {
 const upstreamStaleAfterEtcd = "kube-controller-manager v1.36, with etcd SIGKILLed mid-delete and mid-create, made a second pod for a node " +
 	"after a create answered 500 that etcd had committed (1 of 7 runs); with etcd stopped just after status writes it deleted a pod " +
 	"beyond maxUnavailable (2 of 7 runs); at this scenario's moments it broke no bound in 5 runs"
+
+// upstreamOverBudgetAfterAPIServer is what kube-controller-manager v1.36
+// was seen to do under TestFaultAPIServerRestart.
+const upstreamOverBudgetAfterAPIServer = "kube-controller-manager v1.36, with kube-apiserver stopped mid-delete and mid-create, deleted a pod " +
+	"beyond maxUnavailable (4 desired nodes without an available pod, budget 3, over 8 pod states) in 2 of the 5 runs counted on 2026-11-27, " +
+	"one of them a CI run; the bound it broke under etcd-restart"
 
 // restartAt stops the control-plane component at each moment, keeps it
 // down for faultDowntime and starts it again, then waits until
