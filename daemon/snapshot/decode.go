@@ -75,9 +75,16 @@ func DecodeFrom(file string, r io.ReaderAt, size int64) (*Snapshot, error) {
 // (YAML or JSON) are read a few megabytes at a time, item by item. r is
 // read whole only for a file of another shape, or with an error in it
 // (which reads as Add's). A read error of r is returned wrapped, naming
-// file; any other error is a *DecodeError, and s is then unchanged. AddFrom
-// keeps no reference to what it read.
+// file, as is a nil r or a negative size; any other error is a
+// *DecodeError. On any error s is unchanged. AddFrom keeps no reference to
+// what it read.
 func (s *Snapshot) AddFrom(file string, r io.ReaderAt, size int64) error {
+	switch {
+	case r == nil:
+		return fmt.Errorf("reading %s: no reader", file)
+	case size < 0:
+		return fmt.Errorf("reading %s: negative size %d", file, size)
+	}
 	objs, ok, err := fastDecode(&window{r: r, size: size})
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", file, err)

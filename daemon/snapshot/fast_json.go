@@ -413,24 +413,11 @@ func scanComposite(b []byte) (int, scanStatus) {
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			j := i + 1
-			for {
-				k := bytes.IndexByte(b[j:], '"')
-				if k < 0 {
-					return 0, scanMore
-				}
-				j += k
-				// An odd run of backslashes before the quote escapes it.
-				bs := 0
-				for bs < j-i-1 && b[j-1-bs] == '\\' {
-					bs++
-				}
-				if bs%2 == 0 {
-					break
-				}
-				j++
+			n, st := scanJSONString(b[i:])
+			if st != scanDone {
+				return 0, st
 			}
-			i = j
+			i += n - 1
 		case '{', '[':
 			depth++
 		case '}', ']':
@@ -452,6 +439,7 @@ func scanJSONString(b []byte) (int, scanStatus) {
 			return 0, scanMore
 		}
 		j += k
+		// An odd run of backslashes before the quote escapes it.
 		bs := 0
 		for bs < j-1 && b[j-1-bs] == '\\' {
 			bs++
@@ -465,8 +453,8 @@ func scanJSONString(b []byte) (int, scanStatus) {
 
 // scanJSONValue returns the length of the value at the start of b,
 // unvalidated: an object, array or string by its end, a number or literal
-// up to the next delimiter (eof: no byte follows b).
-func scanJSONValue(b []byte, eof bool) (int, scanStatus) {
+// up to the next delimiter or the end of b.
+func scanJSONValue(b []byte) (int, scanStatus) {
 	switch b[0] {
 	case '{', '[':
 		return scanComposite(b)
@@ -479,10 +467,7 @@ func scanJSONValue(b []byte, eof bool) (int, scanStatus) {
 			return i, scanDone
 		}
 	}
-	if eof {
-		return len(b), scanDone
-	}
-	return 0, scanMore
+	return len(b), scanDone
 }
 
 // itemType reads the apiVersion and kind of the compact JSON object js as
@@ -511,41 +496,30 @@ func itemType(js []byte) (apiVersion, kind string, ok bool) {
 		if i >= len(js) {
 			return "", "", false
 		}
-		for _, ch := range key {
-			if ch == '\\' || ch >= 0x80 {
-				return "", "", false
-			}
+		if !plainKey(key) || string(key) == "items" {
+			return "", "", false
 		}
 		var dst *string
-		switch {
-		case string(key) == "apiVersion":
+		switch string(key) {
+		case "apiVersion":
 			if haveVersion {
 				return "", "", false
 			}
 			haveVersion, dst = true, &apiVersion
-		case string(key) == "kind":
+		case "kind":
 			if haveKind {
 				return "", "", false
 			}
 			haveKind, dst = true, &kind
-		case bytes.EqualFold(key, []byte("apiVersion")), bytes.EqualFold(key, []byte("kind")), bytes.EqualFold(key, []byte("items")):
-			return "", "", false
 		}
-		n, st = scanJSONValue(js[i:], true)
+		n, st = scanJSONValue(js[i:])
 		if st != scanDone {
 			return "", "", false
 		}
 		if dst != nil {
-			v := js[i : i+n]
-			if len(v) < 2 || v[0] != '"' {
+			if *dst, ok = plainString(js[i : i+n]); !ok {
 				return "", "", false
 			}
-			for _, ch := range v[1 : len(v)-1] {
-				if ch == '\\' || ch >= 0x80 {
-					return "", "", false
-				}
-			}
-			*dst = string(v[1 : len(v)-1])
 		}
 		i += n
 	}

@@ -1,9 +1,6 @@
 package snapshot
 
-import (
-	"bytes"
-	"strings"
-)
+import "bytes"
 
 // jsonDoc reads one top-level JSON object at pos: a List, whose items go
 // to the workers as they come, or another object, read whole. It returns
@@ -34,7 +31,7 @@ func (sp *splitter) jsonDoc() bool {
 				return false
 			}
 			name := string(hdr[keyAt+1 : len(hdr)-1])
-			if !plainKey(name) {
+			if !plainKey(hdr[keyAt+1 : len(hdr)-1]) {
 				return false
 			}
 			if c, ok = sp.skipWS(); !ok || c != ':' {
@@ -179,17 +176,17 @@ func (sp *splitter) jsonItems(d *fastDoc) bool {
 // to typeMeta's fields as the fast path does: only apiVersion, kind and
 // items themselves; escaped or non-ASCII keys, which might fold to them,
 // and their case variants are left to the general path.
-func plainKey(name string) bool {
-	for i := range len(name) {
-		if name[i] == '\\' || name[i] >= 0x80 {
+func plainKey(name []byte) bool {
+	for _, ch := range name {
+		if ch == '\\' || ch >= 0x80 {
 			return false
 		}
 	}
-	switch name {
+	switch string(name) {
 	case "apiVersion", "kind", "items":
 		return true
 	}
-	return !strings.EqualFold(name, "apiVersion") && !strings.EqualFold(name, "kind") && !strings.EqualFold(name, "items")
+	return !bytes.EqualFold(name, []byte("apiVersion")) && !bytes.EqualFold(name, []byte("kind")) && !bytes.EqualFold(name, []byte("items"))
 }
 
 // plainString returns the value of the JSON string v when it has no

@@ -80,3 +80,30 @@ func TestAddFromReadError(t *testing.T) {
 		t.Errorf("AddFrom() of a short file: error = %v, want %v", err, io.ErrUnexpectedEOF)
 	}
 }
+
+// TestAddFromBadReader checks that a nil reader or a negative size is an
+// error naming the file, not a panic, and leaves the snapshot as it was.
+func TestAddFromBadReader(t *testing.T) {
+	tests := []struct {
+		name    string
+		r       io.ReaderAt
+		size    int64
+		wantErr string
+	}{
+		{"nil reader", nil, 0, "reading c.yaml: no reader"},
+		{"nil reader with a size", nil, 10, "reading c.yaml: no reader"},
+		{"negative size", bytes.NewReader([]byte("a: b\n")), -1, "reading c.yaml: negative size -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &snapshot.Snapshot{}
+			err := s.AddFrom("c.yaml", tt.r, tt.size)
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("AddFrom() error = %v, want %s", err, tt.wantErr)
+			}
+			if !reflect.DeepEqual(s, &snapshot.Snapshot{}) {
+				t.Errorf("AddFrom() changed the snapshot")
+			}
+		})
+	}
+}

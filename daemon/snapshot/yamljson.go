@@ -438,9 +438,6 @@ func quoted(buf, line []byte) (s []byte, n int, ok bool) {
 			b = append(b, '\'')
 			i++
 		case c == q:
-			if b == nil {
-				b = []byte{} // an empty key is still a key
-			}
 			return b, i + 1, true
 		case c == '\\' && q == '"':
 			if i+1 >= len(line) {

@@ -27,7 +27,8 @@ var yamlSeeds = []string{
 	"---\na: 1\n",
 	"a:\n-\n  b: 1\n",
 	"key: \"multi\n  line\"\n",
-	"\"\":00\n", // a quoted key and a colon without a space: a plain scalar to yaml.v2
+	"\"\":00\n",      // a quoted key and a colon without a space: a plain scalar to yaml.v2
+	"'': a\nb: ''\n", // an empty quoted key and value
 }
 
 // FuzzFastYAMLToJSON checks fastYAMLToJSON against its oracle,

@@ -158,7 +158,7 @@ func (c *common) readFiles(l *loaded, stdin io.Reader) error {
 		var err error
 		if f == "-" {
 			name = "(stdin)"
-			s, err = decodeStdin(name, stdin)
+			s, err = decodeWhole(name, stdin)
 		} else {
 			s, err = decodeFile(f)
 		}
@@ -183,14 +183,14 @@ func decodeFile(path string) (*snapshot.Snapshot, error) {
 	}
 	if !st.Mode().IsRegular() {
 		// A pipe or device (-f /dev/stdin, <(kubectl ...)): no ReadAt.
-		return decodeStdin(path, f)
+		return decodeWhole(path, f)
 	}
 	return snapshot.DecodeFrom(path, f, st.Size())
 }
 
-// decodeStdin decodes what r reads to its end, held whole: a pipe cannot
+// decodeWhole decodes what r reads to its end, held whole: a pipe cannot
 // be read twice, which the decoder needs for files it does not stream.
-func decodeStdin(name string, r io.Reader) (*snapshot.Snapshot, error) {
+func decodeWhole(name string, r io.Reader) (*snapshot.Snapshot, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
