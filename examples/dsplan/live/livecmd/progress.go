@@ -7,7 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -41,7 +41,7 @@ func measure(ds *appsv1.DaemonSet, policy *daemon.RolloutPolicy, nodes []*corev1
 	done := map[string]bool{}
 	var pr progress
 	for _, p := range pods {
-		if controllerOf(p) != ds.UID || p.DeletionTimestamp != nil || p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash {
+		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != ds.UID || p.DeletionTimestamp != nil || p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash {
 			continue
 		}
 		if rollout.IsPodAvailable(p, ds.Spec.MinReadySeconds, opts.Now) {
@@ -89,16 +89,6 @@ func availableSince(p *corev1.Pod, minReadySeconds int32) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// controllerOf is the UID of p's controller, "" for none.
-func controllerOf(p *corev1.Pod) types.UID {
-	for _, o := range p.OwnerReferences {
-		if o.Controller != nil && *o.Controller {
-			return o.UID
-		}
-	}
-	return ""
 }
 
 // line is the progress line: the counts, per wave, and the reason.
