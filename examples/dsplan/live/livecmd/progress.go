@@ -41,7 +41,7 @@ func measure(ds *appsv1.DaemonSet, policy *daemon.RolloutPolicy, nodes []*corev1
 	done := map[string]bool{}
 	var pr progress
 	for _, p := range pods {
-		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != ds.UID || p.DeletionTimestamp != nil || p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash {
+		if ref := metav1.GetControllerOfNoCopy(p); ref == nil || ref.UID != ds.UID || p.DeletionTimestamp != nil || p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash {
 			continue
 		}
 		if rollout.IsPodAvailable(p, ds.Spec.MinReadySeconds, opts.Now) {
