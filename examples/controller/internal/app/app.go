@@ -31,8 +31,12 @@ import (
 	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
 )
 
-// protobuf is the Kubernetes protobuf media type.
-const protobuf = "application/vnd.kubernetes.protobuf"
+// protobuf is the Kubernetes protobuf media type, jsonType JSON's: the
+// content types --kube-api-content-type takes.
+const (
+	protobuf = "application/vnd.kubernetes.protobuf"
+	jsonType = "application/json"
+)
 
 // options are the command-line flags.
 type options struct {
@@ -72,7 +76,7 @@ func parseFlags(args []string) (options, error) {
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "queries per second to the API server")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of queries to the API server")
 	fs.IntVar(&o.syncSpacing, "sync-spacing", controller.DefaultSyncSpacing, "space the syncs of one DaemonSet by this many times its last plan's duration (at most 1s), so that planning it takes at most about 1/N of a core however fast its pods change; negative syncs on every event")
-	fs.StringVar(&o.contentType, "kube-api-content-type", protobuf, "content type of requests to the API server (kube-controller-manager's default: protobuf, several times cheaper to decode than JSON)")
+	fs.StringVar(&o.contentType, "kube-api-content-type", protobuf, "content type of requests to the API server: "+protobuf+" (kube-controller-manager's default, several times cheaper to decode than JSON) or "+jsonType)
 	fs.BoolVar(&o.profiling, "profiling", false, "serve Go's profiles under /debug/pprof/ on --metrics-addr")
 	fs.BoolVar(&o.comparisonGates, "taint-toleration-comparison-operators", false, "enable the Gt and Lt toleration operators (feature gate TaintTolerationComparisonOperators)")
 	fs.DurationVar(&o.statusInterval, "status-write-interval", controller.DefaultStatusWriteInterval, "replace mode: least time between two status writes of a DaemonSet that only move its counters while pods change (a new generation and a settled status are written at once); negative writes every change")
@@ -89,6 +93,15 @@ func parseFlags(args []string) (options, error) {
 	}
 	if o.burstReplicas < 1 {
 		return o, fmt.Errorf("--burst-replicas must be at least 1, got %d", o.burstReplicas)
+	}
+	if o.contentType != protobuf && o.contentType != jsonType {
+		return o, fmt.Errorf("--kube-api-content-type must be %s or %s, got %q", protobuf, jsonType, o.contentType)
+	}
+	if o.profiling && o.metricsAddr == "" {
+		return o, errors.New("--profiling serves on --metrics-addr, which is empty")
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q: the controller takes flags only", fs.Arg(0))
 	}
 	return o, nil
 }
@@ -127,7 +140,7 @@ func run(ctx context.Context, o options) error {
 	cfg.ContentType = o.contentType
 	if o.contentType == protobuf {
 		// Objects without a protobuf encoding come as JSON.
-		cfg.AcceptContentTypes = protobuf + ",application/json"
+		cfg.AcceptContentTypes = protobuf + "," + jsonType
 	}
 	cfg = rest.AddUserAgent(cfg, controller.ComponentName)
 	client, err := kubernetes.NewForConfig(cfg)

@@ -35,6 +35,9 @@ func TestParseFlags(t *testing.T) {
 		{name: "zero workers", args: []string{"--workers", "0"}, wantErr: true},
 		{name: "negative burst", args: []string{"--burst-replicas", "-1"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: true},
+		{name: "an argument that is not a flag", args: []string{"--workers", "3", "replace"}, wantErr: true},
+		{name: "unknown content type", args: []string{"--kube-api-content-type", "json"}, wantErr: true},
+		{name: "profiling without a metrics server", args: []string{"--profiling", "--metrics-addr", ""}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -61,13 +61,18 @@ func (c *Controller) cachedDaemonSet(ctx context.Context, key string) (*appsv1.D
 // cacheAgrees compares the pods of ds's selector in the cache with those
 // the API server lists (a consistent read): the same pods (by UID), each
 // terminating in both or in neither. Any difference, or a failed list, is
-// an error wrapping errCacheBehind that names it. A DaemonSet whose
-// selector does not parse agrees (its plan is refused anyway).
+// an error wrapping errCacheBehind that names it. A DaemonSet without a
+// selector, or whose selector does not parse, agrees (its plan is refused
+// anyway; a nil selector selects nothing, but its text "" would list every
+// pod of the namespace).
 //
 // It serves a DaemonSet with a pod write of unknown outcome: once they
 // agree, whatever the write did is in the cache. It costs one List of the
 // DaemonSet's pods per attempt, and only after such a write.
 func (c *Controller) cacheAgrees(ctx context.Context, ds *appsv1.DaemonSet) error {
+	if ds.Spec.Selector == nil {
+		return nil
+	}
 	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
 	if err != nil {
 		return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -134,5 +135,24 @@ func TestWriteFenceUnsure(t *testing.T) {
 	f.forget("ns/a")
 	if f.isUnsure("ns/a") {
 		t.Error("still unsure after forget")
+	}
+}
+
+// TestCacheAgreesWithoutSelector: a DaemonSet without a selector (the API
+// server refuses one, a fake does not) agrees at once after a pod write of
+// unknown outcome. Before the fix its selector became labels.Nothing, whose
+// text "" lists every pod of the namespace from the API server and none
+// from the cache: the key stayed behind for good, and its invalid spec was
+// never reported.
+func TestCacheAgreesWithoutSelector(t *testing.T) {
+	ds := testDS("ns", "ds", func(ds *appsv1.DaemonSet) { ds.Spec.Selector = nil })
+	other := testDS("ns", "other")
+	h := newHarness(t, Config{}, ds, other, testNode("n1", nil), ownedPod(other, "p1", "n1"))
+	h.c.fence.markUnsure("ns/ds")
+	if err := h.c.cacheAgrees(context.Background(), ds); err != nil {
+		t.Errorf("cacheAgrees: %v, want nil", err)
+	}
+	if err := h.c.sync(context.Background(), "ns/ds"); errors.Is(err, errCacheBehind) {
+		t.Errorf("sync: %v, want no errCacheBehind", err)
 	}
 }

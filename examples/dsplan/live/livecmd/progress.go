@@ -7,7 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -19,7 +19,8 @@ type progress struct {
 	desired, updated int
 	label            string
 	waves            []waveCount
-	// lastAvailable is when the last updated pod became available.
+	// lastAvailable is when the last updated pod became available (zero
+	// when none has, or none recorded when).
 	lastAvailable time.Time
 }
 
@@ -40,12 +41,12 @@ func measure(ds *appsv1.DaemonSet, policy *daemon.RolloutPolicy, nodes []*corev1
 	done := map[string]bool{}
 	var pr progress
 	for _, p := range pods {
-		if controllerOf(p) != ds.UID || p.DeletionTimestamp != nil || p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash {
+		if ref := metav1.GetControllerOfNoCopy(p); ref == nil || ref.UID != ds.UID || p.DeletionTimestamp != nil || p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != hash {
 			continue
 		}
-		if at, ok := rollout.AvailableAt(p, ds.Spec.MinReadySeconds); ok && !at.After(opts.Now) {
+		if rollout.IsPodAvailable(p, ds.Spec.MinReadySeconds, opts.Now) {
 			done[p.Spec.NodeName] = true
-			if at.After(pr.lastAvailable) {
+			if at := availableSince(p, ds.Spec.MinReadySeconds); at.After(pr.lastAvailable) {
 				pr.lastAvailable = at
 			}
 		}
@@ -73,14 +74,21 @@ func measure(ds *appsv1.DaemonSet, policy *daemon.RolloutPolicy, nodes []*corev1
 	return pr, nil
 }
 
-// controllerOf is the UID of p's controller, "" for none.
-func controllerOf(p *corev1.Pod) types.UID {
-	for _, o := range p.OwnerReferences {
-		if o.Controller != nil && *o.Controller {
-			return o.UID
+// availableSince is when an available pod became available: its Ready
+// condition's lastTransitionTime plus minReadySeconds (rollout.AvailableAt
+// gives no time when minReadySeconds is 0, and the progress deadline would
+// then never see a node become available); zero when not recorded. The
+// example controller's progress has the same helper.
+func availableSince(p *corev1.Pod, minReadySeconds int32) time.Time {
+	for i := range p.Status.Conditions {
+		if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady {
+			if c.LastTransitionTime.IsZero() {
+				return time.Time{}
+			}
+			return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second)
 		}
 	}
-	return ""
+	return time.Time{}
 }
 
 // line is the progress line: the counts, per wave, and the reason.

@@ -84,6 +84,15 @@ func TestJudge(t *testing.T) {
 		{name: "--progress-deadline not yet passed", ds: base(annotated),
 			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") },
 			deadline: time.Minute, started: 30 * time.Second, want: []string{"0/3 nodes updated and available"}},
+		{name: "a node updated and available since the watch started restarts the deadline (minReadySeconds 0)", ds: base(annotated),
+			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod {
+				return []*corev1.Pod{
+					daemontest.Pod(ds, "agent-a-1", "a-1", daemontest.ReadySince(now.Add(-10*time.Second))),
+					daemontest.Pod(ds, "agent-b-1", "b-1", daemontest.WithPhase(corev1.PodPending), daemontest.NotReadyPod()),
+					daemontest.Pod(ds, "agent-b-2", "b-2", daemontest.WithHash("old")),
+				}
+			},
+			deadline: time.Minute, started: 2 * time.Minute, want: []string{"1/3 nodes updated and available"}},
 		{name: "the annotation's deadline applies when no controller reports conditions",
 			ds:   base(map[string]string{daemon.AnnotationOrderBy: "zone", daemon.AnnotationProgressDeadline: "1m"}),
 			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") }, started: 2 * time.Minute,
