@@ -55,6 +55,20 @@ func AvailableAt(pod *corev1.Pod, minReadySeconds int32) (at time.Time, ok bool)
 	return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second), true
 }
 
+// AvailableSince returns when pod, available, became so: its Ready
+// condition's lastTransitionTime plus minReadySeconds, whatever
+// minReadySeconds is (where AvailableAt gives no instant at 0). It is the
+// zero time when pod is nil, has no Ready condition or its
+// lastTransitionTime is unset. It does not judge availability: ask
+// IsPodAvailable first. It does not allocate.
+func AvailableSince(pod *corev1.Pod, minReadySeconds int32) time.Time {
+	c := readyCondition(pod)
+	if c == nil || c.LastTransitionTime.IsZero() {
+		return time.Time{}
+	}
+	return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second)
+}
+
 // readyCondition returns the first condition of type Ready of pod, or nil
 // when pod is nil or has none. The pointer aliases pod's status.
 func readyCondition(pod *corev1.Pod) *corev1.PodCondition {

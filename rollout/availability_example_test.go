@@ -47,3 +47,19 @@ func ExampleAvailableAt() {
 	// 2025-06-01T12:00:10Z true
 	// false
 }
+
+// AvailableSince gives the instant at minReadySeconds 0 too, where
+// AvailableAt reports only that the pod is available: a progress deadline
+// that counts from the last node to become available needs it.
+func ExampleAvailableSince() {
+	ready := time.Date(2025, 6, 1, 11, 59, 0, 0, time.UTC)
+	pod := exampleReadyPod(ready)
+	at, ok := rollout.AvailableAt(pod, 0)
+	fmt.Println(at.IsZero(), ok)
+	fmt.Println(rollout.AvailableSince(pod, 0).Format(time.TimeOnly))
+	fmt.Println(rollout.AvailableSince(pod, 30).Format(time.TimeOnly))
+	// Output:
+	// true true
+	// 11:59:00
+	// 11:59:30
+}

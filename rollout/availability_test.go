@@ -195,3 +195,25 @@ func FuzzIsPodAvailable(f *testing.F) {
 		}
 	})
 }
+
+func TestAvailableSince(t *testing.T) {
+	tests := []struct {
+		name            string
+		pod             *corev1.Pod
+		minReadySeconds int32
+		want            time.Time
+	}{
+		{name: "a nil pod has no instant", pod: nil},
+		{name: "no Ready condition has no instant", pod: podWithConditions()},
+		{name: "an unset transition time has no instant", pod: podWithConditions(readySince(time.Time{})), minReadySeconds: 10},
+		{name: "minReadySeconds 0: the transition itself (AvailableAt gives none)", pod: podWithConditions(readySince(availNow)), want: availNow},
+		{name: "minReadySeconds added to the transition", pod: podWithConditions(readySince(availNow)), minReadySeconds: 30, want: availNow.Add(30 * time.Second)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, rollout.AvailableSince(tc.pod, tc.minReadySeconds)); d != "" {
+				t.Errorf("AvailableSince (-want +got):\n%s", d)
+			}
+		})
+	}
+}

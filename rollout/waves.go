@@ -113,7 +113,7 @@ func (s *stepper) barrier(step *Step, nodes []Node, order []int) {
 		st.desired++
 		if pod, done := s.done(n); done {
 			st.done++
-			if at := becameAvailable(pod, s.ds.Spec.MinReadySeconds); at.After(st.last) {
+			if at := AvailableSince(pod, s.ds.Spec.MinReadySeconds); at.After(st.last) {
 				st.last = at
 			}
 		}
@@ -173,14 +173,3 @@ func (s *stepper) done(n *Node) (*corev1.Pod, bool) {
 // held reports whether the step starts nothing on n: a held node, or one of
 // a wave after the open one.
 func (s *stepper) held(n *Node) bool { return n.Hold || n.Wave > s.open }
-
-// becameAvailable is when pod, ready, became available: its Ready
-// condition's lastTransitionTime plus minReadySeconds; the zero time when
-// the transition time is unset.
-func becameAvailable(pod *corev1.Pod, minReadySeconds int32) time.Time {
-	c := readyCondition(pod)
-	if c == nil || c.LastTransitionTime.IsZero() {
-		return time.Time{}
-	}
-	return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second)
-}

@@ -119,7 +119,7 @@ func measure(ds *appsv1.DaemonSet, elig *daemon.Eligibility, policy *daemon.Roll
 			updated++
 			if rollout.IsPodAvailable(p, ds.Spec.MinReadySeconds, now) {
 				updatedAvailable++
-				if at := availableSince(p, ds.Spec.MinReadySeconds); at.After(pr.LastAvailable) {
+				if at := rollout.AvailableSince(p, ds.Spec.MinReadySeconds); at.After(pr.LastAvailable) {
 					pr.LastAvailable = at
 				}
 			}
@@ -194,19 +194,4 @@ func nodeList(names []string, n int) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
-}
-
-// availableSince is when an available pod became available: its Ready
-// condition's lastTransitionTime plus minReadySeconds (rollout.AvailableAt
-// gives no time when minReadySeconds is 0); zero when not recorded.
-func availableSince(p *corev1.Pod, minReadySeconds int32) time.Time {
-	for i := range p.Status.Conditions {
-		if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady {
-			if c.LastTransitionTime.IsZero() {
-				return time.Time{}
-			}
-			return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second)
-		}
-	}
-	return time.Time{}
 }

@@ -46,7 +46,7 @@ func measure(ds *appsv1.DaemonSet, policy *daemon.RolloutPolicy, nodes []*corev1
 		}
 		if rollout.IsPodAvailable(p, ds.Spec.MinReadySeconds, opts.Now) {
 			done[p.Spec.NodeName] = true
-			if at := availableSince(p, ds.Spec.MinReadySeconds); at.After(pr.lastAvailable) {
+			if at := rollout.AvailableSince(p, ds.Spec.MinReadySeconds); at.After(pr.lastAvailable) {
 				pr.lastAvailable = at
 			}
 		}
@@ -72,23 +72,6 @@ func measure(ds *appsv1.DaemonSet, policy *daemon.RolloutPolicy, nodes []*corev1
 		pr.waves = append(pr.waves, c)
 	}
 	return pr, nil
-}
-
-// availableSince is when an available pod became available: its Ready
-// condition's lastTransitionTime plus minReadySeconds (rollout.AvailableAt
-// gives no time when minReadySeconds is 0, and the progress deadline would
-// then never see a node become available); zero when not recorded. The
-// example controller's progress has the same helper.
-func availableSince(p *corev1.Pod, minReadySeconds int32) time.Time {
-	for i := range p.Status.Conditions {
-		if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady {
-			if c.LastTransitionTime.IsZero() {
-				return time.Time{}
-			}
-			return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second)
-		}
-	}
-	return time.Time{}
 }
 
 // line is the progress line: the counts, per wave, and the reason.
