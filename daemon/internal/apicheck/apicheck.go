@@ -26,6 +26,11 @@ import (
 //	type Name interface { M1, M2 }  then "type Name interface, M1(...)"
 //	type Name Underlying         (any other defined type)
 //	method (Name) M(Params) Results, or (*Name) for a pointer receiver
+//
+// Fields and methods promoted from an embedded field are not listed: the
+// "embedded" line stands for them, as in Go's files. So an exported
+// field or method reached only through an unexported embedded type is
+// not listed either (no library package has one).
 func Lines(pkg *types.Package, modulePath string) []string {
 	short := func(path string) string {
 		if rest, ok := strings.CutPrefix(path, modulePath+"/"); ok {
