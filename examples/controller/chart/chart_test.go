@@ -347,3 +347,25 @@ func TestDeployment(t *testing.T) {
 		})
 	}
 }
+
+// TestNotes checks what helm install prints after installing.
+func TestNotes(t *testing.T) {
+	tests := []struct {
+		name   string
+		values map[string]any
+		want   []string
+	}{
+		{"default values", nil, []string{"in companion mode", "Lease daemonplan-system/daemonplan-controller", "rollout.daemonplan.io/max-unavailable", "service/daemonplan-controller-metrics"}},
+		{"all on", allOn, []string{"in replace mode", "--controllers=*,-daemonset-controller", "ServiceMonitor daemonplan-controller", "daemonplan-rollout-status in\nkube-system, monitoring"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			notes := mustRender(t, tt.values).notes
+			for _, w := range tt.want {
+				if !strings.Contains(notes, w) {
+					t.Errorf("NOTES.txt lacks %q:\n%s", w, notes)
+				}
+			}
+		})
+	}
+}

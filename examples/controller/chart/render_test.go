@@ -31,6 +31,8 @@ const (
 // outputs left out.
 type rendered struct {
 	files map[string]string
+	// notes is templates/NOTES.txt, what helm install prints.
+	notes string
 }
 
 // loadChart loads the chart from its directory, as helm install does.
@@ -60,6 +62,10 @@ func render(ch *chart.Chart, values map[string]any, name, namespace, service str
 	prefix := ch.Name() + "/"
 	for k, v := range out {
 		k = strings.TrimPrefix(k, prefix)
+		if k == "templates/NOTES.txt" {
+			r.notes = v
+			continue
+		}
 		if strings.HasPrefix(path.Base(k), "_") || path.Ext(k) != ".yaml" || strings.TrimSpace(stripComments(v)) == "" {
 			continue
 		}
