@@ -1,10 +1,18 @@
-// Package deploy holds the manifests that run the example controller in a
-// cluster — a Namespace, a ServiceAccount, the ClusterRole of companion mode
-// and its binding, the Role of the leader-election Lease and its binding,
-// and a Deployment of two replicas — plus what replace mode adds
-// (replace/) and an Argo CD health check (argocd/). Apply them with
+// Package deploy holds the plain manifests that run the example controller
+// in a cluster — a Namespace, a ServiceAccount, the ClusterRole of
+// companion mode and its binding, the Role of the leader-election Lease and
+// its binding, a Deployment of two replicas, its PodDisruptionBudget and
+// its metrics Service — plus what replace mode adds (replace/), the
+// prometheus-operator objects (monitoring/) and an Argo CD health check
+// (argocd/). Apply them with
 //
 //	kubectl apply -f examples/controller/deploy/
+//
+// The .yaml files of this directory, replace/ and monitoring/ are the Helm
+// chart's renders (examples/controller/chart/daemonplan-controller), written
+// by that module's TestPlainManifests, which fails when they drift; after
+// changing the chart, rewrite them with `go generate ./deploy` from
+// examples/controller. argocd/ is written by hand.
 //
 // The package embeds the same files so that the tests, the end-to-end suite
 // among them, use exactly what people apply.
@@ -26,7 +34,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-//go:embed *.yaml replace/*.yaml argocd/*
+//go:generate sh -c "cd ../chart && go test -count=1 -run TestPlainManifests -update ."
+
+//go:embed *.yaml replace/*.yaml monitoring/*.yaml argocd/*
 var files embed.FS
 
 // Companion returns the objects of the manifests in this directory (what
@@ -35,7 +45,9 @@ var files embed.FS
 // order, creates the Namespace first.
 func Companion() ([]runtime.Object, error) { return objects(".") }
 
-// Replace returns the objects replace mode adds (replace/).
+// Replace returns the objects of replace/: what replace mode adds (its
+// ClusterRole and binding) and the Deployment it runs (--mode=replace),
+// which replaces the one of Companion when applied after it.
 func Replace() ([]runtime.Object, error) { return objects("replace") }
 
 // File returns the content of one of the embedded files, by its path in

@@ -120,6 +120,28 @@ func TestReplaceManifests(t *testing.T) {
 	if diff := cmp.Diff(want, rules(objs)); diff != "" {
 		t.Errorf("replace RBAC on top of companion's (-want,+got):\n%s", diff)
 	}
+	companion, err := deploy.Companion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	for _, o := range companion {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			name = d.Namespace + "/" + d.Name
+		}
+	}
+	var deps []string
+	for _, o := range objs {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			deps = append(deps, d.Namespace+"/"+d.Name)
+			if !slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "--mode=replace") {
+				t.Errorf("replace/'s Deployment runs %q", d.Spec.Template.Spec.Containers[0].Args)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{name}, deps); diff != "" {
+		t.Errorf("replace/ must replace the companion's Deployment (-want,+got):\n%s", diff)
+	}
 }
 
 // TestArgoCDConfigMapEmbedsHealthLua keeps argocd-cm.yaml's script and

@@ -15,6 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -28,9 +29,10 @@ import (
 	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
 )
 
-// applyDeploy creates the objects of the shipped manifests but the
-// Deployment (no image runs here), which it returns: the companion is then
-// started in-process with the Deployment's flags and its ServiceAccount.
+// applyDeploy creates the objects of the shipped manifests (the Helm
+// chart's default render) but the Deployment (no image runs here), which it
+// returns: the companion is then started with the Deployment's flags and
+// its ServiceAccount, and trackChartRBAC checks its requests.
 func (c *cluster) applyDeploy() *appsv1.Deployment {
 	c.t.Helper()
 	objs, err := deploy.Companion()
@@ -54,6 +56,10 @@ func (c *cluster) applyDeploy() *appsv1.Deployment {
 			_, err = c.admin.RbacV1().Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *rbacv1.RoleBinding:
 			_, err = c.admin.RbacV1().RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *policyv1.PodDisruptionBudget:
+			_, err = c.admin.PolicyV1().PodDisruptionBudgets(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.Service:
+			_, err = c.admin.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *appsv1.Deployment:
 			dep = o
 		default:
@@ -66,6 +72,7 @@ func (c *cluster) applyDeploy() *appsv1.Deployment {
 	if dep == nil {
 		c.t.Fatal("deploy manifests: no Deployment")
 	}
+	c.trackChartRBAC(objs)
 	if sa := dep.Spec.Template.Spec.ServiceAccountName; dep.Namespace != companionNamespace || sa != companionSA {
 		c.t.Fatalf("the Deployment runs as %s/%s, the suite as %s", dep.Namespace, sa, companionUser)
 	}

@@ -6,8 +6,9 @@
 // compared side by side. The companion scenarios (TestCompanion*) run
 // kube-controller-manager's DaemonSet controller and the example controller
 // in companion mode together, the latter with exactly the RBAC of
-// examples/controller/deploy, and add a "rollouts: N passed, M failed"
-// tally. TestCompanionZoneWaves and TestCompanionStrictNotReady also run
+// examples/controller/deploy (the Helm chart's default render), and add a
+// "rollouts: N passed, M failed" tally and a "chart: N objects rendered;
+// rbac: V of G granted verbs used, F forbidden" line. TestCompanionZoneWaves and TestCompanionStrictNotReady also run
 // the live dsplan (examples/dsplan/live, a module this one requires and
 // replaces with ../dsplan/live) in-process against the cluster, with a real
 // client: its preview of a rollout, compared afterwards with what happened,

@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 	printFaults(os.Stdout)
 	fmt.Printf("e2e: %d passed, %d failed\n", passed, failed)
 	printRolloutTally(os.Stdout)
+	printChartRBAC(os.Stdout)
 	resultsMu.Unlock()
 	os.Exit(code)
 }
