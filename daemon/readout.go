@@ -32,8 +32,9 @@ type ReadOut struct {
 	// had the rollout not been paused (nil when the plan is not paused, or
 	// the step would not have run: the create/delete pass acted, or the
 	// strategy is not RollingUpdate). PausedErr is that step's error (an
-	// invalid budget, a surge step over a pod on a missing node), which the
-	// plan does not return while it is paused.
+	// *Error of StageRollingUpdate: an invalid budget, a surge step over a
+	// pod on a missing node), which the plan does not return while it is
+	// paused.
 	Paused    *RollingStep
 	PausedErr error
 	// BurstReplicas is the cap on creates, and on deletes, the plan
@@ -272,7 +273,7 @@ func (c *cluster) readOutOf(ds *appsv1.DaemonSet, hash string, opts *Options, id
 	if opts.Rollout.Paused && idle && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		s, err := c.rollingStep(ds, hash, opts)
 		if err != nil {
-			pausedErr = err
+			pausedErr = NewError(ds, StageRollingUpdate, err)
 		} else {
 			paused, step = &s, &s
 		}
