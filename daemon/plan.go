@@ -85,7 +85,7 @@ const (
 // SkipOf returns why a sync of ds does nothing by design, SkipNone when it
 // plans: SkipSelectsAll when the selector is exactly {} (checked first, as
 // upstream does), else SkipDeleting when ds has a deletionTimestamp. It is
-// the one rule Compute, StatusByNode and the what-if answers skip by. A nil
+// the one rule Compute and the what-if answers skip by. A nil
 // ds gives SkipNone. It modifies nothing.
 func SkipOf(ds *appsv1.DaemonSet) Skip {
 	switch {
@@ -162,6 +162,11 @@ type Plan struct {
 	RequeueAfter time.Duration
 	// FailedPodBackoff is the backoff state to pass to the next Compute.
 	FailedPodBackoff Backoff
+	// ReadOut says where each node stands: its pods judged, its hold and
+	// its wave under the policy. nil unless Options.ReadOut asks for it,
+	// and when the plan is skipped or stops at an error before the pods
+	// are judged.
+	ReadOut *ReadOut
 }
 
 // IsZero reports whether the plan asks for nothing: no pod or revision

@@ -15,6 +15,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // plannerCase is one input for the Planner tests.
@@ -201,6 +202,7 @@ func FuzzPlannerMatchesCompute(f *testing.F) {
 	for i := range uint64(8) {
 		f.Add(i, i*0x9e3779b97f4a7c15, uint8(i))
 		f.Add(i, i*0x9e3779b97f4a7c15, uint8(i)|0x80)
+		f.Add(i, i*0x9e3779b97f4a7c15, uint8(i)|0xf0)
 	}
 	f.Fuzz(func(t *testing.T, seedA, seedB uint64, kind uint8) {
 		cfg := func(k uint8) dt.ClusterConfig {
@@ -217,7 +219,7 @@ func FuzzPlannerMatchesCompute(f *testing.F) {
 		// A rollout policy on either writes facts on the Planner's nodes
 		// (holds, ranks, domains, waves) that the other plan must not see.
 		policy := daemon.RolloutPolicy{
-			Order: daemon.UpdateOrder{Label: "kubernetes.io/hostname"}, Waves: &daemon.WaveBarrier{Bake: time.Minute},
+			Order: daemon.UpdateOrder{Label: "kubernetes.io/hostname"}, Waves: &rollout.WaveBarrier{Bake: time.Minute},
 			Scope:        &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: metav1.LabelSelectorOpExists}}},
 			DomainBudget: &daemon.DomainBudget{Label: "kubernetes.io/hostname", MaxUnavailable: pios("1"), MaxSurge: pios("1")},
 			Strict:       true,
@@ -228,6 +230,10 @@ func FuzzPlannerMatchesCompute(f *testing.F) {
 		if kind&0x80 != 0 {
 			b.Options.Rollout = policy
 		}
+		// The read-out of either is the plan's own: the other plan must not
+		// change it.
+		a.Options.ReadOut = kind&0x20 != 0
+		b.Options.ReadOut = kind&0x10 != 0
 		wantA, wantB := outcomeOf(a.Compute()), outcomeOf(b.Compute())
 		p := daemon.NewPlanner()
 		firstA := outcomeOf(p.Compute(a.DaemonSet, a.Nodes, a.Pods, a.Options))

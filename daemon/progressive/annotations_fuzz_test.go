@@ -1,4 +1,4 @@
-package daemon_test
+package progressive_test
 
 import (
 	"maps"
@@ -7,17 +7,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
-// FuzzParseRolloutAnnotations parses up to three annotations and checks:
+// FuzzParseAnnotations parses up to three annotations and checks:
 // it never panics and never modifies its input; each field error of an
 // error names a key under the prefix (one of the input, or one it needs
 // and misses) or a key of the input that misspells the prefix, and an
 // error comes with no result; without a key under the prefix and without
 // an error the result is nil; a result passes RolloutPolicy.Validate,
 // formats, and parses back from its format to itself.
-func FuzzParseRolloutAnnotations(f *testing.F) {
+func FuzzParseAnnotations(f *testing.F) {
 	seeds := [][3][2]string{
 		{{pfx + "max-unavailable", "1"}, {pfx + "order-by", "topology.kubernetes.io/zone"}, {pfx + "wave-bake", "5m"}},
 		{{pfx + "partition", "10%"}, {pfx + "scope", "zone in (a,b),!spot"}, {pfx + "paused", "true"}},
@@ -33,7 +33,7 @@ func FuzzParseRolloutAnnotations(f *testing.F) {
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2, k3, v3 string) {
 		in := map[string]string{k1: v1, k2: v2, k3: v3}
 		before := maps.Clone(in)
-		got, err := daemon.ParseRolloutAnnotations(in)
+		got, err := progressive.ParseAnnotations(in)
 		if diff := cmp.Diff(before, in); diff != "" {
 			t.Fatalf("input modified (-before +after):\n%s", diff)
 		}
@@ -81,7 +81,7 @@ func FuzzParseRolloutAnnotations(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Format() of a parsed value: %v", err)
 		}
-		again, err := daemon.ParseRolloutAnnotations(out)
+		again, err := progressive.ParseAnnotations(out)
 		if err != nil {
 			t.Fatalf("parsing Format()'s %q: %v", out, err)
 		}

@@ -1,4 +1,4 @@
-package daemon_test
+package progressive_test
 
 import (
 	"errors"
@@ -17,9 +17,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
-const pfx = daemon.AnnotationPrefix
+const pfx = progressive.AnnotationPrefix
 
 func ios(s string) *intstr.IntOrString {
 	v := intstr.Parse(s)
@@ -53,7 +55,7 @@ func expr(key string, op metav1.LabelSelectorOperator, vals ...string) metav1.La
 	return metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: vals}
 }
 
-func TestParseRolloutAnnotations(t *testing.T) {
+func TestParseAnnotations(t *testing.T) {
 	invalid := func(k, v string) *field.Error {
 		return field.Invalid(field.NewPath("metadata", "annotations").Key(k), v, "")
 	}
@@ -63,19 +65,19 @@ func TestParseRolloutAnnotations(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      map[string]string
-		want    *daemon.RolloutAnnotations
+		want    *progressive.Annotations
 		wantErr []*field.Error
 	}{
 		// Opting in.
 		{name: "no annotations: not opted in", in: nil},
 		{name: "only other annotations: not opted in", in: map[string]string{"deprecated.daemonset.template.generation": "3", "example.com/rollout": "x"}},
-		{name: "one key opts in with the defaults", in: map[string]string{pfx + "paused": "false"}, want: &daemon.RolloutAnnotations{}},
+		{name: "one key opts in with the defaults", in: map[string]string{pfx + "paused": "false"}, want: &progressive.Annotations{}},
 
 		// max-unavailable.
-		{name: "max-unavailable integer", in: map[string]string{pfx + "max-unavailable": "3"}, want: &daemon.RolloutAnnotations{MaxUnavailable: ios("3")}},
-		{name: "max-unavailable percentage", in: map[string]string{pfx + "max-unavailable": "25%"}, want: &daemon.RolloutAnnotations{MaxUnavailable: ios("25%")}},
-		{name: "max-unavailable 100%", in: map[string]string{pfx + "max-unavailable": "100%"}, want: &daemon.RolloutAnnotations{MaxUnavailable: ios("100%")}},
-		{name: "max-unavailable largest int32", in: map[string]string{pfx + "max-unavailable": "2147483647"}, want: &daemon.RolloutAnnotations{MaxUnavailable: ios("2147483647")}},
+		{name: "max-unavailable integer", in: map[string]string{pfx + "max-unavailable": "3"}, want: &progressive.Annotations{MaxUnavailable: ios("3")}},
+		{name: "max-unavailable percentage", in: map[string]string{pfx + "max-unavailable": "25%"}, want: &progressive.Annotations{MaxUnavailable: ios("25%")}},
+		{name: "max-unavailable 100%", in: map[string]string{pfx + "max-unavailable": "100%"}, want: &progressive.Annotations{MaxUnavailable: ios("100%")}},
+		{name: "max-unavailable largest int32", in: map[string]string{pfx + "max-unavailable": "2147483647"}, want: &progressive.Annotations{MaxUnavailable: ios("2147483647")}},
 		// 0 with maxSurge 0 replaces nothing; upstream rejects it too.
 		{name: "max-unavailable 0 is an error", in: map[string]string{pfx + "max-unavailable": "0"}, wantErr: []*field.Error{invalid(pfx+"max-unavailable", "0")}},
 		{name: "max-unavailable 0% is an error", in: map[string]string{pfx + "max-unavailable": "0%"}, wantErr: []*field.Error{invalid(pfx+"max-unavailable", "0%")}},
@@ -89,49 +91,49 @@ func TestParseRolloutAnnotations(t *testing.T) {
 		{name: "max-unavailable bare percent sign is an error", in: map[string]string{pfx + "max-unavailable": "%"}, wantErr: []*field.Error{invalid(pfx+"max-unavailable", "%")}},
 
 		// partition.
-		{name: "partition integer", in: map[string]string{pfx + "partition": "4"}, want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Partition: ios("4")}}},
-		{name: "partition 0 keeps none", in: map[string]string{pfx + "partition": "0"}, want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Partition: ios("0")}}},
-		{name: "partition 0%", in: map[string]string{pfx + "partition": "0%"}, want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Partition: ios("0%")}}},
-		{name: "partition 90%", in: map[string]string{pfx + "partition": "90%"}, want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Partition: ios("90%")}}},
+		{name: "partition integer", in: map[string]string{pfx + "partition": "4"}, want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Partition: ios("4")}}},
+		{name: "partition 0 keeps none", in: map[string]string{pfx + "partition": "0"}, want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Partition: ios("0")}}},
+		{name: "partition 0%", in: map[string]string{pfx + "partition": "0%"}, want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Partition: ios("0%")}}},
+		{name: "partition 90%", in: map[string]string{pfx + "partition": "90%"}, want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Partition: ios("90%")}}},
 		{name: "partition x is an error", in: map[string]string{pfx + "partition": "x"}, wantErr: []*field.Error{invalid(pfx+"partition", "x")}},
 		{name: "partition 100.5% is an error", in: map[string]string{pfx + "partition": "100.5%"}, wantErr: []*field.Error{invalid(pfx+"partition", "100.5%")}},
 		{name: "partition with spaces is an error", in: map[string]string{pfx + "partition": " 4"}, wantErr: []*field.Error{invalid(pfx+"partition", " 4")}},
 
 		// scope.
 		{name: "scope equality", in: map[string]string{pfx + "scope": "pool=a"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("pool", metav1.LabelSelectorOpIn, "a")}}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("pool", metav1.LabelSelectorOpIn, "a")}}}}},
 		{name: "scope double equals", in: map[string]string{pfx + "scope": "pool==a"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("pool", metav1.LabelSelectorOpIn, "a")}}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("pool", metav1.LabelSelectorOpIn, "a")}}}}},
 		{name: "scope inequality", in: map[string]string{pfx + "scope": "pool!=a"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("pool", metav1.LabelSelectorOpNotIn, "a")}}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("pool", metav1.LabelSelectorOpNotIn, "a")}}}}},
 		{name: "scope set-based, sorted by key and value", in: map[string]string{pfx + "scope": "zone in (b, a),tier notin (x,w),gpu,!spot"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				expr("gpu", metav1.LabelSelectorOpExists),
 				expr("spot", metav1.LabelSelectorOpDoesNotExist),
 				expr("tier", metav1.LabelSelectorOpNotIn, "w", "x"),
 				expr("zone", metav1.LabelSelectorOpIn, "a", "b"),
 			}}}}},
 		{name: "scope with a prefixed key", in: map[string]string{pfx + "scope": "topology.kubernetes.io/zone=us-east-1a"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("topology.kubernetes.io/zone", metav1.LabelSelectorOpIn, "us-east-1a")}}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("topology.kubernetes.io/zone", metav1.LabelSelectorOpIn, "us-east-1a")}}}}},
 		{name: "scope empty selects every node", in: map[string]string{pfx + "scope": ""},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{}}}},
 		{name: "scope greater-than has no selector form", in: map[string]string{pfx + "scope": "rank>3"}, wantErr: []*field.Error{invalid(pfx+"scope", "rank>3")}},
 		{name: "scope syntax error", in: map[string]string{pfx + "scope": "zone in (a"}, wantErr: []*field.Error{invalid(pfx+"scope", "zone in (a")}},
 		{name: "scope bad label value", in: map[string]string{pfx + "scope": "zone=a b"}, wantErr: []*field.Error{invalid(pfx+"scope", "zone=a b")}},
 
 		// paused and strict.
-		{name: "paused true", in: map[string]string{pfx + "paused": "true"}, want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Paused: true}}},
+		{name: "paused true", in: map[string]string{pfx + "paused": "true"}, want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Paused: true}}},
 		{name: "paused True is an error", in: map[string]string{pfx + "paused": "True"}, wantErr: []*field.Error{invalid(pfx+"paused", "True")}},
 		{name: "paused 1 is an error", in: map[string]string{pfx + "paused": "1"}, wantErr: []*field.Error{invalid(pfx+"paused", "1")}},
-		{name: "strict true", in: map[string]string{pfx + "strict": "true"}, want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Strict: true}}},
-		{name: "strict false", in: map[string]string{pfx + "strict": "false"}, want: &daemon.RolloutAnnotations{}},
+		{name: "strict true", in: map[string]string{pfx + "strict": "true"}, want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Strict: true}}},
+		{name: "strict false", in: map[string]string{pfx + "strict": "false"}, want: &progressive.Annotations{}},
 		{name: "strict yes is an error", in: map[string]string{pfx + "strict": "yes"}, wantErr: []*field.Error{invalid(pfx+"strict", "yes")}},
 
 		// order-by and order-values.
 		{name: "order-by", in: map[string]string{pfx + "order-by": "topology.kubernetes.io/zone"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "topology.kubernetes.io/zone"}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "topology.kubernetes.io/zone"}}}},
 		{name: "order-values, spaces dropped", in: map[string]string{pfx + "order-by": "zone", pfx + "order-values": "c, a ,b"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone", Values: []string{"c", "a", "b"}}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone", Values: []string{"c", "a", "b"}}}}},
 		{name: "order-by malformed key", in: map[string]string{pfx + "order-by": "-zone"}, wantErr: []*field.Error{invalid(pfx+"order-by", "-zone")}},
 		{name: "order-by empty", in: map[string]string{pfx + "order-by": ""}, wantErr: []*field.Error{invalid(pfx+"order-by", "")}},
 		{name: "order-values without order-by", in: map[string]string{pfx + "order-values": "a,b"}, wantErr: []*field.Error{required(pfx + "order-by")}},
@@ -141,9 +143,9 @@ func TestParseRolloutAnnotations(t *testing.T) {
 
 		// domain and domain-max-unavailable.
 		{name: "domain budget", in: map[string]string{pfx + "domain": "topology.kubernetes.io/zone", pfx + "domain-max-unavailable": "1"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: "topology.kubernetes.io/zone", MaxUnavailable: ios("1")}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: "topology.kubernetes.io/zone", MaxUnavailable: ios("1")}}}},
 		{name: "domain budget percentage", in: map[string]string{pfx + "domain": "rack", pfx + "domain-max-unavailable": "10%"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: "rack", MaxUnavailable: ios("10%")}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: "rack", MaxUnavailable: ios("10%")}}}},
 		{name: "domain without its budget", in: map[string]string{pfx + "domain": "rack"}, wantErr: []*field.Error{required(pfx + "domain-max-unavailable")}},
 		{name: "domain budget without its domain", in: map[string]string{pfx + "domain-max-unavailable": "1"}, wantErr: []*field.Error{required(pfx + "domain")}},
 		// A per-domain budget is at least 1 anyway: 0 would mislead.
@@ -152,15 +154,15 @@ func TestParseRolloutAnnotations(t *testing.T) {
 
 		// wave-bake.
 		{name: "wave-bake", in: map[string]string{pfx + "order-by": "zone", pfx + "wave-bake": "10m"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Waves: &daemon.WaveBarrier{Bake: 10 * time.Minute}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Waves: &rollout.WaveBarrier{Bake: 10 * time.Minute}}}},
 		{name: "wave-bake 0s is a barrier without a bake", in: map[string]string{pfx + "order-by": "zone", pfx + "wave-bake": "0s"},
-			want: &daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Waves: &daemon.WaveBarrier{}}}},
+			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Waves: &rollout.WaveBarrier{}}}},
 		{name: "wave-bake without order-by", in: map[string]string{pfx + "wave-bake": "1m"}, wantErr: []*field.Error{required(pfx + "order-by")}},
 		{name: "wave-bake negative", in: map[string]string{pfx + "order-by": "zone", pfx + "wave-bake": "-1s"}, wantErr: []*field.Error{invalid(pfx+"wave-bake", "-1s")}},
 		{name: "wave-bake without a unit", in: map[string]string{pfx + "order-by": "zone", pfx + "wave-bake": "10"}, wantErr: []*field.Error{invalid(pfx+"wave-bake", "10")}},
 
 		// progress-deadline.
-		{name: "progress-deadline", in: map[string]string{pfx + "progress-deadline": "15m"}, want: &daemon.RolloutAnnotations{ProgressDeadline: 15 * time.Minute}},
+		{name: "progress-deadline", in: map[string]string{pfx + "progress-deadline": "15m"}, want: &progressive.Annotations{ProgressDeadline: 15 * time.Minute}},
 		{name: "progress-deadline 0 is an error", in: map[string]string{pfx + "progress-deadline": "0s"}, wantErr: []*field.Error{invalid(pfx+"progress-deadline", "0s")}},
 		{name: "progress-deadline negative", in: map[string]string{pfx + "progress-deadline": "-5m"}, wantErr: []*field.Error{invalid(pfx+"progress-deadline", "-5m")}},
 		{name: "progress-deadline overflow", in: map[string]string{pfx + "progress-deadline": "9999999999h"}, wantErr: []*field.Error{invalid(pfx+"progress-deadline", "9999999999h")}},
@@ -177,7 +179,7 @@ func TestParseRolloutAnnotations(t *testing.T) {
 			pfx + "max-unavailable": "2", pfx + "partition": "10%", pfx + "scope": "pool=a", pfx + "paused": "true",
 			pfx + "order-by": "zone", pfx + "order-values": "b,a", pfx + "domain": "rack", pfx + "domain-max-unavailable": "1",
 			pfx + "strict": "true", pfx + "wave-bake": "1m30s", pfx + "progress-deadline": "1h",
-		}, want: &daemon.RolloutAnnotations{
+		}, want: &progressive.Annotations{
 			MaxUnavailable: ios("2"),
 			Policy: daemon.RolloutPolicy{
 				Partition: ios("10%"),
@@ -185,7 +187,7 @@ func TestParseRolloutAnnotations(t *testing.T) {
 				Paused:    true, Strict: true,
 				Order:        daemon.UpdateOrder{Label: "zone", Values: []string{"b", "a"}},
 				DomainBudget: &daemon.DomainBudget{Label: "rack", MaxUnavailable: ios("1")},
-				Waves:        &daemon.WaveBarrier{Bake: 90 * time.Second},
+				Waves:        &rollout.WaveBarrier{Bake: 90 * time.Second},
 			},
 			ProgressDeadline: time.Hour,
 		}},
@@ -195,18 +197,18 @@ func TestParseRolloutAnnotations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := maps.Clone(tt.in)
-			got, err := daemon.ParseRolloutAnnotations(tt.in)
+			got, err := progressive.ParseAnnotations(tt.in)
 			if diff := cmp.Diff(tt.wantErr, fieldErrs(t, err), cmpopts.IgnoreFields(field.Error{}, "Detail")); diff != "" {
-				t.Fatalf("ParseRolloutAnnotations() errors (-want +got):\n%s\nerror: %v", diff, err)
+				t.Fatalf("ParseAnnotations() errors (-want +got):\n%s\nerror: %v", diff, err)
 			}
 			if got, want := errors.Is(err, daemon.ErrInvalidInput), tt.wantErr != nil; got != want {
 				t.Errorf("errors.Is(%v, ErrInvalidInput) = %v, want %v", err, got, want)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ParseRolloutAnnotations() (-want +got):\n%s", diff)
+				t.Errorf("ParseAnnotations() (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, tt.in); diff != "" {
-				t.Errorf("ParseRolloutAnnotations() modified its input (-before +after):\n%s", diff)
+				t.Errorf("ParseAnnotations() modified its input (-before +after):\n%s", diff)
 			}
 			if got != nil {
 				if err := got.Policy.Validate(); err != nil {
@@ -217,10 +219,10 @@ func TestParseRolloutAnnotations(t *testing.T) {
 	}
 }
 
-// TestParseRolloutAnnotationsErrorText locks the shape of the text people
+// TestParseAnnotationsErrorText locks the shape of the text people
 // read in an event: the annotation's path, the value and the reason.
-func TestParseRolloutAnnotationsErrorText(t *testing.T) {
-	_, err := daemon.ParseRolloutAnnotations(map[string]string{pfx + "partition": "x"})
+func TestParseAnnotationsErrorText(t *testing.T) {
+	_, err := progressive.ParseAnnotations(map[string]string{pfx + "partition": "x"})
 	want := `metadata.annotations[rollout.daemonplan.io/partition]: Invalid value: "x": must be an integer of at least 0 or a percentage between 0% and 100%, without sign or leading zeros`
 	if err == nil || err.Error() != want {
 		t.Errorf("error text:\n got %v\nwant %s", err, want)
@@ -243,7 +245,7 @@ func TestScopeMatchesKubectl(t *testing.T) {
 		"zone in (a),!spot", "zone!=b,tier notin (w)", "gpu,zone=b", "tier,zone",
 	} {
 		t.Run(s, func(t *testing.T) {
-			a, err := daemon.ParseRolloutAnnotations(map[string]string{pfx + "scope": s})
+			a, err := progressive.ParseAnnotations(map[string]string{pfx + "scope": s})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,26 +263,26 @@ func TestScopeMatchesKubectl(t *testing.T) {
 	}
 }
 
-func TestRolloutAnnotationsFormat(t *testing.T) {
+func TestAnnotationsFormat(t *testing.T) {
 	tests := []struct {
 		name    string
-		in      daemon.RolloutAnnotations
+		in      progressive.Annotations
 		want    map[string]string
 		wantErr string
 	}{
 		{name: "zero still opts in", want: map[string]string{pfx + "max-unavailable": "1"}},
-		{name: "scope with matchLabels and expressions", in: daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{
+		{name: "scope with matchLabels and expressions", in: progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{
 			MatchLabels:      map[string]string{"pool": "a"},
 			MatchExpressions: []metav1.LabelSelectorRequirement{expr("zone", metav1.LabelSelectorOpIn, "b", "a"), expr("spot", metav1.LabelSelectorOpDoesNotExist)},
 		}}}, want: map[string]string{pfx + "scope": "pool=a,zone in (a,b),!spot"}},
-		{name: "waves and deadline", in: daemon.RolloutAnnotations{ProgressDeadline: 90 * time.Second, Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Waves: &daemon.WaveBarrier{}}},
+		{name: "waves and deadline", in: progressive.Annotations{ProgressDeadline: 90 * time.Second, Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Waves: &rollout.WaveBarrier{}}},
 			want: map[string]string{pfx + "order-by": "zone", pfx + "wave-bake": "0s", pfx + "progress-deadline": "1m30s"}},
-		{name: "comparator has no annotation", in: daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Compare: func(a, b *corev1.Node) int { return 0 }}}}, wantErr: "Order.Compare"},
-		{name: "per-domain surge has no annotation", in: daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: "z", MaxSurge: ios("1")}}}, wantErr: "MaxSurge"},
-		{name: "a value parse rejects", in: daemon.RolloutAnnotations{MaxUnavailable: ios("0")}, wantErr: "metadata.annotations[rollout.daemonplan.io/max-unavailable]"},
-		{name: "an empty values list", in: daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "z", Values: []string{}}}}, wantErr: "order-values"},
-		{name: "a value with a comma", in: daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "z", Values: []string{"a,b"}}}}, wantErr: "Order.Values (order-values)"},
-		{name: "a Gt scope", in: daemon.RolloutAnnotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("z", "Gt", "1")}}}}, wantErr: "Scope (scope)"},
+		{name: "comparator has no annotation", in: progressive.Annotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Compare: func(a, b *corev1.Node) int { return 0 }}}}, wantErr: "Order.Compare"},
+		{name: "per-domain surge has no annotation", in: progressive.Annotations{Policy: daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: "z", MaxSurge: ios("1")}}}, wantErr: "MaxSurge"},
+		{name: "a value parse rejects", in: progressive.Annotations{MaxUnavailable: ios("0")}, wantErr: "metadata.annotations[rollout.daemonplan.io/max-unavailable]"},
+		{name: "an empty values list", in: progressive.Annotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "z", Values: []string{}}}}, wantErr: "order-values"},
+		{name: "a value with a comma", in: progressive.Annotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "z", Values: []string{"a,b"}}}}, wantErr: "Order.Values (order-values)"},
+		{name: "a Gt scope", in: progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("z", "Gt", "1")}}}}, wantErr: "Scope (scope)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -304,7 +306,7 @@ func TestRolloutAnnotationsFormat(t *testing.T) {
 	}
 }
 
-func TestRolloutAnnotationsStrategy(t *testing.T) {
+func TestAnnotationsStrategy(t *testing.T) {
 	one, zero, two := intstr.FromInt32(1), intstr.FromInt32(0), intstr.FromInt32(2)
 	pct := intstr.FromString("20%")
 	onDelete := func(ru *appsv1.RollingUpdateDaemonSet) *appsv1.DaemonSet {
@@ -317,19 +319,19 @@ func TestRolloutAnnotationsStrategy(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		a       *daemon.RolloutAnnotations
+		a       *progressive.Annotations
 		ds      *appsv1.DaemonSet
 		want    appsv1.DaemonSetUpdateStrategy
 		wantErr string
 	}{
 		{name: "not opted in keeps OnDelete", a: nil, ds: onDelete(nil), want: onDelete(nil).Spec.UpdateStrategy},
-		{name: "OnDelete rolls with upstream's default budget", a: &daemon.RolloutAnnotations{}, ds: onDelete(nil), want: rollingWith(one)},
-		{name: "OnDelete rolls with the annotated budget", a: &daemon.RolloutAnnotations{MaxUnavailable: &pct}, ds: onDelete(nil), want: rollingWith(pct)},
-		{name: "OnDelete with a zero maxSurge left in spec", a: &daemon.RolloutAnnotations{}, ds: onDelete(&appsv1.RollingUpdateDaemonSet{MaxSurge: &zero}), want: rollingWith(one)},
-		{name: "OnDelete asking for surge is refused", a: &daemon.RolloutAnnotations{}, ds: onDelete(&appsv1.RollingUpdateDaemonSet{MaxSurge: &two}), wantErr: "spec.updateStrategy.rollingUpdate.maxSurge"},
-		{name: "RollingUpdate keeps its own budget, surge included", a: &daemon.RolloutAnnotations{}, ds: rolling, want: rolling.Spec.UpdateStrategy},
-		{name: "RollingUpdate with max-unavailable is refused", a: &daemon.RolloutAnnotations{MaxUnavailable: &one}, ds: rolling, wantErr: "metadata.annotations[rollout.daemonplan.io/max-unavailable]"},
-		{name: "nil DaemonSet", a: &daemon.RolloutAnnotations{}, ds: nil},
+		{name: "OnDelete rolls with upstream's default budget", a: &progressive.Annotations{}, ds: onDelete(nil), want: rollingWith(one)},
+		{name: "OnDelete rolls with the annotated budget", a: &progressive.Annotations{MaxUnavailable: &pct}, ds: onDelete(nil), want: rollingWith(pct)},
+		{name: "OnDelete with a zero maxSurge left in spec", a: &progressive.Annotations{}, ds: onDelete(&appsv1.RollingUpdateDaemonSet{MaxSurge: &zero}), want: rollingWith(one)},
+		{name: "OnDelete asking for surge is refused", a: &progressive.Annotations{}, ds: onDelete(&appsv1.RollingUpdateDaemonSet{MaxSurge: &two}), wantErr: "spec.updateStrategy.rollingUpdate.maxSurge"},
+		{name: "RollingUpdate keeps its own budget, surge included", a: &progressive.Annotations{}, ds: rolling, want: rolling.Spec.UpdateStrategy},
+		{name: "RollingUpdate with max-unavailable is refused", a: &progressive.Annotations{MaxUnavailable: &one}, ds: rolling, wantErr: "metadata.annotations[rollout.daemonplan.io/max-unavailable]"},
+		{name: "nil DaemonSet", a: &progressive.Annotations{}, ds: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,101 +1,103 @@
-package daemon
+package progressive
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/daemonplan/daemonplan/daemon"
 )
 
-// RolloutCause names why a rollout under a RolloutPolicy is, or is not,
-// complete (see RolloutComplete and RolloutReason).
-type RolloutCause string
+// Cause names why a rollout under a daemon.RolloutPolicy is, or is not,
+// complete (see Judge and Reason).
+type Cause string
 
-// The causes RolloutComplete reports. The first two mean complete.
+// The causes Judge reports. The first two mean complete.
 const (
 	// CauseComplete: every desired node runs an available pod and the
 	// policy leaves nothing to update.
-	CauseComplete RolloutCause = "Complete"
+	CauseComplete Cause = "Complete"
 	// CausePartitionReached: complete at the partition. Count is the number
 	// of desired nodes in scope that keep the old revision; Of the
 	// partition.
-	CausePartitionReached RolloutCause = "PartitionReached"
+	CausePartitionReached Cause = "PartitionReached"
 	// CauseSkipped: the sync is skipped (Skip says why).
-	CauseSkipped RolloutCause = "Skipped"
+	CauseSkipped Cause = "Skipped"
 	// CausePaused: the rollout is paused with replacements to make. Count
 	// is the number of pods the step would create or delete; Nodes where.
-	CausePaused RolloutCause = "Paused"
+	CausePaused Cause = "Paused"
 	// CauseReplacing: the rolling step is replacing pods now. Count is the
 	// number of pods it creates or deletes; Nodes where.
-	CauseReplacing RolloutCause = "Replacing"
+	CauseReplacing Cause = "Replacing"
 	// CauseCreatingDeleting: the create/delete pass still acts (missing
 	// pods, failed, excess or misplaced ones). Count creates and Of
 	// deletes; Nodes where.
-	CauseCreatingDeleting RolloutCause = "CreatingDeleting"
+	CauseCreatingDeleting Cause = "CreatingDeleting"
 	// CauseBudgetOutsideScope: the budget (maxUnavailable, or maxSurge) is
 	// used up, partly by unavailable nodes outside the Scope, which the
 	// rollout can never update. Count is the number of those nodes, Of the
 	// budget; Nodes are they.
-	CauseBudgetOutsideScope RolloutCause = "BudgetUsedOutsideScope"
+	CauseBudgetOutsideScope Cause = "BudgetUsedOutsideScope"
 	// CauseBudget: the budget is used up by nodes in flight: unavailable
 	// ones (maxSurge 0) or surging ones. Count is their number, Of the
 	// budget; Nodes are they.
-	CauseBudget RolloutCause = "BudgetUsed"
+	CauseBudget Cause = "BudgetUsed"
 	// CauseDomainBudget: the global budget has room, but the per-domain
 	// budget of every waiting node's domain is used up. Count is the
 	// number of nodes waiting; Nodes are the unavailable nodes.
-	CauseDomainBudget RolloutCause = "DomainBudgetUsed"
+	CauseDomainBudget Cause = "DomainBudgetUsed"
 	// CauseWaveBaking: the current wave (Wave) is updated and available and
 	// bakes until Until before the next one starts.
-	CauseWaveBaking RolloutCause = "WaveBaking"
+	CauseWaveBaking Cause = "WaveBaking"
 	// CauseWaveWaiting: the current wave (Wave) waits for its nodes to run
 	// an updated, available pod. Count of Of nodes are done; Nodes are the
 	// ones it waits for.
-	CauseWaveWaiting RolloutCause = "WaveWaiting"
+	CauseWaveWaiting Cause = "WaveWaiting"
 	// CauseUnavailable: Count of the Of desired nodes have an available
 	// pod; Nodes are the others.
-	CauseUnavailable RolloutCause = "Unavailable"
+	CauseUnavailable Cause = "Unavailable"
 	// CauseNotUpdated: Count of the Of desired nodes run the current
 	// revision; Nodes are the others (under OnDelete, their old pods wait
 	// to be deleted).
-	CauseNotUpdated RolloutCause = "NotUpdated"
+	CauseNotUpdated Cause = "NotUpdated"
 	// CauseInFlight: nodes still run an old and a new pod, or several pods;
 	// Nodes are they.
-	CauseInFlight RolloutCause = "InFlight"
+	CauseInFlight Cause = "InFlight"
 )
 
-// MaxReasonNodes is the most nodes a RolloutReason names.
+// MaxReasonNodes is the most nodes a Reason names.
 const MaxReasonNodes = 5
 
-// RolloutReason says why RolloutComplete judged as it did, as data:
+// Reason says why Judge judged as it did, as data:
 // dsplan's simulator, a controller's status condition and a CI gate can
 // each print it (String) or branch on its Cause. The fields a cause uses
 // are documented with it.
-type RolloutReason struct {
-	Cause RolloutCause
+type Reason struct {
+	Cause Cause
 	// Count and Of are the cause's figures.
 	Count, Of int
 	// Nodes are up to MaxReasonNodes nodes behind the cause, sorted by
 	// name; MoreNodes counts the others.
 	Nodes     []string
 	MoreNodes int
-	// Wave is the current wave's name (see RolloutPolicy.WaveOf), for the
+	// Wave is the current wave's name (see daemon.RolloutPolicy.WaveOf), for the
 	// wave causes; Until the end of its bake (CauseWaveBaking).
 	Wave  string
 	Until time.Time
 	// Skip is the plan's Skip (CauseSkipped).
-	Skip Skip
+	Skip daemon.Skip
 	// Surge is true when the budget of a budget cause is maxSurge.
 	Surge bool
 }
 
 // Complete reports whether the cause means complete.
-func (r RolloutReason) Complete() bool {
+func (r Reason) Complete() bool {
 	return r.Cause == CauseComplete || r.Cause == CausePartitionReached
 }
 
 // String says the reason in a sentence fit for a status condition or a
 // log line.
-func (r RolloutReason) String() string {
+func (r Reason) String() string {
 	budget := "maxUnavailable"
 	if r.Surge {
 		budget = "maxSurge"
@@ -146,7 +148,7 @@ func (r RolloutReason) String() string {
 }
 
 // list joins the nodes, with how many more there are.
-func (r RolloutReason) list() string {
+func (r Reason) list() string {
 	s := strings.Join(r.Nodes, ", ")
 	if r.MoreNodes > 0 {
 		s += fmt.Sprintf(" and %d more", r.MoreNodes)
@@ -158,7 +160,7 @@ func (r RolloutReason) list() string {
 }
 
 // names is what, followed by the nodes when there are any.
-func (r RolloutReason) names(what string) string {
+func (r Reason) names(what string) string {
 	if len(r.Nodes) == 0 {
 		return what
 	}
@@ -166,7 +168,7 @@ func (r RolloutReason) names(what string) string {
 }
 
 // withNodes sets r's nodes from names, sorted, keeping MaxReasonNodes.
-func (r RolloutReason) withNodes(names []string) RolloutReason {
+func (r Reason) withNodes(names []string) Reason {
 	if len(names) > MaxReasonNodes {
 		r.MoreNodes = len(names) - MaxReasonNodes
 		names = names[:MaxReasonNodes]
