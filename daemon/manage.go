@@ -19,11 +19,11 @@ type manager struct {
 	backoffKey BackoffKey
 
 	// creates and deletes are the decisions, in the plan's own shape (the
-	// creates without their pods yet): the first burst of each, as no plan
-	// carries more. deferredCreates and deferredDeletes count the ones past
-	// burst, which are only counted: a fresh DaemonSet on 10,000 nodes
-	// decides 10,000 creates, and keeping them all grew a slice of them to
-	// 1.7 MB per plan for 250 used.
+	// creates without their pods yet), up to burst of each: no plan carries
+	// more. deferredCreates and deferredDeletes count the decisions past
+	// burst, which are not kept: a fresh DaemonSet on 10,000 nodes decides
+	// 10,000 creates, and keeping them grew slices of 1.7 MB a plan for the
+	// 250 it carries (BENCHMARKS.md, 2026-11-27).
 	creates         []Create
 	deletes         []Delete
 	burst           int
