@@ -55,14 +55,15 @@ func Pods(batch []*corev1.Pod) int {
 }
 
 // Nodes reads, of the nodes that keys index, what their eligibility check
-// reads: their label map and taints, then the map's entry for labelKey, a
+// reads: their name (the node's view copies it, the node affinity reads
+// it), label map and taints, then the map's entry for labelKey, a
 // hint: the first label the check reads (see LabelKey), "" when it reads
 // none.
 func Nodes(nodes []*corev1.Node, keys []namesort.Key, labelKey string) int {
 	sum := 0
 	for _, k := range keys {
 		n := nodes[k.Index()]
-		sum += len(n.Spec.Taints) + boolInt(n.Labels != nil)
+		sum += len(n.Name) + len(n.Spec.Taints) + boolInt(n.Labels != nil)
 	}
 	for _, k := range keys {
 		n := nodes[k.Index()]
