@@ -148,6 +148,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 		backoffKey: BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
 		creates:    reuse(&c.mem.creates, 0),
 		deletes:    reuse(&c.mem.deletes, 0),
+		burst:      opts.burst(),
 	}
 	defer func() { c.mem.creates, c.mem.deletes = m.creates, m.deletes }()
 	m.run(c)
@@ -183,8 +184,8 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	factory := podbuild.New(ds, generation, hist.Hash)
 	creates := m.creates[:min(len(m.creates), burst)]
 	deletes := m.deletes[:min(len(m.deletes), burst)]
-	plan.DeferredCreates = len(m.creates) - len(creates)
-	plan.DeferredDeletes = len(m.deletes) - len(deletes)
+	plan.DeferredCreates = len(m.creates) - len(creates) + m.deferredCreates
+	plan.DeferredDeletes = len(m.deletes) - len(deletes) + m.deferredDeletes
 	if len(creates) > 0 {
 		plan.Creates = ownDecisions(creates, c.kept)
 		for i := range plan.Creates {

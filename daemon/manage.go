@@ -18,21 +18,36 @@ type manager struct {
 	backoff    *backoffState
 	backoffKey BackoffKey
 
-	// creates and deletes are the decisions before the burst cap, in the
-	// plan's own shape (the creates without their pods yet).
-	creates []Create
-	deletes []Delete
-	events  []Event
+	// creates and deletes are the decisions, in the plan's own shape (the
+	// creates without their pods yet), up to burst of each: no plan carries
+	// more. deferredCreates and deferredDeletes count the decisions past
+	// burst, which are not kept: a fresh DaemonSet on 10,000 nodes decides
+	// 10,000 creates, and keeping them grew slices of 1.7 MB a plan for the
+	// 250 it carries (BENCHMARKS.md, 2026-11-27).
+	creates         []Create
+	deletes         []Delete
+	burst           int
+	deferredCreates int
+	deferredDeletes int
+	events          []Event
 	// backoffWait is the shortest remaining failed-pod backoff that held a
 	// deletion back; 0 when none did.
 	backoffWait durationMin
 }
 
 func (m *manager) create(node string, r Reason) {
+	if len(m.creates) >= m.burst {
+		m.deferredCreates++
+		return
+	}
 	m.creates = append(m.creates, Create{NodeName: node, Reason: r})
 }
 
 func (m *manager) delete(pod *corev1.Pod, node string, r Reason) {
+	if len(m.deletes) >= m.burst {
+		m.deferredDeletes++
+		return
+	}
 	m.deletes = append(m.deletes, Delete{Pod: pod, NodeName: node, Reason: r})
 }
 

@@ -42,13 +42,17 @@ func TestLabelKey(t *testing.T) {
 }
 
 // TestGatherEmptyObjects: the read-ahead functions read objects with no name,
-// labels, taints, owners or conditions, and empty batches, without a panic.
+// labels, taints, owners or conditions, owner references with and without a
+// controller flag, and empty batches, without a panic.
 func TestGatherEmptyObjects(t *testing.T) {
+	controller := true
 	nodes := []*corev1.Node{{}, {ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"os": "linux"}}, Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "k"}}}}}
 	pods := []*corev1.Pod{{}, {
 		ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{"a": "b"}, OwnerReferences: []metav1.OwnerReference{{UID: "u"}}},
 		Spec:       corev1.PodSpec{NodeName: "n"},
 		Status:     corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady}}},
+	}, {
+		ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: "ns", OwnerReferences: []metav1.OwnerReference{{UID: "u", Controller: &controller}}},
 	}}
 	keys := []namesort.Key{namesort.KeyOf("", 0), namesort.KeyOf("n", 1)}
 	for _, labelKey := range []string{"", "os"} {
