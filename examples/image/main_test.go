@@ -16,7 +16,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/google/go-containerregistry/pkg/v1/validate"
 )
 
 // TestBuildImage builds the controller's image as the documented command
@@ -69,6 +72,9 @@ func TestBuildImage(t *testing.T) {
 	img, err := p.Image(desc.Digest)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := validate.Image(img); err != nil {
+		t.Errorf("the image is not consistent (digests, sizes, diff IDs): %v", err)
 	}
 	cf, err := img.ConfigFile()
 	if err != nil {
@@ -253,5 +259,77 @@ func TestClearLayoutRefusesOtherDirectories(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Errorf("notes.txt is gone: %v", err)
+	}
+}
+
+// TestWriteLayoutIndex: with several platforms the layout holds one image
+// index whose manifests say their platform (random images stand in for
+// the controller's, which TestBuildImage builds).
+func TestWriteLayoutIndex(t *testing.T) {
+	platforms := []platform{{os: "linux", arch: "amd64"}, {os: "linux", arch: "arm64"}}
+	var images []v1.Image
+	for _, pl := range platforms {
+		img, err := random.Image(1024, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf.OS, cf.Architecture = pl.os, pl.arch
+		if img, err = mutate.ConfigFile(img, cf); err != nil {
+			t.Fatal(err)
+		}
+		images = append(images, img)
+	}
+	out := filepath.Join(t.TempDir(), "oci")
+	s := stamp{version: "v0.1.0", created: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	if err := writeLayout(out, images, platforms, "example.com/controller:v0.1.0", s); err != nil {
+		t.Fatal(err)
+	}
+	// Written twice: the second replaces the first.
+	if err := writeLayout(out, images, platforms, "example.com/controller:v0.1.0", s); err != nil {
+		t.Fatal(err)
+	}
+	p, err := layout.FromPath(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := top.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.Manifests) != 1 || tm.Manifests[0].MediaType != types.OCIImageIndex {
+		t.Fatalf("index.json: %+v, want one image index", tm.Manifests)
+	}
+	if got := tm.Manifests[0].Annotations["org.opencontainers.image.ref.name"]; got != "example.com/controller:v0.1.0" {
+		t.Errorf("ref.name = %q", got)
+	}
+	idx, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := idx.ImageIndex(tm.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.Index(inner); err != nil {
+		t.Errorf("the image index is not consistent: %v", err)
+	}
+	im, err := inner.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range im.Manifests {
+		got = append(got, m.Platform.String())
+	}
+	if diff := cmp.Diff([]string{"linux/amd64", "linux/arm64"}, got); diff != "" {
+		t.Errorf("platforms (-want +got):\n%s", diff)
 	}
 }
