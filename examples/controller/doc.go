@@ -6,9 +6,12 @@
 //
 //	go run . --kubeconfig ~/.kube/config [--workers 2] [--burst-replicas 250]
 //	         [--leader-elect] [--metrics-addr :8080] [-v 2]
+//	go run . --version
 //
-// It serves /healthz and /metrics on --metrics-addr, logs one structured line
-// per sync, and stops cleanly on SIGTERM. The command is package
-// internal/app (app.Main), the controller package internal/controller;
-// README.md describes its design.
+// It serves /healthz (liveness), /readyz (ready once its informer caches
+// have synced, or as a leader-election standby) and /metrics on
+// --metrics-addr, logs one structured line per sync, and stops cleanly on
+// SIGTERM. The command is package internal/app (app.Main), the controller
+// package internal/controller; README.md describes its design, and
+// examples/image builds its container image.
 package main

@@ -16,6 +16,7 @@ func TestMainExitCodes(t *testing.T) {
 		want int
 	}{
 		{name: "help", args: []string{"--help"}, want: 0},
+		{name: "version", args: []string{"--version"}, want: 0},
 		{name: "unknown flag", args: []string{"--nope"}, want: 2},
 		{name: "bad mode", args: []string{"--mode", "beside"}, want: 2},
 	}

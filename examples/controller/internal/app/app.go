@@ -57,6 +57,7 @@ type options struct {
 	syncSpacing     int
 	contentType     string
 	profiling       bool
+	version         bool
 }
 
 func parseFlags(args []string) (options, error) {
@@ -71,7 +72,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "take a Lease before running, so that only one replica acts")
 	fs.StringVar(&o.leaseNamespace, "leader-elect-namespace", "kube-system", "namespace of the leader-election Lease")
 	fs.StringVar(&o.leaseName, "leader-elect-name", "daemonplan-controller", "name of the leader-election Lease")
-	fs.StringVar(&o.metricsAddr, "metrics-addr", ":8080", "address serving /healthz and /metrics; empty disables it")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", ":8080", "address serving /healthz, /readyz and /metrics; empty disables it")
 	fs.DurationVar(&o.resync, "resync", 0, "informer resync period; 0 disables resyncs")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "queries per second to the API server")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of queries to the API server")
@@ -80,6 +81,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.profiling, "profiling", false, "serve Go's profiles under /debug/pprof/ on --metrics-addr")
 	fs.BoolVar(&o.comparisonGates, "taint-toleration-comparison-operators", false, "enable the Gt and Lt toleration operators (feature gate TaintTolerationComparisonOperators)")
 	fs.DurationVar(&o.statusInterval, "status-write-interval", controller.DefaultStatusWriteInterval, "replace mode: least time between two status writes of a DaemonSet that only move its counters while pods change (a new generation and a settled status are written at once); negative writes every change")
+	fs.BoolVar(&o.version, "version", false, "print the version, the commit and the build date, and exit")
 	klog.InitFlags(fs)
 	err := fs.Parse(args)
 	if err != nil {
@@ -108,8 +110,8 @@ func parseFlags(args []string) (options, error) {
 
 // Main runs the controller with the command-line arguments args (without
 // the program name) until SIGTERM or an interrupt, and returns the process
-// exit code: 0 after a clean stop or --help, 2 for bad flags, 1 when the
-// controller failed.
+// exit code: 0 after a clean stop, --help or --version, 2 for bad flags, 1
+// when the controller failed.
 func Main(args []string) int {
 	o, err := parseFlags(args)
 	if err != nil {
@@ -118,6 +120,10 @@ func Main(args []string) int {
 		}
 		fmt.Fprintln(os.Stderr, err)
 		return 2
+	}
+	if o.version {
+		fmt.Println(build().Line(program))
+		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -148,11 +154,14 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("build client: %w", err)
 	}
 
+	info := build()
+	logger.Info("Starting", "version", info.Version, "revision", info.Revision, "date", info.Date, "goVersion", info.GoVersion)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), newBuildInfoGauge(info))
+	ready := &replicaReadiness{leaderElect: o.leaderElect}
 	var srv *http.Server
 	if o.metricsAddr != "" {
-		srv, _, err = serve(ctx, o.metricsAddr, reg, o.profiling)
+		srv, _, err = serve(ctx, o.metricsAddr, reg, o.profiling, ready)
 		if err != nil {
 			return err
 		}
@@ -161,7 +170,7 @@ func run(ctx context.Context, o options) error {
 			defer cancel()
 			_ = srv.Shutdown(shutdownCtx)
 		}()
-		logger.Info("Serving /healthz and /metrics", "addr", o.metricsAddr)
+		logger.Info("Serving /healthz, /readyz and /metrics", "addr", o.metricsAddr)
 	}
 
 	start := func(ctx context.Context) error {
@@ -175,6 +184,7 @@ func run(ctx context.Context, o options) error {
 			StatusWriteInterval:                      o.statusInterval,
 			SyncSpacing:                              o.syncSpacing,
 		}, logger)
+		ready.setSynced(c.HasSynced)
 		err := c.Run(ctx)
 		factory.Shutdown()
 		return err
@@ -182,12 +192,13 @@ func run(ctx context.Context, o options) error {
 	if !o.leaderElect {
 		return start(ctx)
 	}
-	return leaderElect(ctx, o, cfg, logger, start)
+	return leaderElect(ctx, o, cfg, logger, &ready.leading, start)
 }
 
-// serve serves /healthz and /metrics, and with profiling /debug/pprof/, on
-// addr until the server is shut down; it returns the address it listens on.
-func serve(ctx context.Context, addr string, reg *prometheus.Registry, profiling bool) (*http.Server, net.Addr, error) {
+// serve serves /healthz (liveness: the process answers), /readyz (ready's
+// answer) and /metrics, and with profiling /debug/pprof/, on addr until the
+// server is shut down; it returns the address it listens on.
+func serve(ctx context.Context, addr string, reg *prometheus.Registry, profiling bool, ready readiness) (*http.Server, net.Addr, error) {
 	mux := http.NewServeMux()
 	if profiling {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -200,6 +211,7 @@ func serve(ctx context.Context, addr string, reg *prometheus.Registry, profiling
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("ok"))
 	})
+	mux.Handle("/readyz", readyz(ready))
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -214,10 +226,11 @@ func serve(ctx context.Context, addr string, reg *prometheus.Registry, profiling
 	return srv, ln.Addr(), nil
 }
 
-// leaderElect runs start while this process holds the Lease; it returns when
-// ctx is done or the lease is lost (the process then exits, as
-// kube-controller-manager does, rather than risk two active controllers).
-func leaderElect(ctx context.Context, o options, cfg *rest.Config, logger klog.Logger, start func(context.Context) error) error {
+// leaderElect runs start while this process holds the Lease, with leading
+// true from then on; it returns when ctx is done or the lease is lost (the
+// process then exits, as kube-controller-manager does, rather than risk two
+// active controllers).
+func leaderElect(ctx context.Context, o options, cfg *rest.Config, logger klog.Logger, leading *atomic.Bool, start func(context.Context) error) error {
 	host, err := os.Hostname()
 	if err != nil {
 		return fmt.Errorf("leader election identity: %w", err)
@@ -248,11 +261,13 @@ func leaderElect(ctx context.Context, o options, cfg *rest.Config, logger klog.L
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				started.Store(true)
+				leading.Store(true)
 				defer close(done)
 				logger.Info("Leading", "identity", id, "lease", o.leaseNamespace+"/"+o.leaseName)
 				runErr = start(ctx)
 			},
 			OnStoppedLeading: func() {
+				leading.Store(false)
 				if ctx.Err() == nil {
 					lost = true
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,11 @@ func TestParseFlags(t *testing.T) {
 		{name: "an argument that is not a flag", args: []string{"--workers", "3", "replace"}, wantErr: true},
 		{name: "unknown content type", args: []string{"--kube-api-content-type", "json"}, wantErr: true},
 		{name: "profiling without a metrics server", args: []string{"--profiling", "--metrics-addr", ""}, wantErr: true},
+		{
+			name: "version",
+			args: []string{"--version"},
+			want: options{mode: controller.ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100, statusInterval: controller.DefaultStatusWriteInterval, syncSpacing: controller.DefaultSyncSpacing, contentType: protobuf, version: true},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,14 +66,17 @@ func TestServeHealthzAndMetrics(t *testing.T) {
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "daemonplan_controller_test_total", Help: "test"})
 	reg.MustRegister(c)
 	c.Inc()
-	srv, addr, err := serve(context.Background(), "127.0.0.1:0", reg, true)
+	reg.MustRegister(newBuildInfoGauge(build()))
+	srv, addr, err := serve(context.Background(), "127.0.0.1:0", reg, true, fixedReadiness{true, "ok: caches synced"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	for _, tt := range []struct{ path, want string }{
 		{"/healthz", "ok"},
+		{"/readyz", "ok: caches synced"},
 		{"/metrics", "daemonplan_controller_test_total 1"},
+		{"/metrics", `daemonplan_controller_build_info{goversion="` + runtime.Version() + `",revision="`},
 		{"/debug/pprof/cmdline", ""}, // with --profiling
 	} {
 		resp, err := http.Get("http://" + addr.String() + tt.path)

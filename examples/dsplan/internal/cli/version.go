@@ -2,13 +2,22 @@ package cli
 
 import (
 	"fmt"
-	"runtime"
 	"runtime/debug"
-	"strings"
+
+	"github.com/daemonplan/daemonplan/examples/internal/buildinfo"
 )
 
-// runVersion is "dsplan version": the module version and the commit the
-// binary was built from, as the Go toolchain recorded them.
+// version, commit and date are set by a release build with the linker's -X
+// flag (see .goreleaser.yaml), for dsplan and kubectl-dsplan alike:
+//
+//	-X github.com/daemonplan/daemonplan/examples/dsplan/internal/cli.version=v0.1.0
+//
+// Empty (any other build), the Go toolchain's record says (buildinfo.Of).
+// Only the linker writes them.
+var version, commit, date string
+
+// runVersion is "dsplan version" (and --version): the version, the commit
+// and the date the binary was built from (buildinfo.Info.Line).
 func runVersion(inv *invocation, pos []string) error {
 	if err := noArgs(pos); err != nil {
 		return err
@@ -18,40 +27,8 @@ func runVersion(inv *invocation, pos []string) error {
 	return nil
 }
 
-// versionLine is "dsplan VERSION (commit C, TIME[, modified]) GO OS/ARCH":
-// VERSION the main module's ("(devel)" for a build from a work tree), the
-// commit from the VCS stamp when the build has one.
+// versionLine is "dsplan VERSION (commit C, DATE[, modified]) GO OS/ARCH"
+// for the build information info and the release stamp.
 func versionLine(program string, info *debug.BuildInfo) string {
-	version, commit, when, modified := "(unknown)", "", "", false
-	if info != nil {
-		version = info.Main.Version
-		if version == "" {
-			version = "(devel)"
-		}
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.time":
-				when = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-	}
-	var build []string
-	if commit != "" {
-		build = append(build, "commit "+commit[:min(12, len(commit))])
-	}
-	if when != "" {
-		build = append(build, when)
-	}
-	if modified {
-		build = append(build, "modified")
-	}
-	out := program + " " + version
-	if len(build) > 0 {
-		out += " (" + strings.Join(build, ", ") + ")"
-	}
-	return out + " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
+	return buildinfo.Of(info, buildinfo.Stamp{Version: version, Commit: commit, Date: date}).Line(program)
 }
