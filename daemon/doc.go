@@ -139,6 +139,7 @@
 // from it, Yes, No or Maybe placement on a template, which pods are
 // DaemonSet pods and the unavailable count by cause; daemon/validation what
 // the API server rejects (Compute does not validate); daemon/snapshot
-// Compute's inputs from kubectl's YAML or JSON; daemon/daemontest builders,
-// plan invariants and a rollout simulator for tests.
+// Compute's inputs from kubectl's YAML or JSON; daemon/simulate a rollout
+// replayed sync by sync in an in-memory cluster; daemon/daemontest
+// builders and plan invariants for tests.
 package daemon

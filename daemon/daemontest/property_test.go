@@ -11,6 +11,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -53,16 +54,16 @@ func (tm timing) wave(surge bool) time.Duration {
 }
 
 // drawSim draws a simulator configuration for cluster c from r.
-func drawSim(r *rand.Rand, c *dt.Cluster, seed uint64) (dt.SimConfig, timing) {
+func drawSim(r *rand.Rand, c *simulate.Cluster, seed uint64) (simulate.Config, timing) {
 	tm := timing{
 		bind:     []time.Duration{0, 0, 2 * time.Second}[r.IntN(3)],
 		ready:    []time.Duration{0, 5 * time.Second, 20 * time.Second}[r.IntN(3)],
 		grace:    []time.Duration{0, 10 * time.Second, 30 * time.Second}[r.IntN(3)],
 		minReady: time.Duration(c.DaemonSet.Spec.MinReadySeconds) * time.Second,
 	}
-	cfg := dt.SimConfig{
+	cfg := simulate.Config{
 		Seed: seed, BindDelay: tm.bind, ReadyDelay: tm.ready, GracePeriod: tm.grace,
-		Check: true, CheckOptions: dt.CheckOptions{Seed: seed, Permutations: 1},
+		Check: dt.Checker(dt.CheckOptions{Seed: seed, Permutations: 1}),
 	}
 	// A small burst defers creates and deletes to the next sync, which
 	// runs at once: it changes the number of steps, not the time.
@@ -74,10 +75,10 @@ func drawSim(r *rand.Rand, c *dt.Cluster, seed uint64) (dt.SimConfig, timing) {
 // configuration, its timing and its budgets at the start.
 type rolloutCase struct {
 	seed    uint64
-	cluster *dt.Cluster
-	cfg     dt.SimConfig
+	cluster *simulate.Cluster
+	cfg     simulate.Config
 	tm      timing
-	budgets dt.Budgets
+	budgets simulate.Budgets
 	surge   bool
 }
 
@@ -86,7 +87,7 @@ func newRolloutCase(seed uint64) rolloutCase {
 	c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: true, Rollout: true})
 	cfg, tm := drawSim(r, c, seed)
 	desired := int(c.DaemonSet.Status.DesiredNumberScheduled)
-	b := dt.BudgetsOf(c.DaemonSet, desired)
+	b := simulate.BudgetsOf(c.DaemonSet, desired)
 	return rolloutCase{seed: seed, cluster: c, cfg: cfg, tm: tm, budgets: b, surge: b.MaxSurge != 0}
 }
 
@@ -123,9 +124,9 @@ func (rc rolloutCase) bound() time.Duration {
 
 // simulate runs the case and fails the test on a violation or when it
 // does not converge.
-func (rc rolloutCase) simulate(t *testing.T) dt.SimResult {
+func (rc rolloutCase) simulate(t *testing.T) simulate.Result {
 	t.Helper()
-	res := dt.Simulate(rc.cluster, rc.cfg)
+	res := simulate.Run(rc.cluster, rc.cfg)
 	if err := res.Err(); err != nil {
 		t.Fatalf("%v:\n%v", rc, err)
 	}
@@ -168,7 +169,7 @@ func TestPropertyRolloutConverges(t *testing.T) {
 
 // checkFinalHash checks that the rollout ended on the revision of the
 // final template (Converged checks the pods against the last plan's hash).
-func checkFinalHash(t *testing.T, rc rolloutCase, res dt.SimResult) {
+func checkFinalHash(t *testing.T, rc rolloutCase, res simulate.Result) {
 	t.Helper()
 	ds := res.Final.DaemonSet
 	if want := rollout.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount); res.Hash != want {
@@ -184,7 +185,7 @@ func TestPropertyTemplateChangeMidRollout(t *testing.T) {
 		rc := newRolloutCase(seed)
 		r := rand.New(rand.NewPCG(seed, 3))
 		at := time.Duration(r.Int64N(int64(rc.bound()/2) + 1))
-		rc.cfg.Events = []dt.ClusterEvent{{At: at, Kind: dt.TemplateChange, Image: "registry.example/v3"}}
+		rc.cfg.Events = []simulate.Event{{At: at, Kind: simulate.TemplateChange, Image: "registry.example/v3"}}
 		res := rc.simulate(t)
 		checkFinalHash(t, rc, res)
 	}
@@ -197,10 +198,10 @@ func TestPropertyNodeChurn(t *testing.T) {
 		rc := newRolloutCase(seed)
 		r := rand.New(rand.NewPCG(seed, 4))
 		half := int64(rc.bound()/2) + 1
-		events := []dt.ClusterEvent{{At: time.Duration(r.Int64N(half)), Kind: dt.NodeJoin,
+		events := []simulate.Event{{At: time.Duration(r.Int64N(half)), Kind: simulate.NodeJoin,
 			Node: dt.Node("late-node", dt.WithLabel("role", "worker"))}}
 		if n := len(rc.cluster.Nodes); n > 0 {
-			events = append(events, dt.ClusterEvent{At: time.Duration(r.Int64N(half)), Kind: dt.NodeLeave,
+			events = append(events, simulate.Event{At: time.Duration(r.Int64N(half)), Kind: simulate.NodeLeave,
 				NodeName: rc.cluster.Nodes[r.IntN(n)].Name})
 		}
 		rc.cfg.Events = events
@@ -221,9 +222,9 @@ func TestPropertyNodeNotReadyRecovers(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 5))
 		down := time.Duration(r.Int64N(int64(rc.bound()/2) + 1))
 		node := rc.cluster.Nodes[r.IntN(len(rc.cluster.Nodes))].Name
-		rc.cfg.Events = []dt.ClusterEvent{
-			{At: down, Kind: dt.NodeNotReady, NodeName: node},
-			{At: down + time.Minute, Kind: dt.NodeReady, NodeName: node},
+		rc.cfg.Events = []simulate.Event{
+			{At: down, Kind: simulate.NodeNotReady, NodeName: node},
+			{At: down + time.Minute, Kind: simulate.NodeReady, NodeName: node},
 		}
 		rc.simulate(t)
 	}
@@ -292,8 +293,8 @@ func TestPropertyChaoticPlansHold(t *testing.T) {
 	for seed := range uint64(propertySeeds()) {
 		r := rand.New(rand.NewPCG(seed, 78))
 		c := dt.GenerateCluster(r, dt.ClusterConfig{})
-		res := dt.Simulate(c, dt.SimConfig{Seed: seed, ReadyDelay: 3 * time.Second, GracePeriod: 5 * time.Second,
-			BindDelay: time.Second, FailFraction: 0.1, MaxSteps: 100, Check: true, CheckOptions: dt.CheckOptions{Seed: seed, Permutations: 1}})
+		res := simulate.Run(c, simulate.Config{Seed: seed, ReadyDelay: 3 * time.Second, GracePeriod: 5 * time.Second,
+			BindDelay: time.Second, FailFraction: 0.1, MaxSteps: 100, Check: dt.Checker(dt.CheckOptions{Seed: seed, Permutations: 1})})
 		for _, st := range res.Steps {
 			if len(st.Violations) > 0 {
 				t.Errorf("seed %d, step %d at %v: %v", seed, st.Step, st.At, st.Violations)
