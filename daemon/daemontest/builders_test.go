@@ -109,7 +109,7 @@ func TestInputPermute(t *testing.T) {
 	}
 }
 
-func TestClusterEventString(t *testing.T) {
+func TestEventString(t *testing.T) {
 	tests := []struct {
 		e    simulate.Event
 		want string

@@ -42,10 +42,10 @@ type timing struct {
 	minReady           time.Duration
 }
 
-// wave is the time one wave of a rollout takes: a new pod is bound, runs,
-// becomes available after minReadySeconds; without surge, the old pod's
-// grace period comes first.
-func (tm timing) wave(surge bool) time.Duration {
+// batch is the time one update batch of a rollout takes: a new pod is
+// bound, runs, becomes available after minReadySeconds; without surge, the
+// old pod's grace period comes first.
+func (tm timing) batch(surge bool) time.Duration {
 	w := max(tm.bind, tm.ready) + tm.minReady
 	if !surge {
 		w += tm.grace
@@ -101,8 +101,8 @@ func (rc rolloutCase) String() string {
 		rc.seed, len(rc.cluster.Nodes), rc.budgets.Desired, strategy, rc.tm.minReady, rc.tm.bind, rc.tm.ready, rc.tm.grace, rc.cluster.BurstReplicas)
 }
 
-// waves is ⌈desired / budget⌉: maxSurge with surge, maxUnavailable without.
-func (rc rolloutCase) waves() int {
+// batches is ⌈desired / budget⌉: maxSurge with surge, maxUnavailable without.
+func (rc rolloutCase) batches() int {
 	per := rc.budgets.MaxUnavailable
 	if rc.surge {
 		per = rc.budgets.MaxSurge
@@ -113,13 +113,13 @@ func (rc rolloutCase) waves() int {
 	return (rc.budgets.Desired + per - 1) / per
 }
 
-// bound is the longest a rollout may take: one wave per budget's worth of
-// nodes, plus one wave of slack (a sync may start a wave just after the
+// bound is the longest a rollout may take: one batch per budget's worth of
+// nodes, plus one batch of slack (a sync may start a batch just after the
 // pods it waits for became available) and one grace period (the last old
 // pods' deletion).
 func (rc rolloutCase) bound() time.Duration {
-	w := rc.tm.wave(rc.surge)
-	return time.Duration(rc.waves()+1)*w + rc.tm.grace
+	w := rc.tm.batch(rc.surge)
+	return time.Duration(rc.batches()+1)*w + rc.tm.grace
 }
 
 // simulate runs the case and fails the test on a violation or when it
@@ -136,21 +136,21 @@ func (rc rolloutCase) simulate(t *testing.T) simulate.Result {
 // TestPropertyRolloutConverges simulates rollouts of healthy clusters and
 // checks that each converges in time, within its budgets, with every plan
 // passing CheckPlan:
-//   - it takes at most (⌈desired/budget⌉ + 1) waves plus a grace period
+//   - it takes at most (⌈desired/budget⌉ + 1) batches plus a grace period
 //     (see rolloutCase.bound);
 //   - without surge, the nodes without an available pod never exceed
 //     max(maxUnavailable, at the start);
 //   - with surge, no node loses availability (the owner expects 100%), and
 //     no more than max(maxSurge, at the start) nodes run two pods.
 func TestPropertyRolloutConverges(t *testing.T) {
-	var worst time.Duration // the largest time beyond the waves, for the log
+	var worst time.Duration // the largest time beyond the batches, for the log
 	for seed := range uint64(propertySeeds()) {
 		rc := newRolloutCase(seed)
 		res := rc.simulate(t)
 		if got, limit := res.Duration(), rc.bound(); got > limit {
-			t.Errorf("%v: took %v, more than %d waves of %v plus slack (%v)", rc, got, rc.waves(), rc.tm.wave(rc.surge), limit)
+			t.Errorf("%v: took %v, more than %d batches of %v plus slack (%v)", rc, got, rc.batches(), rc.tm.batch(rc.surge), limit)
 		}
-		worst = max(worst, res.Duration()-time.Duration(rc.waves())*rc.tm.wave(rc.surge))
+		worst = max(worst, res.Duration()-time.Duration(rc.batches())*rc.tm.batch(rc.surge))
 		for _, st := range res.Steps {
 			b := st.Budgets
 			switch {
@@ -164,7 +164,7 @@ func TestPropertyRolloutConverges(t *testing.T) {
 		}
 		checkFinalHash(t, rc, res)
 	}
-	t.Logf("the longest time beyond ⌈desired/budget⌉ waves: %v", worst)
+	t.Logf("the longest time beyond ⌈desired/budget⌉ batches: %v", worst)
 }
 
 // checkFinalHash checks that the rollout ended on the revision of the
@@ -270,7 +270,7 @@ func TestPropertyFailedPodsBackoff(t *testing.T) {
 }
 
 // TestPropertyFreshDaemonSet starts from a healthy cluster with no pods
-// and no revisions: one wave creates every pod.
+// and no revisions: one batch creates every pod.
 func TestPropertyFreshDaemonSet(t *testing.T) {
 	for seed := range uint64(propertySeeds()) {
 		rc := newRolloutCase(seed)
@@ -278,7 +278,7 @@ func TestPropertyFreshDaemonSet(t *testing.T) {
 		rc.cluster.DaemonSet.Status = appsv1.DaemonSetStatus{}
 		res := rc.simulate(t)
 		if limit := max(rc.tm.bind, rc.tm.ready) + rc.tm.minReady; res.Duration() > limit {
-			t.Errorf("%v: a fresh DaemonSet took %v, more than one wave (%v)", rc, res.Duration(), limit)
+			t.Errorf("%v: a fresh DaemonSet took %v, more than one batch (%v)", rc, res.Duration(), limit)
 		}
 	}
 }

@@ -31,21 +31,21 @@ func TestSimulate(t *testing.T) {
 		wantCreates  int
 		wantNodes    int
 	}{
-		{name: "a fresh DaemonSet converges in one wave",
+		{name: "a fresh DaemonSet converges in one batch",
 			in: fresh(), cfg: simulate.Config{ReadyDelay: 5 * time.Second},
 			want: simulate.OutcomeConverged, wantDuration: 5 * time.Second, wantCreates: 3, wantNodes: 4},
 		{name: "a settled DaemonSet converges at once",
 			in: settled(), want: simulate.OutcomeConverged, wantNodes: 4},
-		{name: "maxUnavailable 1 takes one wave (grace, then readiness) per node",
+		{name: "maxUnavailable 1 takes one batch (grace, then readiness) per node",
 			in: rollingOut(), cfg: simulate.Config{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
 			want: simulate.OutcomeConverged, wantDuration: 3 * 15 * time.Second, wantCreates: 3, wantNodes: 4},
-		{name: "maxUnavailable 100% takes one wave",
+		{name: "maxUnavailable 100% takes one batch",
 			in: rollingOut(dt.WithMaxUnavailable("100%")), cfg: simulate.Config{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
 			want: simulate.OutcomeConverged, wantDuration: 15 * time.Second, wantCreates: 3, wantNodes: 4},
 		{name: "maxSurge 1 takes one readiness per node, then the last grace period",
 			in: surging(), cfg: simulate.Config{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
 			want: simulate.OutcomeConverged, wantDuration: 3*5*time.Second + 10*time.Second, wantCreates: 3, wantNodes: 4},
-		{name: "minReadySeconds adds to every wave",
+		{name: "minReadySeconds adds to every batch",
 			in: rollingOut(dt.WithMinReadySeconds(30)), cfg: simulate.Config{ReadyDelay: 5 * time.Second},
 			want: simulate.OutcomeConverged, wantDuration: 3 * 35 * time.Second, wantCreates: 3, wantNodes: 4},
 		{name: "a node that joins gets a pod",
@@ -177,7 +177,7 @@ func TestSimulateInputUnchanged(t *testing.T) {
 	before := c.DeepCopy()
 	simulate.Run(c, simulate.Config{ReadyDelay: time.Second, GracePeriod: time.Second})
 	if diff := cmp.Diff(before, c, allExported); diff != "" {
-		t.Errorf("Simulate() modified its cluster (-before +after):\n%s", diff)
+		t.Errorf("Run() modified its cluster (-before +after):\n%s", diff)
 	}
 }
 
@@ -256,7 +256,7 @@ func TestConverged(t *testing.T) {
 }
 
 // TestSimulateInvalidCluster: a cluster Compute refuses is not simulated;
-// Simulate reports it instead of panicking (it panicked on all but the nil
+// Run reports it instead of panicking (it panicked on all but the nil
 // revision).
 func TestSimulateInvalidCluster(t *testing.T) {
 	tests := []struct {
