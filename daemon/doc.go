@@ -153,6 +153,7 @@
 // DaemonSet pods and the unavailable count by cause; daemon/progressive
 // the progressive rollouts (see Rollout controls); daemon/validation what
 // the API server rejects (Compute does not validate); daemon/snapshot
-// Compute's inputs from kubectl's YAML or JSON; daemon/daemontest builders,
-// plan invariants and a rollout simulator for tests.
+// Compute's inputs from kubectl's YAML or JSON; daemon/simulate a rollout
+// replayed sync by sync in an in-memory cluster; daemon/daemontest
+// builders and plan invariants for tests.
 package daemon

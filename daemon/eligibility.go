@@ -5,6 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon/internal/placerule"
 	"github.com/daemonplan/daemonplan/tolerations"
 )
 
@@ -143,38 +144,37 @@ func (e *Eligibility) verdict(node *corev1.Node) NodeEligibility {
 	if node == nil || e == nil || e.matcher == nil {
 		return NodeEligibility{Reason: IneligibleNilNode}
 	}
-	return decide(node, e.nodeName,
-		func() bool { return e.matcher.Match(node) },
+	return verdictOf(placerule.Decide(nodeNameTruth(e.nodeName, node),
+		func() affinity.Truth { return placerule.Of(e.matcher.Match(node)) },
 		func(effects tolerations.EffectSet) (corev1.Taint, bool) {
+			if len(node.Spec.Taints) == 0 {
+				return corev1.Taint{}, false
+			}
 			return tolerations.FindUntoleratedTaint(node.Spec.Taints, e.tolerations, effects, e.comparison)
-		})
+		}))
 }
 
-// decide applies upstream's placement rules in their order: the template's
-// nodeName, then the nodeSelector and required node affinity (matches), then
-// the taints (untolerated finds the first untolerated taint among effects).
-func decide(node *corev1.Node, templateNodeName string, matches func() bool,
-	untolerated func(tolerations.EffectSet) (corev1.Taint, bool)) NodeEligibility {
-	if templateNodeName != "" && templateNodeName != node.Name {
+// nodeNameTruth judges the template's nodeName on node: Never when it
+// names another node.
+func nodeNameTruth(templateNodeName string, node *corev1.Node) affinity.Truth {
+	return placerule.Of(templateNodeName == "" || templateNodeName == node.Name)
+}
+
+// verdictOf reads upstream's two answers from the rule order's verdict on
+// one node (never Sometimes): a node with an untolerated NoSchedule taint
+// alone may keep its pod.
+func verdictOf(v placerule.Verdict) NodeEligibility {
+	switch v.Check {
+	case placerule.NodeName:
 		return NodeEligibility{Reason: IneligibleNodeName}
-	}
-	if !matches() {
+	case placerule.NodeAffinity:
 		return NodeEligibility{Reason: IneligibleNodeAffinity}
+	case placerule.Taint:
+		return NodeEligibility{ShouldContinueRunning: true, Reason: IneligibleTaint, Taint: v.Taint}
+	case placerule.NoExecuteTaint:
+		return NodeEligibility{Reason: IneligibleNoExecuteTaint, Taint: v.Taint}
 	}
-	if len(node.Spec.Taints) == 0 {
-		return NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}
-	}
-	taint, found := untolerated(tolerations.NoSchedule | tolerations.NoExecute)
-	if !found {
-		return NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}
-	}
-	if taint.Effect == corev1.TaintEffectNoExecute {
-		return NodeEligibility{Reason: IneligibleNoExecuteTaint, Taint: taint}
-	}
-	if noExec, found := untolerated(tolerations.NoExecute); found {
-		return NodeEligibility{Reason: IneligibleNoExecuteTaint, Taint: noExec}
-	}
-	return NodeEligibility{ShouldContinueRunning: true, Reason: IneligibleTaint, Taint: taint}
+	return NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}
 }
 
 // NodeShouldRunDaemonPod returns whether a new pod of ds may be placed on
@@ -190,11 +190,14 @@ func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun,
 		return false, false
 	}
 	spec := &ds.Spec.Template.Spec
-	v := decide(node, spec.NodeName,
-		func() bool { return affinity.MatchNode(spec, node) },
+	v := verdictOf(placerule.Decide(nodeNameTruth(spec.NodeName, node),
+		func() affinity.Truth { return placerule.Of(affinity.MatchNode(spec, node)) },
 		func(effects tolerations.EffectSet) (corev1.Taint, bool) {
+			if len(node.Spec.Taints) == 0 {
+				return corev1.Taint{}, false
+			}
 			return tolerations.FindUntoleratedDaemonTaint(node.Spec.Taints, spec.Tolerations, spec.HostNetwork, effects, false)
-		})
+		}))
 	return v.ShouldRun, v.ShouldContinueRunning
 }
 

@@ -15,13 +15,14 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // plannerCase is one input for the Planner tests.
 type plannerCase struct {
 	name string
-	in   dt.Input
+	in   simulate.Input
 }
 
 // plannerCases returns the conformance corpus and generated clusters of
@@ -30,7 +31,7 @@ func plannerCases(t *testing.T) []plannerCase {
 	t.Helper()
 	var out []plannerCase
 	for _, s := range loadConformanceScenarios(t) {
-		out = append(out, plannerCase{s.Name, dt.Input{DaemonSet: s.DaemonSet, Nodes: s.Nodes, Pods: s.Pods,
+		out = append(out, plannerCase{s.Name, simulate.Input{DaemonSet: s.DaemonSet, Nodes: s.Nodes, Pods: s.Pods,
 			Options: daemon.Options{Now: s.Now, Revisions: s.Revisions}}})
 	}
 	for i := range 80 {

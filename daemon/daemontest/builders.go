@@ -1,7 +1,6 @@
 package daemontest
 
 import (
-	"slices"
 	"strconv"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -72,33 +72,7 @@ func Unschedulable() NodeOption {
 // when it changes, its lastTransitionTime becomes the node's creation time.
 // Applied twice, it leaves one pair of taints.
 func NotReady() NodeOption {
-	return func(n *corev1.Node) { setNodeReady(n, false, n.CreationTimestamp.Time) }
-}
-
-// setNodeReady sets the status of n's Ready condition to ready, appending
-// the condition when n has none, with lastTransitionTime at when the
-// status changes (or the condition is new); and leaves the
-// node.kubernetes.io/not-ready NoSchedule and NoExecute taints on n
-// exactly when ready is false. It modifies n.
-func setNodeReady(n *corev1.Node, ready bool, at time.Time) {
-	status := corev1.ConditionFalse
-	if ready {
-		status = corev1.ConditionTrue
-	}
-	i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
-	if i < 0 {
-		n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeReady})
-		i = len(n.Status.Conditions) - 1
-	}
-	if cond := &n.Status.Conditions[i]; cond.Status != status {
-		cond.Status, cond.LastTransitionTime = status, metav1.Time{Time: at}
-	}
-	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
-	if !ready {
-		n.Spec.Taints = append(n.Spec.Taints,
-			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
-			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute})
-	}
+	return func(n *corev1.Node) { simulate.SetNodeReady(n, false, n.CreationTimestamp.Time) }
 }
 
 // DaemonSetOption changes a DaemonSet being built.

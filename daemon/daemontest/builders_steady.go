@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -26,12 +27,12 @@ import (
 // EnableTaintTolerationComparisonOperators, the feature gate those
 // operators need, and places pods with it. A nil ds gives nil; n < 0
 // counts as 0.
-func SteadyCluster(ds *appsv1.DaemonSet, n int, opts ...NodeOption) *Cluster {
+func SteadyCluster(ds *appsv1.DaemonSet, n int, opts ...NodeOption) *simulate.Cluster {
 	if ds == nil {
 		return nil
 	}
 	ds = ds.DeepCopy()
-	c := &Cluster{
+	c := &simulate.Cluster{
 		DaemonSet: ds,
 		Revisions: []*appsv1.ControllerRevision{Revision(ds, 1)},
 		Now:       Epoch,

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // TestSteadyCluster checks the cluster SteadyCluster builds: names, pods on
@@ -96,7 +97,7 @@ func TestSteadyCluster(t *testing.T) {
 			if !plan.IsZero() {
 				t.Errorf("plan of a steady cluster is not zero: %+v", plan)
 			}
-			if err := dt.Converged(c, dt.Hash(c.DaemonSet)); err != nil {
+			if err := simulate.Converged(c, dt.Hash(c.DaemonSet)); err != nil {
 				t.Errorf("Converged: %v", err)
 			}
 		})
@@ -128,37 +129,37 @@ func TestTolerationOptions(t *testing.T) {
 // TestPeak checks the summary on hand-made results and on a simulated
 // rollout.
 func TestPeak(t *testing.T) {
-	budgets := func(u, s int) dt.Budgets { return dt.Budgets{Desired: 10, MaxUnavailable: u, MaxSurge: s} }
+	budgets := func(u, s int) simulate.Budgets { return simulate.Budgets{Desired: 10, MaxUnavailable: u, MaxSurge: s} }
 	tests := []struct {
 		name string
-		res  dt.SimResult
-		want dt.Peak
+		res  simulate.Result
+		want simulate.Peak
 	}{
-		{name: "no steps", res: dt.SimResult{StartDown: 2, StartSurge: 1}, want: dt.Peak{MaxDown: 2, MaxDownStep: -1, MaxSurge: 1, MaxSurgeStep: -1}},
+		{name: "no steps", res: simulate.Result{StartDown: 2, StartSurge: 1}, want: simulate.Peak{MaxDown: 2, MaxDownStep: -1, MaxSurge: 1, MaxSurgeStep: -1}},
 		{
 			name: "within budget",
-			res: dt.SimResult{Steps: []dt.StepTrace{
+			res: simulate.Result{Steps: []simulate.StepTrace{
 				{Step: 0, Down: 1, Budgets: budgets(2, 0)},
 				{Step: 1, Down: 2, Budgets: budgets(2, 0)},
 				{Step: 2, Down: 2, Budgets: budgets(2, 0)},
 			}},
-			want: dt.Peak{MaxDown: 2, MaxDownStep: 1, MaxUnavailable: 2, MaxSurgeStep: -1},
+			want: simulate.Peak{MaxDown: 2, MaxDownStep: 1, MaxUnavailable: 2, MaxSurgeStep: -1},
 		},
 		{
 			name: "over both budgets",
-			res: dt.SimResult{Steps: []dt.StepTrace{
+			res: simulate.Result{Steps: []simulate.StepTrace{
 				{Step: 0, Down: 0, Surge: 2, Budgets: budgets(0, 1)},
 				{Step: 1, Down: 1, Surge: 1, Budgets: budgets(0, 1)},
 			}},
-			want: dt.Peak{MaxDown: 1, MaxDownStep: 1, MaxSurge: 2, MaxSurgeStep: 0, SurgeBudget: 1, OverBudget: []int{0, 1}},
+			want: simulate.Peak{MaxDown: 1, MaxDownStep: 1, MaxSurge: 2, MaxSurgeStep: 0, SurgeBudget: 1, OverBudget: []int{0, 1}},
 		},
 		{
 			name: "down from the start is not over budget",
-			res: dt.SimResult{StartDown: 5, Steps: []dt.StepTrace{
+			res: simulate.Result{StartDown: 5, Steps: []simulate.StepTrace{
 				{Step: 0, Down: 5, Budgets: budgets(1, 0)},
 				{Step: 1, Down: 3, Budgets: budgets(1, 0)},
 			}},
-			want: dt.Peak{MaxDown: 5, MaxDownStep: -1, MaxUnavailable: 1, MaxSurgeStep: -1},
+			want: simulate.Peak{MaxDown: 5, MaxDownStep: -1, MaxUnavailable: 1, MaxSurgeStep: -1},
 		},
 	}
 	for _, tt := range tests {
@@ -173,14 +174,14 @@ func TestPeak(t *testing.T) {
 		for _, tc := range []struct {
 			name string
 			ds   *appsv1.DaemonSet
-			want dt.Peak
+			want simulate.Peak
 		}{
-			{"maxUnavailable 3", dt.DaemonSet("a", dt.WithMaxUnavailable("3")), dt.Peak{MaxDown: 3, MaxDownStep: 0, MaxUnavailable: 3, MaxSurgeStep: -1}},
-			{"maxSurge 20%", dt.DaemonSet("a", dt.WithMaxUnavailable("0"), dt.WithMaxSurge("20%")), dt.Peak{MaxDownStep: -1, MaxSurge: 4, MaxSurgeStep: 0, SurgeBudget: 4}},
+			{"maxUnavailable 3", dt.DaemonSet("a", dt.WithMaxUnavailable("3")), simulate.Peak{MaxDown: 3, MaxDownStep: 0, MaxUnavailable: 3, MaxSurgeStep: -1}},
+			{"maxSurge 20%", dt.DaemonSet("a", dt.WithMaxUnavailable("0"), dt.WithMaxSurge("20%")), simulate.Peak{MaxDownStep: -1, MaxSurge: 4, MaxSurgeStep: 0, SurgeBudget: 4}},
 		} {
 			c := dt.SteadyCluster(tc.ds, 20)
-			res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second, Check: true,
-				Events: []dt.ClusterEvent{{Kind: dt.TemplateChange, Image: "registry.example/a:v2"}}})
+			res := simulate.Run(c, simulate.Config{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second, Check: dt.Checker(dt.CheckOptions{}),
+				Events: []simulate.Event{{Kind: simulate.TemplateChange, Image: "registry.example/a:v2"}}})
 			if err := res.Err(); err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -74,9 +75,9 @@ func TestFunctionsDoNotModifyInputs(t *testing.T) {
 		dt.CheckGivenPlan(in, plan, err)
 		in.Permute(rand.New(rand.NewPCG(seed, 0)))
 		if c.DaemonSet != nil {
-			dt.BudgetsOf(c.DaemonSet, len(c.Nodes))
+			simulate.BudgetsOf(c.DaemonSet, len(c.Nodes))
 		}
-		dt.Converged(c, plan.Hash)
+		simulate.Converged(c, plan.Hash)
 		if diff := cmp.Diff(before, c, allExported); diff != "" {
 			t.Fatalf("seed %d: the cluster changed (-before +after):\n%s", seed, diff)
 		}
@@ -102,22 +103,22 @@ func TestInputPermute(t *testing.T) {
 			t.Errorf("Permute() lost node %s", n.Name)
 		}
 	}
-	var nilIn dt.Input
+	var nilIn simulate.Input
 	if p := nilIn.Permute(rand.New(rand.NewPCG(1, 2))); p.Nodes != nil || p.Pods != nil || p.Options.Revisions != nil {
 		t.Errorf("Permute() of nil slices = %+v, want nil slices", p)
 	}
 }
 
-func TestClusterEventString(t *testing.T) {
+func TestEventString(t *testing.T) {
 	tests := []struct {
-		e    dt.ClusterEvent
+		e    simulate.Event
 		want string
 	}{
-		{dt.ClusterEvent{Kind: dt.NodeJoin, Node: dt.Node("n9")}, "NodeJoin n9"},
-		{dt.ClusterEvent{Kind: dt.NodeLeave, NodeName: "n1"}, "NodeLeave n1"},
-		{dt.ClusterEvent{Kind: dt.NodeNotReady, NodeName: "n2"}, "NodeNotReady n2"},
-		{dt.ClusterEvent{Kind: dt.NodeReady, NodeName: "n2"}, "NodeReady n2"},
-		{dt.ClusterEvent{Kind: dt.TemplateChange, Image: "img:v3"}, "TemplateChange img:v3"},
+		{simulate.Event{Kind: simulate.NodeJoin, Node: dt.Node("n9")}, "NodeJoin n9"},
+		{simulate.Event{Kind: simulate.NodeLeave, NodeName: "n1"}, "NodeLeave n1"},
+		{simulate.Event{Kind: simulate.NodeNotReady, NodeName: "n2"}, "NodeNotReady n2"},
+		{simulate.Event{Kind: simulate.NodeReady, NodeName: "n2"}, "NodeReady n2"},
+		{simulate.Event{Kind: simulate.TemplateChange, Image: "img:v3"}, "TemplateChange img:v3"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.String(); got != tt.want {
@@ -128,32 +129,32 @@ func TestClusterEventString(t *testing.T) {
 
 // TestSimulateEvents checks each cluster event on a settled cluster.
 func TestSimulateEvents(t *testing.T) {
-	at := func(kind dt.EventKind, node string) dt.ClusterEvent {
-		return dt.ClusterEvent{At: time.Minute, Kind: kind, NodeName: node}
+	at := func(kind simulate.EventKind, node string) simulate.Event {
+		return simulate.Event{At: time.Minute, Kind: kind, NodeName: node}
 	}
 	tests := []struct {
 		name  string
-		event dt.ClusterEvent
-		check func(c *dt.Cluster) bool
+		event simulate.Event
+		check func(c *simulate.Cluster) bool
 	}{
-		{"NodeNotReady taints the node and unreadies its pod", at(dt.NodeNotReady, "n1"), func(c *dt.Cluster) bool {
+		{"NodeNotReady taints the node and unreadies its pod", at(simulate.NodeNotReady, "n1"), func(c *simulate.Cluster) bool {
 			run, keep := daemon.NodeShouldRunDaemonPod(nodeNamed(c, "n1"), c.DaemonSet)
 			return !run && keep && !rollout.IsPodReady(podNamed(c, "fluentd-n1"))
 		}},
-		{"NodeLeave removes the node and its pod", at(dt.NodeLeave, "n1"), func(c *dt.Cluster) bool {
+		{"NodeLeave removes the node and its pod", at(simulate.NodeLeave, "n1"), func(c *simulate.Cluster) bool {
 			return nodeNamed(c, "n1") == nil && podNamed(c, "fluentd-n1") == nil
 		}},
-		{"TemplateChange raises the generation", dt.ClusterEvent{At: time.Minute, Kind: dt.TemplateChange, Image: "x:v9"}, func(c *dt.Cluster) bool {
+		{"TemplateChange raises the generation", simulate.Event{At: time.Minute, Kind: simulate.TemplateChange, Image: "x:v9"}, func(c *simulate.Cluster) bool {
 			return c.DaemonSet.Generation == 2 && c.DaemonSet.Spec.Template.Spec.Containers[0].Image == "x:v9"
 		}},
-		{"NodeJoin adds the node", dt.ClusterEvent{At: time.Minute, Kind: dt.NodeJoin, Node: dt.Node("n7")}, func(c *dt.Cluster) bool {
+		{"NodeJoin adds the node", simulate.Event{At: time.Minute, Kind: simulate.NodeJoin, Node: dt.Node("n7")}, func(c *simulate.Cluster) bool {
 			return nodeNamed(c, "n7") != nil
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// One step only: the event is applied when the clock reaches it.
-			res := dt.Simulate(clusterOf(settled()), dt.SimConfig{Events: []dt.ClusterEvent{tt.event}, MaxSteps: 2})
+			res := simulate.Run(clusterOf(settled()), simulate.Config{Events: []simulate.Event{tt.event}, MaxSteps: 2})
 			if len(res.Steps) < 2 || res.Steps[1].Events == nil {
 				t.Fatalf("the event was not applied: %+v", res.Steps)
 			}
@@ -164,7 +165,7 @@ func TestSimulateEvents(t *testing.T) {
 	}
 }
 
-func nodeNamed(c *dt.Cluster, name string) *corev1.Node {
+func nodeNamed(c *simulate.Cluster, name string) *corev1.Node {
 	for _, n := range c.Nodes {
 		if n.Name == name {
 			return n
@@ -173,7 +174,7 @@ func nodeNamed(c *dt.Cluster, name string) *corev1.Node {
 	return nil
 }
 
-func podNamed(c *dt.Cluster, name string) *corev1.Pod {
+func podNamed(c *simulate.Cluster, name string) *corev1.Pod {
 	for _, p := range c.Pods {
 		if p.Name == name {
 			return p

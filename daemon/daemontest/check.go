@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // Invariant names a property every plan of daemon.Compute must have. Its
@@ -136,6 +137,11 @@ type Violation struct {
 // Error returns "<invariant>: <detail>".
 func (v Violation) Error() string { return string(v.Invariant) + ": " + v.Detail }
 
+// Is reports whether target is ErrViolation: every Violation is one, so
+// that errors.Is finds it in an error that wraps Violations alone (as
+// simulate.Result.Err does).
+func (v Violation) Is(target error) bool { return target == ErrViolation }
+
 // ErrViolation is wrapped by Report.Err when a plan broke an invariant;
 // each Violation is also reachable with errors.As.
 var ErrViolation = errors.New("plan invariant violated")
@@ -196,7 +202,7 @@ type CheckOptions struct {
 // CheckPlan modifies nothing. It costs 2 + Permutations calls of Compute
 // plus a deep copy and a few comparisons of the input and plans; it is meant
 // for tests and fuzzers, not for production paths.
-func CheckPlan(in Input, opts CheckOptions) Report {
+func CheckPlan(in simulate.Input, opts CheckOptions) Report {
 	before := in.DeepCopy()
 	backoffBefore := in.Options.FailedPodBackoff.Entries()
 
@@ -261,7 +267,7 @@ func (r *Report) add(inv Invariant, format string, args ...any) {
 
 // computeSafely runs Compute on in, through the Planner p when it is not
 // nil, turning a panic into a message with a shortened stack.
-func computeSafely(p *daemon.Planner, in Input) (plan daemon.Plan, err error, panicked string) {
+func computeSafely(p *daemon.Planner, in simulate.Input) (plan daemon.Plan, err error, panicked string) {
 	defer func() {
 		if r := recover(); r != nil {
 			stack := string(debug.Stack())

@@ -8,14 +8,15 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // policyInput is six nodes in zones a and b running old pods (the ones in
 // unready not ready) under a template at v2 with maxUnavailable maxU.
-func policyInput(maxU string, unready ...int) dt.Input {
+func policyInput(maxU string, unready ...int) simulate.Input {
 	ds := dt.DaemonSet("agent", dt.WithImage("registry.example/agent:v2"), dt.WithMaxUnavailable(maxU))
-	in := dt.Input{DaemonSet: ds, Options: daemon.Options{Now: dt.Epoch}}
+	in := simulate.Input{DaemonSet: ds, Options: daemon.Options{Now: dt.Epoch}}
 	for i := range 6 {
 		name := fmt.Sprintf("n%d", i)
 		in.Nodes = append(in.Nodes, dt.Node(name, dt.WithLabel(zoneKey, fmt.Sprintf("zone-%c", 'a'+i%2))))
@@ -36,7 +37,7 @@ func policyInput(maxU string, unready ...int) dt.Input {
 func TestPolicyInvariants(t *testing.T) {
 	tests := []struct {
 		name   string
-		in     dt.Input
+		in     simulate.Input
 		pol    daemon.RolloutPolicy
 		broken dt.Invariant
 	}{

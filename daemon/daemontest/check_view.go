@@ -14,6 +14,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -34,7 +35,7 @@ import (
 // It modifies nothing and returns nil when every invariant holds; the
 // violations come in a fixed order. It costs O(nodes + pods) map work plus
 // sorting checks.
-func CheckGivenPlan(in Input, plan daemon.Plan, err error) []Violation {
+func CheckGivenPlan(in simulate.Input, plan daemon.Plan, err error) []Violation {
 	c := &checker{in: in, plan: plan, err: err}
 	if stage := stageOf(err); stage == daemon.StageInput || stage == daemon.StagePolicy {
 		if !reflect.DeepEqual(plan, daemon.Plan{}) {
@@ -84,7 +85,7 @@ func CheckGivenPlan(in Input, plan daemon.Plan, err error) []Violation {
 // checker holds what CheckGivenPlan derives from the input, independently
 // of Compute's own bookkeeping.
 type checker struct {
-	in   Input
+	in   simulate.Input
 	plan daemon.Plan
 	err  error
 	out  []Violation

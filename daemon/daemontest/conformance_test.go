@@ -7,6 +7,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/internal/scenario"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // conformanceDir holds the scenarios recorded from kube-controller-manager.
@@ -29,8 +30,8 @@ func loadScenarios(tb testing.TB) []*scenario.Scenario {
 	return all
 }
 
-func scenarioInput(s *scenario.Scenario) dt.Input {
-	return dt.Input{DaemonSet: s.DaemonSet, Nodes: s.Nodes, Pods: s.Pods,
+func scenarioInput(s *scenario.Scenario) simulate.Input {
+	return simulate.Input{DaemonSet: s.DaemonSet, Nodes: s.Nodes, Pods: s.Pods,
 		Options: daemon.Options{Now: s.Now, Revisions: s.Revisions}}
 }
 

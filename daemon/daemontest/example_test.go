@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // CheckPlan runs Compute on an input and judges the plan; CheckGivenPlan
@@ -19,7 +19,7 @@ func ExampleCheckPlan() {
 	old := dt.DaemonSet("fluentd")
 	ds := dt.DaemonSet("fluentd", dt.WithImage("registry.example/fluentd:v2"))
 	ds.Generation = 2
-	in := dt.Input{
+	in := simulate.Input{
 		DaemonSet: ds,
 		Nodes:     []*corev1.Node{dt.Node("n1"), dt.Node("n2"), dt.Node("n3")},
 		Pods:      []*corev1.Pod{dt.Pod(old, "a", "n1"), dt.Pod(old, "b", "n2"), dt.Pod(old, "c", "n3")},
@@ -45,44 +45,13 @@ func ExampleCheckPlan() {
 	// UnavailabilityBudget
 }
 
-// Simulate replays a rolling update with maxUnavailable 1 over three
-// nodes: each wave deletes an old pod, waits out its grace period, creates
-// the new pod and waits for it to become ready.
-func ExampleSimulate() {
-	old := dt.DaemonSet("fluentd")
-	ds := dt.DaemonSet("fluentd", dt.WithImage("registry.example/fluentd:v2"))
-	ds.Generation = 2
-	c := &dt.Cluster{
-		DaemonSet: ds,
-		Nodes:     []*corev1.Node{dt.Node("n1"), dt.Node("n2"), dt.Node("n3")},
-		Pods:      []*corev1.Pod{dt.Pod(old, "a", "n1"), dt.Pod(old, "b", "n2"), dt.Pod(old, "c", "n3")},
-		Now:       dt.Epoch,
-	}
-	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second, Check: true})
-	for _, st := range res.Steps {
-		if st.Creates+st.Deletes > 0 {
-			fmt.Printf("%4v: %d create(s), %d delete(s); %d of %d updated, %d down after\n",
-				st.At, st.Creates, st.Deletes, st.Updated, st.Desired, st.Down)
-		}
-	}
-	fmt.Println(res.Outcome, "after", res.Duration(), "error:", res.Err())
-	// Output:
-	//   0s: 0 create(s), 1 delete(s); 0 of 3 updated, 1 down after
-	//  10s: 1 create(s), 0 delete(s); 0 of 3 updated, 1 down after
-	//  15s: 0 create(s), 1 delete(s); 1 of 3 updated, 1 down after
-	//  25s: 1 create(s), 0 delete(s); 1 of 3 updated, 1 down after
-	//  30s: 0 create(s), 1 delete(s); 2 of 3 updated, 1 down after
-	//  40s: 1 create(s), 0 delete(s); 2 of 3 updated, 1 down after
-	// Converged after 45s error: <nil>
-}
-
 // GenerateCluster draws clusters from an explicit seed: healthy ones to
 // simulate, chaotic ones to fuzz.
 func ExampleGenerateCluster() {
 	r := rand.New(rand.NewPCG(42, 0))
 	c := dt.GenerateCluster(r, dt.ClusterConfig{Nodes: 5, Healthy: true, Rollout: true})
 	fmt.Println("healthy:", len(c.Nodes), "nodes,", len(c.Pods), "pods, desired", c.DaemonSet.Status.DesiredNumberScheduled)
-	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: time.Second})
+	res := simulate.Run(c, simulate.Config{ReadyDelay: time.Second})
 	fmt.Println("rollout:", res.Outcome)
 
 	c = dt.GenerateCluster(r, dt.ClusterConfig{Nodes: 5})
@@ -94,40 +63,6 @@ func ExampleGenerateCluster() {
 	// chaotic: 5 nodes, violations: 0
 }
 
-// BudgetsOf scales a DaemonSet's budgets the way upstream does:
-// percentages round up, and 0/0 falls back to one unavailable node.
-func ExampleBudgetsOf() {
-	for _, ds := range []*appsv1.DaemonSet{
-		dt.DaemonSet("a", dt.WithMaxUnavailable("10%")),
-		dt.DaemonSet("b", dt.WithMaxUnavailable("0"), dt.WithMaxSurge("25%")),
-		dt.DaemonSet("c", dt.WithMaxUnavailable("0")),
-	} {
-		b := dt.BudgetsOf(ds, 15)
-		fmt.Printf("%s: maxUnavailable %d, maxSurge %d of %d\n", ds.Name, b.MaxUnavailable, b.MaxSurge, b.Desired)
-	}
-	// Output:
-	// a: maxUnavailable 2, maxSurge 0 of 15
-	// b: maxUnavailable 0, maxSurge 4 of 15
-	// c: maxUnavailable 1, maxSurge 0 of 15
-}
-
-// Converged says why a cluster is not where a rollout ends.
-func ExampleConverged() {
-	ds := dt.DaemonSet("fluentd")
-	c := &dt.Cluster{
-		DaemonSet: ds,
-		Nodes:     []*corev1.Node{dt.Node("n1"), dt.Node("n2")},
-		Pods:      []*corev1.Pod{dt.Pod(ds, "a", "n1"), dt.Pod(ds, "b", "n2", dt.NotReadyPod())},
-		Now:       dt.Epoch,
-	}
-	fmt.Println(dt.Converged(c, dt.Hash(ds)))
-	c.Pods[1] = dt.Pod(ds, "b", "n2")
-	fmt.Println(dt.Converged(c, dt.Hash(ds)))
-	// Output:
-	// node "n2" runs pod b, which is not available (not ready for 1h0m0s)
-	// <nil>
-}
-
 // SteadyCluster starts a test from a settled cluster in one line; Peak
 // sums up a simulated rollout: at most maxUnavailable nodes were down.
 func ExampleSteadyCluster() {
@@ -136,8 +71,8 @@ func ExampleSteadyCluster() {
 	plan, _ := c.Input().Compute()
 	fmt.Println("zero plan:", plan.IsZero())
 
-	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second,
-		Events: []dt.ClusterEvent{{Kind: dt.TemplateChange, Image: "registry.example/agent:v2"}}})
+	res := simulate.Run(c, simulate.Config{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second,
+		Events: []simulate.Event{{Kind: simulate.TemplateChange, Image: "registry.example/agent:v2"}}})
 	p := res.Peak()
 	fmt.Println(res.Outcome, "in", res.Duration())
 	fmt.Printf("worst: %d down (budget %d), %d surging; over budget: %v\n", p.MaxDown, p.MaxUnavailable, p.MaxSurge, p.Exceeded())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // The fixtures of the table tests: small clusters built with the package's
@@ -14,9 +15,9 @@ import (
 // settled is a DaemonSet whose three workers each run one available pod of
 // the current template, with its revision and an up-to-date status, beside
 // a control-plane node it does not tolerate.
-func settled(opts ...dt.DaemonSetOption) dt.Input {
+func settled(opts ...dt.DaemonSetOption) simulate.Input {
 	ds := dt.DaemonSet("fluentd", opts...)
-	in := dt.Input{DaemonSet: ds, Options: daemon.Options{Now: dt.Epoch, Revisions: []*appsv1.ControllerRevision{dt.Revision(ds, 1)}}}
+	in := simulate.Input{DaemonSet: ds, Options: daemon.Options{Now: dt.Epoch, Revisions: []*appsv1.ControllerRevision{dt.Revision(ds, 1)}}}
 	in.Nodes = workers("n1", "n2", "n3")
 	in.Nodes = append(in.Nodes, dt.Node("cp", dt.WithTaint("node-role.kubernetes.io/control-plane", "", corev1.TaintEffectNoSchedule)))
 	for _, n := range []string{"n1", "n2", "n3"} {
@@ -36,7 +37,7 @@ func workers(names ...string) []*corev1.Node {
 }
 
 // fresh is settled without pods, revisions or status: a new DaemonSet.
-func fresh(opts ...dt.DaemonSetOption) dt.Input {
+func fresh(opts ...dt.DaemonSetOption) simulate.Input {
 	in := settled(opts...)
 	in.Pods, in.Options.Revisions = nil, nil
 	in.DaemonSet.Status = appsv1.DaemonSetStatus{}
@@ -45,7 +46,7 @@ func fresh(opts ...dt.DaemonSetOption) dt.Input {
 
 // rollingOut is settled right after the image changed: the pods and the
 // only revision are of the previous template.
-func rollingOut(opts ...dt.DaemonSetOption) dt.Input {
+func rollingOut(opts ...dt.DaemonSetOption) simulate.Input {
 	in := settled(opts...)
 	in.DaemonSet.Generation = 2
 	dt.WithImage("registry.example/fluentd:v2")(in.DaemonSet)
@@ -53,12 +54,12 @@ func rollingOut(opts ...dt.DaemonSetOption) dt.Input {
 }
 
 // surging is rollingOut with maxSurge 1 and maxUnavailable 0.
-func surging() dt.Input {
+func surging() simulate.Input {
 	return rollingOut(dt.WithMaxSurge("1"), dt.WithMaxUnavailable("0"))
 }
 
 // podOn returns the input pod on node.
-func podOn(in dt.Input, node string) *corev1.Pod {
+func podOn(in simulate.Input, node string) *corev1.Pod {
 	for _, p := range in.Pods {
 		if p.Spec.NodeName == node {
 			return p

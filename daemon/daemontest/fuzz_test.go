@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // byteSource is a rand.Source that reads the fuzzer's bytes first, eight
@@ -88,7 +89,7 @@ func FuzzConformance(f *testing.F) {
 // fuzzBase is an input a fuzz target starts from.
 type fuzzBase struct {
 	name string
-	in   dt.Input
+	in   simulate.Input
 }
 
 // fuzzBases returns the table cases of TestCheckPlanHolds, then the

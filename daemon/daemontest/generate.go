@@ -10,57 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
-
-// Cluster is the state one sync of a DaemonSet sees: the DaemonSet, the
-// nodes, the pods and ControllerRevisions of its namespace (and possibly
-// others), the controller clock and the controller's carried state.
-type Cluster struct {
-	DaemonSet *appsv1.DaemonSet
-	Nodes     []*corev1.Node
-	Pods      []*corev1.Pod
-	Revisions []*appsv1.ControllerRevision
-	Now       time.Time
-	// FailedPodBackoff, BurstReplicas and
-	// EnableTaintTolerationComparisonOperators become the daemon.Options
-	// fields of the same names.
-	FailedPodBackoff                         daemon.Backoff
-	BurstReplicas                            int
-	EnableTaintTolerationComparisonOperators bool
-	// Rollout becomes Options.Rollout; Simulate judges convergence with
-	// progressive.Judge when it is not zero.
-	Rollout daemon.RolloutPolicy
-}
-
-// Input returns the arguments of the Compute call for c. The slices are
-// c's own.
-func (c *Cluster) Input() Input {
-	return Input{
-		DaemonSet: c.DaemonSet,
-		Nodes:     c.Nodes,
-		Pods:      c.Pods,
-		Options: daemon.Options{
-			Now:                                      c.Now,
-			Revisions:                                c.Revisions,
-			FailedPodBackoff:                         c.FailedPodBackoff,
-			BurstReplicas:                            c.BurstReplicas,
-			EnableTaintTolerationComparisonOperators: c.EnableTaintTolerationComparisonOperators,
-			Rollout:                                  c.Rollout,
-		},
-	}
-}
-
-// DeepCopy returns a copy of c sharing no object with it (the backoff state
-// is immutable and shared). A nil c gives nil.
-func (c *Cluster) DeepCopy() *Cluster {
-	if c == nil {
-		return nil
-	}
-	in := c.Input().DeepCopy()
-	out := *c
-	out.DaemonSet, out.Nodes, out.Pods, out.Revisions = in.DaemonSet, in.Nodes, in.Pods, in.Options.Revisions
-	return &out
-}
 
 // ClusterConfig configures GenerateCluster. The zero value generates
 // chaotic clusters of 0 to 12 nodes.
@@ -109,7 +60,7 @@ type ClusterConfig struct {
 // revision, as right after a user changed the image.
 //
 // It panics if r is nil.
-func GenerateCluster(r *rand.Rand, cfg ClusterConfig) *Cluster {
+func GenerateCluster(r *rand.Rand, cfg ClusterConfig) *simulate.Cluster {
 	g := &generator{r: r, used: map[string]bool{}}
 	if cfg.Healthy {
 		return g.healthy(cfg)
@@ -156,7 +107,7 @@ func nodeCount(r *rand.Rand, cfg ClusterConfig, lo int) int {
 }
 
 // healthy draws a valid, settled cluster; see GenerateCluster.
-func (g *generator) healthy(cfg ClusterConfig) *Cluster {
+func (g *generator) healthy(cfg ClusterConfig) *simulate.Cluster {
 	r := g.r
 	name := pick(r, "agent", "fluentd", "node-exporter")
 	ds := DaemonSet(name)
@@ -180,7 +131,7 @@ func (g *generator) healthy(cfg ClusterConfig) *Cluster {
 	}
 
 	now := Epoch
-	c := &Cluster{DaemonSet: ds, Now: now}
+	c := &simulate.Cluster{DaemonSet: ds, Now: now}
 	for i := range nodeCount(r, cfg, 1) {
 		n := Node(fmt.Sprintf("node-%d", i), WithLabel("role", pick(r, "worker", "worker", "infra")),
 			WithLabel("zone", pick(r, "a", "b", "c")))

@@ -12,11 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // chaosState is what the chaotic generator shares between its parts.
 type chaosState struct {
-	c *Cluster
+	c *simulate.Cluster
 	// old are copies of the DaemonSet with the templates of previous
 	// generations, oldest first.
 	old []*appsv1.DaemonSet
@@ -30,9 +31,9 @@ type chaosState struct {
 }
 
 // chaotic draws a cluster with a little of everything; see GenerateCluster.
-func (g *generator) chaotic(cfg ClusterConfig) *Cluster {
+func (g *generator) chaotic(cfg ClusterConfig) *simulate.Cluster {
 	r := g.r
-	s := &chaosState{c: &Cluster{Now: Epoch.Add(time.Duration(r.IntN(3600)) * time.Second)}}
+	s := &chaosState{c: &simulate.Cluster{Now: Epoch.Add(time.Duration(r.IntN(3600)) * time.Second)}}
 	s.calm = g.chance(0.5)
 	s.c.EnableTaintTolerationComparisonOperators = g.chance(0.3)
 	g.chaosDaemonSet(s)

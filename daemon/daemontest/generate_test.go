@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 var allExported = cmp.Exporter(func(reflect.Type) bool { return true })
@@ -74,8 +75,8 @@ func TestGenerateClusterNodes(t *testing.T) {
 // situation GenerateCluster promises, each in at least one of 500 seeds.
 func TestGenerateClusterVariety(t *testing.T) {
 	hash := appsv1.ControllerRevisionHashLabelKey
-	hasNode := func(f func(*corev1.Node) bool) func(*dt.Cluster) bool {
-		return func(c *dt.Cluster) bool {
+	hasNode := func(f func(*corev1.Node) bool) func(*simulate.Cluster) bool {
+		return func(c *simulate.Cluster) bool {
 			for _, n := range c.Nodes {
 				if f(n) {
 					return true
@@ -84,8 +85,8 @@ func TestGenerateClusterVariety(t *testing.T) {
 			return false
 		}
 	}
-	hasPod := func(f func(c *dt.Cluster, p *corev1.Pod) bool) func(*dt.Cluster) bool {
-		return func(c *dt.Cluster) bool {
+	hasPod := func(f func(c *simulate.Cluster, p *corev1.Pod) bool) func(*simulate.Cluster) bool {
+		return func(c *simulate.Cluster) bool {
 			for _, p := range c.Pods {
 				if f(c, p) {
 					return true
@@ -94,8 +95,8 @@ func TestGenerateClusterVariety(t *testing.T) {
 			return false
 		}
 	}
-	hasRev := func(f func(c *dt.Cluster, r *appsv1.ControllerRevision) bool) func(*dt.Cluster) bool {
-		return func(c *dt.Cluster) bool {
+	hasRev := func(f func(c *simulate.Cluster, r *appsv1.ControllerRevision) bool) func(*simulate.Cluster) bool {
+		return func(c *simulate.Cluster) bool {
 			for _, r := range c.Revisions {
 				if f(c, r) {
 					return true
@@ -114,8 +115,8 @@ func TestGenerateClusterVariety(t *testing.T) {
 			return false
 		}
 	}
-	budget := func(get func(*appsv1.RollingUpdateDaemonSet) string, want string) func(*dt.Cluster) bool {
-		return func(c *dt.Cluster) bool {
+	budget := func(get func(*appsv1.RollingUpdateDaemonSet) string, want string) func(*simulate.Cluster) bool {
+		return func(c *simulate.Cluster) bool {
 			ru := c.DaemonSet.Spec.UpdateStrategy.RollingUpdate
 			return ru != nil && get(ru) == want
 		}
@@ -132,16 +133,16 @@ func TestGenerateClusterVariety(t *testing.T) {
 		}
 		return ru.MaxSurge.String()
 	}
-	features := map[string]func(*dt.Cluster) bool{
-		"no nodes":               func(c *dt.Cluster) bool { return len(c.Nodes) == 0 },
+	features := map[string]func(*simulate.Cluster) bool{
+		"no nodes":               func(c *simulate.Cluster) bool { return len(c.Nodes) == 0 },
 		"control-plane taint":    hasNode(taint("node-role.kubernetes.io/control-plane", corev1.TaintEffectNoSchedule)),
 		"NotReady node":          hasNode(taint(corev1.TaintNodeNotReady, corev1.TaintEffectNoExecute)),
 		"cordoned node":          hasNode(func(n *corev1.Node) bool { return n.Spec.Unschedulable }),
 		"custom NoExecute taint": hasNode(taint("dedicated", corev1.TaintEffectNoExecute)),
-		"nodeSelector":           func(c *dt.Cluster) bool { return len(c.DaemonSet.Spec.Template.Spec.NodeSelector) > 0 },
-		"required affinity":      func(c *dt.Cluster) bool { return c.DaemonSet.Spec.Template.Spec.Affinity != nil },
-		"template nodeName":      func(c *dt.Cluster) bool { return c.DaemonSet.Spec.Template.Spec.NodeName != "" },
-		"Gt toleration": func(c *dt.Cluster) bool {
+		"nodeSelector":           func(c *simulate.Cluster) bool { return len(c.DaemonSet.Spec.Template.Spec.NodeSelector) > 0 },
+		"required affinity":      func(c *simulate.Cluster) bool { return c.DaemonSet.Spec.Template.Spec.Affinity != nil },
+		"template nodeName":      func(c *simulate.Cluster) bool { return c.DaemonSet.Spec.Template.Spec.NodeName != "" },
+		"Gt toleration": func(c *simulate.Cluster) bool {
 			for _, tol := range c.DaemonSet.Spec.Template.Spec.Tolerations {
 				if tol.Operator == corev1.TolerationOpGt {
 					return true
@@ -149,11 +150,11 @@ func TestGenerateClusterVariety(t *testing.T) {
 			}
 			return false
 		},
-		"hostNetwork": func(c *dt.Cluster) bool { return c.DaemonSet.Spec.Template.Spec.HostNetwork },
-		"OnDelete": func(c *dt.Cluster) bool {
+		"hostNetwork": func(c *simulate.Cluster) bool { return c.DaemonSet.Spec.Template.Spec.HostNetwork },
+		"OnDelete": func(c *simulate.Cluster) bool {
 			return c.DaemonSet.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
 		},
-		"nil rollingUpdate": func(c *dt.Cluster) bool {
+		"nil rollingUpdate": func(c *simulate.Cluster) bool {
 			return c.DaemonSet.Spec.UpdateStrategy.Type == "RollingUpdate" && c.DaemonSet.Spec.UpdateStrategy.RollingUpdate == nil
 		},
 		"maxUnavailable 0":         budget(maxU, "0"),
@@ -164,42 +165,48 @@ func TestGenerateClusterVariety(t *testing.T) {
 		"maxSurge 2":               budget(maxS, "2"),
 		"maxSurge 50%":             budget(maxS, "50%"),
 		"maxSurge 100%":            budget(maxS, "100%"),
-		"both budgets zero":        func(c *dt.Cluster) bool { return budget(maxU, "0")(c) && budget(maxS, "0")(c) },
-		"minReadySeconds":          func(c *dt.Cluster) bool { return c.DaemonSet.Spec.MinReadySeconds > 0 },
-		"nil revisionHistoryLimit": func(c *dt.Cluster) bool { return c.DaemonSet.Spec.RevisionHistoryLimit == nil },
-		"template generation":      func(c *dt.Cluster) bool { return c.DaemonSet.Annotations[appsv1.DeprecatedTemplateGeneration] != "" },
-		"selector {}":              func(c *dt.Cluster) bool { return reflect.DeepEqual(c.DaemonSet.Spec.Selector, &metav1.LabelSelector{}) },
-		"DaemonSet being deleted":  func(c *dt.Cluster) bool { return c.DaemonSet.DeletionTimestamp != nil },
-		"collisionCount":           func(c *dt.Cluster) bool { return c.DaemonSet.Status.CollisionCount != nil },
-		"stale observedGeneration": func(c *dt.Cluster) bool { return c.DaemonSet.Status.ObservedGeneration < c.DaemonSet.Generation },
-		"current pod":              hasPod(func(c *dt.Cluster, p *corev1.Pod) bool { return p.Labels[hash] == dt.Hash(c.DaemonSet) }),
-		"pod of an old revision": hasPod(func(c *dt.Cluster, p *corev1.Pod) bool {
+		"both budgets zero":        func(c *simulate.Cluster) bool { return budget(maxU, "0")(c) && budget(maxS, "0")(c) },
+		"minReadySeconds":          func(c *simulate.Cluster) bool { return c.DaemonSet.Spec.MinReadySeconds > 0 },
+		"nil revisionHistoryLimit": func(c *simulate.Cluster) bool { return c.DaemonSet.Spec.RevisionHistoryLimit == nil },
+		"template generation": func(c *simulate.Cluster) bool {
+			return c.DaemonSet.Annotations[appsv1.DeprecatedTemplateGeneration] != ""
+		},
+		"selector {}": func(c *simulate.Cluster) bool {
+			return reflect.DeepEqual(c.DaemonSet.Spec.Selector, &metav1.LabelSelector{})
+		},
+		"DaemonSet being deleted":  func(c *simulate.Cluster) bool { return c.DaemonSet.DeletionTimestamp != nil },
+		"collisionCount":           func(c *simulate.Cluster) bool { return c.DaemonSet.Status.CollisionCount != nil },
+		"stale observedGeneration": func(c *simulate.Cluster) bool { return c.DaemonSet.Status.ObservedGeneration < c.DaemonSet.Generation },
+		"current pod":              hasPod(func(c *simulate.Cluster, p *corev1.Pod) bool { return p.Labels[hash] == dt.Hash(c.DaemonSet) }),
+		"pod of an old revision": hasPod(func(c *simulate.Cluster, p *corev1.Pod) bool {
 			return p.Labels[hash] != "" && p.Labels[hash] != dt.Hash(c.DaemonSet)
 		}),
-		"pod without hash label":  hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { _, ok := p.Labels[hash]; return !ok }),
-		"pod-template-generation": hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { return p.Labels["pod-template-generation"] != "" }),
-		"failed pod":              hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed }),
-		"succeeded pod":           hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { return p.Status.Phase == corev1.PodSucceeded }),
-		"pending pod":             hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { return p.Status.Phase == corev1.PodPending }),
-		"pod being deleted":       hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { return p.DeletionTimestamp != nil }),
-		"unready pod":             hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning && !readyPod(p) }),
-		"orphan pod":              hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { return metav1.GetControllerOf(p) == nil }),
-		"pod of a ReplicaSet": hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool {
+		"pod without hash label":  hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool { _, ok := p.Labels[hash]; return !ok }),
+		"pod-template-generation": hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool { return p.Labels["pod-template-generation"] != "" }),
+		"failed pod":              hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed }),
+		"succeeded pod":           hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool { return p.Status.Phase == corev1.PodSucceeded }),
+		"pending pod":             hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool { return p.Status.Phase == corev1.PodPending }),
+		"pod being deleted":       hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool { return p.DeletionTimestamp != nil }),
+		"unready pod": hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool {
+			return p.Status.Phase == corev1.PodRunning && !readyPod(p)
+		}),
+		"orphan pod": hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool { return metav1.GetControllerOf(p) == nil }),
+		"pod of a ReplicaSet": hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool {
 			r := metav1.GetControllerOf(p)
 			return r != nil && r.Kind == "ReplicaSet"
 		}),
-		"pod in another namespace": hasPod(func(c *dt.Cluster, p *corev1.Pod) bool { return p.Namespace != c.DaemonSet.Namespace }),
-		"pod to release":           hasPod(func(c *dt.Cluster, p *corev1.Pod) bool { return strings.HasSuffix(p.Labels["app"], "-renamed") }),
-		"unscheduled pod":          hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool { return p.Spec.NodeName == "" && p.Spec.Affinity != nil }),
-		"pod without target": hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool {
+		"pod in another namespace": hasPod(func(c *simulate.Cluster, p *corev1.Pod) bool { return p.Namespace != c.DaemonSet.Namespace }),
+		"pod to release":           hasPod(func(c *simulate.Cluster, p *corev1.Pod) bool { return strings.HasSuffix(p.Labels["app"], "-renamed") }),
+		"unscheduled pod":          hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool { return p.Spec.NodeName == "" && p.Spec.Affinity != nil }),
+		"pod without target": hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool {
 			_, err := affinity.GetTargetNodeName(p)
 			return err != nil
 		}),
-		"pod on a missing node": hasPod(func(_ *dt.Cluster, p *corev1.Pod) bool {
+		"pod on a missing node": hasPod(func(_ *simulate.Cluster, p *corev1.Pod) bool {
 			n, _ := affinity.GetTargetNodeName(p)
 			return strings.HasPrefix(n, "gone-")
 		}),
-		"several pods on a node": func(c *dt.Cluster) bool {
+		"several pods on a node": func(c *simulate.Cluster) bool {
 			seen := map[string]bool{}
 			for _, p := range c.Pods {
 				if p.Spec.NodeName != "" && seen[p.Spec.NodeName] {
@@ -209,19 +216,19 @@ func TestGenerateClusterVariety(t *testing.T) {
 			}
 			return false
 		},
-		"no revisions": func(c *dt.Cluster) bool { return c.Revisions == nil },
-		"current revision": hasRev(func(c *dt.Cluster, r *appsv1.ControllerRevision) bool {
+		"no revisions": func(c *simulate.Cluster) bool { return c.Revisions == nil },
+		"current revision": hasRev(func(c *simulate.Cluster, r *appsv1.ControllerRevision) bool {
 			return r.Name == c.DaemonSet.Name+"-"+dt.Hash(c.DaemonSet) && r.OwnerReferences != nil
 		}),
-		"duplicate revision":    hasRev(func(_ *dt.Cluster, r *appsv1.ControllerRevision) bool { return strings.HasSuffix(r.Name, "-dup") }),
-		"revision without hash": hasRev(func(_ *dt.Cluster, r *appsv1.ControllerRevision) bool { _, ok := r.Labels[hash]; return !ok }),
-		"orphan revision": hasRev(func(_ *dt.Cluster, r *appsv1.ControllerRevision) bool {
+		"duplicate revision":    hasRev(func(_ *simulate.Cluster, r *appsv1.ControllerRevision) bool { return strings.HasSuffix(r.Name, "-dup") }),
+		"revision without hash": hasRev(func(_ *simulate.Cluster, r *appsv1.ControllerRevision) bool { _, ok := r.Labels[hash]; return !ok }),
+		"orphan revision": hasRev(func(_ *simulate.Cluster, r *appsv1.ControllerRevision) bool {
 			return r.OwnerReferences == nil && r.Labels[hash] != ""
 		}),
-		"colliding revision name": hasRev(func(_ *dt.Cluster, r *appsv1.ControllerRevision) bool { return r.UID == "rev-taken" }),
-		"failed-pod backoff":      func(c *dt.Cluster) bool { return c.FailedPodBackoff.Len() > 0 },
-		"small burst":             func(c *dt.Cluster) bool { return c.BurstReplicas > 0 },
-		"comparison operators":    func(c *dt.Cluster) bool { return c.EnableTaintTolerationComparisonOperators },
+		"colliding revision name": hasRev(func(_ *simulate.Cluster, r *appsv1.ControllerRevision) bool { return r.UID == "rev-taken" }),
+		"failed-pod backoff":      func(c *simulate.Cluster) bool { return c.FailedPodBackoff.Len() > 0 },
+		"small burst":             func(c *simulate.Cluster) bool { return c.BurstReplicas > 0 },
+		"comparison operators":    func(c *simulate.Cluster) bool { return c.EnableTaintTolerationComparisonOperators },
 	}
 	if raceEnabled {
 		t.Skip("slow under the race detector, and the generator runs no goroutines")
@@ -264,7 +271,7 @@ func TestGenerateHealthy(t *testing.T) {
 			t.Errorf("seed %d: a settled healthy cluster gets a plan: %d creates, %d deletes, status write %v, history zero %v, requeue %v",
 				seed, len(rep.Plan.Creates), len(rep.Plan.Deletes), rep.Plan.StatusChanged, rep.Plan.History.IsZero(), rep.Plan.RequeueAfter)
 		}
-		if err := dt.Converged(c, rep.Plan.Hash); err != nil {
+		if err := simulate.Converged(c, rep.Plan.Hash); err != nil {
 			t.Errorf("seed %d: a settled healthy cluster is not converged: %v", seed, err)
 		}
 
@@ -274,7 +281,7 @@ func TestGenerateHealthy(t *testing.T) {
 			t.Fatalf("seed %d, rollout: %v, Compute error %v", seed, err, rep.ComputeErr)
 		}
 		onDelete := c.DaemonSet.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
-		if err := dt.Converged(c, rep.Plan.Hash); (err == nil) != (onDelete || len(c.Pods) == 0) {
+		if err := simulate.Converged(c, rep.Plan.Hash); (err == nil) != (onDelete || len(c.Pods) == 0) {
 			t.Errorf("seed %d: a cluster starting a rollout: Converged() = %v", seed, err)
 		}
 	}
@@ -297,7 +304,7 @@ func TestGenerateClusterInput(t *testing.T) {
 	if len(c.Nodes) > 0 && cp.Nodes[0] == c.Nodes[0] || cp.DaemonSet == c.DaemonSet {
 		t.Errorf("DeepCopy() shares objects")
 	}
-	if (*dt.Cluster)(nil).DeepCopy() != nil {
+	if (*simulate.Cluster)(nil).DeepCopy() != nil {
 		t.Errorf("DeepCopy() of nil is not nil")
 	}
 }

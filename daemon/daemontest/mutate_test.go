@@ -15,22 +15,23 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // mutation changes one input in place; r draws its choices. It returns a
 // short description.
-type mutation func(in *dt.Input, r *rand.Rand) string
+type mutation func(in *simulate.Input, r *rand.Rand) string
 
 // mutations are the changes mutate draws from. Each keeps names unique
 // (so the input stays a possible cluster, mostly) and never panics on empty
 // slices.
 var mutations = []mutation{
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		d := time.Duration(r.Int64N(int64(2*time.Hour))) - time.Hour
 		in.Options.Now = in.Options.Now.Add(d)
 		return "clock " + d.String()
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		if len(in.Nodes) == 0 {
 			return "no node to drop"
 		}
@@ -38,7 +39,7 @@ var mutations = []mutation{
 		in.Nodes = slices.Delete(in.Nodes, i, i+1)
 		return "drop a node"
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		n := someNode(in, r).DeepCopy()
 		if n == nil || r.IntN(2) == 0 {
 			n = dt.Node("x")
@@ -57,7 +58,7 @@ var mutations = []mutation{
 		in.Nodes = append(in.Nodes, n)
 		return "add node " + n.Name
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		if len(in.Pods) == 0 {
 			return "no pod to drop"
 		}
@@ -65,7 +66,7 @@ var mutations = []mutation{
 		in.Pods = slices.Delete(in.Pods, i, i+1)
 		return "drop a pod"
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		p := somePod(in, r)
 		if p == nil {
 			return "no pod"
@@ -73,7 +74,7 @@ var mutations = []mutation{
 		p.Status.Phase = []corev1.PodPhase{corev1.PodRunning, corev1.PodPending, corev1.PodFailed, corev1.PodSucceeded, corev1.PodUnknown}[r.IntN(5)]
 		return "phase " + string(p.Status.Phase)
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		p := somePod(in, r)
 		if p == nil {
 			return "no pod"
@@ -86,7 +87,7 @@ var mutations = []mutation{
 		dt.NotReadyPod()(p)
 		return "not ready"
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		p := somePod(in, r)
 		if p == nil {
 			return "no pod"
@@ -98,7 +99,7 @@ var mutations = []mutation{
 		p.DeletionTimestamp = &metav1.Time{Time: in.Options.Now}
 		return "deleting"
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		p := somePod(in, r)
 		if p == nil || p.Spec.NodeName == "" {
 			return "no scheduled pod"
@@ -106,7 +107,7 @@ var mutations = []mutation{
 		dt.Unscheduled()(p)
 		return "unschedule"
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		p, q := somePod(in, r), somePod(in, r)
 		if p == nil {
 			return "no pod"
@@ -115,7 +116,7 @@ var mutations = []mutation{
 		p.Labels[appsv1.ControllerRevisionHashLabelKey] = q.Labels[appsv1.ControllerRevisionHashLabelKey]
 		return "copy a hash"
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		p, n := somePod(in, r), someNode(in, r)
 		if p == nil || n == nil {
 			return "no pod or node"
@@ -132,7 +133,7 @@ var mutations = []mutation{
 		in.Pods = append(in.Pods, q)
 		return "copy a pod to " + q.Spec.NodeName
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		p := somePod(in, r)
 		if p == nil {
 			return "no pod"
@@ -140,7 +141,7 @@ var mutations = []mutation{
 		p.OwnerReferences = nil
 		return "orphan"
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		if in.DaemonSet == nil {
 			return "no DaemonSet"
 		}
@@ -150,18 +151,18 @@ var mutations = []mutation{
 			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &mu, MaxSurge: &ms}}
 		return "budgets " + mu.String() + "/" + ms.String()
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		if in.DaemonSet == nil {
 			return "no DaemonSet"
 		}
 		in.DaemonSet.Spec.MinReadySeconds = []int32{0, 1, 10, 60}[r.IntN(4)]
 		return "minReadySeconds " + strconv.Itoa(int(in.DaemonSet.Spec.MinReadySeconds))
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		in.Options.BurstReplicas = r.IntN(4)
 		return "burst " + strconv.Itoa(in.Options.BurstReplicas)
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		revs := in.Options.Revisions
 		if len(revs) == 0 {
 			return "no revision"
@@ -178,7 +179,7 @@ var mutations = []mutation{
 		delete(revs[i].Labels, appsv1.ControllerRevisionHashLabelKey)
 		return "unlabel a revision"
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		n := someNode(in, r)
 		if in.DaemonSet == nil || n == nil {
 			return "no DaemonSet or node"
@@ -189,7 +190,7 @@ var mutations = []mutation{
 		})...)
 		return "backoff on " + n.Name
 	},
-	func(in *dt.Input, r *rand.Rand) string {
+	func(in *simulate.Input, r *rand.Rand) string {
 		if in.DaemonSet == nil {
 			return "no DaemonSet"
 		}
@@ -203,7 +204,7 @@ var mutations = []mutation{
 }
 
 // somePod returns a pod of in drawn by r, or nil when in has none.
-func somePod(in *dt.Input, r *rand.Rand) *corev1.Pod {
+func somePod(in *simulate.Input, r *rand.Rand) *corev1.Pod {
 	var pods []*corev1.Pod
 	for _, p := range in.Pods {
 		if p != nil {
@@ -217,7 +218,7 @@ func somePod(in *dt.Input, r *rand.Rand) *corev1.Pod {
 }
 
 // someNode returns a node of in drawn by r, or nil when in has none.
-func someNode(in *dt.Input, r *rand.Rand) *corev1.Node {
+func someNode(in *simulate.Input, r *rand.Rand) *corev1.Node {
 	var nodes []*corev1.Node
 	for _, n := range in.Nodes {
 		if n != nil {
@@ -240,7 +241,7 @@ func maps(m map[string]string) map[string]string {
 
 // mutate returns a deep copy of base changed by zero to four mutations
 // drawn by r, and their descriptions. base is not modified.
-func mutate(base dt.Input, r *rand.Rand) (dt.Input, []string) {
+func mutate(base simulate.Input, r *rand.Rand) (simulate.Input, []string) {
 	in := base.DeepCopy()
 	var did []string
 	for range r.IntN(5) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -66,17 +67,16 @@ func FuzzComputePolicy(f *testing.F) {
 		if !healthy || rep.ComputeErr != nil {
 			return
 		}
-		res := dt.Simulate(c, dt.SimConfig{Seed: seed, Check: true, ReadyDelay: 2 * time.Second,
-			CheckOptions: dt.CheckOptions{Permutations: -1}})
+		res := simulate.Run(c, simulate.Config{Seed: seed, Check: dt.Checker(dt.CheckOptions{Permutations: -1}), ReadyDelay: 2 * time.Second})
 		for _, st := range res.Steps {
 			if len(st.Violations) > 0 {
 				t.Fatalf("policy %+v: step %d: %v", c.Rollout, st.Step, st.Violations)
 			}
 		}
-		if res.Outcome == dt.OutcomeStepLimit {
+		if res.Outcome == simulate.OutcomeStepLimit {
 			t.Fatalf("policy %+v: %s", c.Rollout, res.Reason)
 		}
-		if res.Outcome == dt.OutcomeStalled && !c.Rollout.Paused && c.DaemonSet.Spec.UpdateStrategy.RollingUpdate != nil {
+		if res.Outcome == simulate.OutcomeStalled && !c.Rollout.Paused && c.DaemonSet.Spec.UpdateStrategy.RollingUpdate != nil {
 			t.Fatalf("policy %+v: stalled: %s", c.Rollout, res.Reason)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -21,7 +22,7 @@ const zoneKey = "topology.kubernetes.io/zone"
 
 // zoned labels the nodes of c with three zones and a canary label on every
 // fourth node, in place.
-func zoned(c *dt.Cluster) {
+func zoned(c *simulate.Cluster) {
 	for i, n := range c.Nodes {
 		if n.Labels == nil {
 			n.Labels = map[string]string{}
@@ -87,17 +88,16 @@ func TestSimulatePolicies(t *testing.T) {
 				}
 				zoned(c)
 				c.Rollout = p.pol
-				cfg := dt.SimConfig{Seed: seed, Check: true, ReadyDelay: 5 * time.Second, GracePeriod: 3 * time.Second,
-					CheckOptions: dt.CheckOptions{Permutations: 1}}
+				cfg := simulate.Config{Seed: seed, Check: dt.Checker(dt.CheckOptions{Permutations: 1}), ReadyDelay: 5 * time.Second, GracePeriod: 3 * time.Second}
 				if seed%2 == 1 {
 					// Some new pods fail, and a node goes NotReady for a while:
 					// its old pod turns unavailable mid-rollout.
 					cfg.FailFraction = 0.2
-					cfg.Events = []dt.ClusterEvent{
-						{At: 3 * time.Second, Kind: dt.NodeNotReady, NodeName: c.Nodes[0].Name},
-						{At: time.Minute, Kind: dt.NodeReady, NodeName: c.Nodes[0].Name}}
+					cfg.Events = []simulate.Event{
+						{At: 3 * time.Second, Kind: simulate.NodeNotReady, NodeName: c.Nodes[0].Name},
+						{At: time.Minute, Kind: simulate.NodeReady, NodeName: c.Nodes[0].Name}}
 				}
-				res := dt.Simulate(c, cfg)
+				res := simulate.Run(c, cfg)
 				if err := res.Err(); err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
@@ -112,16 +112,16 @@ func TestSimulatePaused(t *testing.T) {
 	for seed := range uint64(6) {
 		c := dt.GenerateCluster(rand.New(rand.NewPCG(seed, 12)), dt.ClusterConfig{Healthy: true, Rollout: true})
 		c.Rollout.Paused = true
-		res := dt.Simulate(c, dt.SimConfig{Seed: seed, Check: true, ReadyDelay: 5 * time.Second})
+		res := simulate.Run(c, simulate.Config{Seed: seed, Check: dt.Checker(dt.CheckOptions{}), ReadyDelay: 5 * time.Second})
 		for _, st := range res.Steps {
 			if len(st.Violations) > 0 || st.Rolling {
 				t.Fatalf("seed %d step %d: rolling %v, violations %v", seed, st.Step, st.Rolling, st.Violations)
 			}
 		}
-		if res.Outcome == dt.OutcomeStalled && !strings.Contains(res.Reason, "paused") {
+		if res.Outcome == simulate.OutcomeStalled && !strings.Contains(res.Reason, "paused") {
 			t.Errorf("seed %d: stalled for %q, want the pause named", seed, res.Reason)
 		}
-		if res.Outcome == dt.OutcomeStepLimit {
+		if res.Outcome == simulate.OutcomeStepLimit {
 			t.Errorf("seed %d: step limit", seed)
 		}
 	}

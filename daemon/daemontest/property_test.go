@@ -11,6 +11,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -41,10 +42,10 @@ type timing struct {
 	minReady           time.Duration
 }
 
-// wave is the time one wave of a rollout takes: a new pod is bound, runs,
-// becomes available after minReadySeconds; without surge, the old pod's
-// grace period comes first.
-func (tm timing) wave(surge bool) time.Duration {
+// batch is the time one update batch of a rollout takes: a new pod is
+// bound, runs, becomes available after minReadySeconds; without surge, the
+// old pod's grace period comes first.
+func (tm timing) batch(surge bool) time.Duration {
 	w := max(tm.bind, tm.ready) + tm.minReady
 	if !surge {
 		w += tm.grace
@@ -53,16 +54,16 @@ func (tm timing) wave(surge bool) time.Duration {
 }
 
 // drawSim draws a simulator configuration for cluster c from r.
-func drawSim(r *rand.Rand, c *dt.Cluster, seed uint64) (dt.SimConfig, timing) {
+func drawSim(r *rand.Rand, c *simulate.Cluster, seed uint64) (simulate.Config, timing) {
 	tm := timing{
 		bind:     []time.Duration{0, 0, 2 * time.Second}[r.IntN(3)],
 		ready:    []time.Duration{0, 5 * time.Second, 20 * time.Second}[r.IntN(3)],
 		grace:    []time.Duration{0, 10 * time.Second, 30 * time.Second}[r.IntN(3)],
 		minReady: time.Duration(c.DaemonSet.Spec.MinReadySeconds) * time.Second,
 	}
-	cfg := dt.SimConfig{
+	cfg := simulate.Config{
 		Seed: seed, BindDelay: tm.bind, ReadyDelay: tm.ready, GracePeriod: tm.grace,
-		Check: true, CheckOptions: dt.CheckOptions{Seed: seed, Permutations: 1},
+		Check: dt.Checker(dt.CheckOptions{Seed: seed, Permutations: 1}),
 	}
 	// A small burst defers creates and deletes to the next sync, which
 	// runs at once: it changes the number of steps, not the time.
@@ -74,10 +75,10 @@ func drawSim(r *rand.Rand, c *dt.Cluster, seed uint64) (dt.SimConfig, timing) {
 // configuration, its timing and its budgets at the start.
 type rolloutCase struct {
 	seed    uint64
-	cluster *dt.Cluster
-	cfg     dt.SimConfig
+	cluster *simulate.Cluster
+	cfg     simulate.Config
 	tm      timing
-	budgets dt.Budgets
+	budgets simulate.Budgets
 	surge   bool
 }
 
@@ -86,7 +87,7 @@ func newRolloutCase(seed uint64) rolloutCase {
 	c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: true, Rollout: true})
 	cfg, tm := drawSim(r, c, seed)
 	desired := int(c.DaemonSet.Status.DesiredNumberScheduled)
-	b := dt.BudgetsOf(c.DaemonSet, desired)
+	b := simulate.BudgetsOf(c.DaemonSet, desired)
 	return rolloutCase{seed: seed, cluster: c, cfg: cfg, tm: tm, budgets: b, surge: b.MaxSurge != 0}
 }
 
@@ -100,8 +101,8 @@ func (rc rolloutCase) String() string {
 		rc.seed, len(rc.cluster.Nodes), rc.budgets.Desired, strategy, rc.tm.minReady, rc.tm.bind, rc.tm.ready, rc.tm.grace, rc.cluster.BurstReplicas)
 }
 
-// waves is ⌈desired / budget⌉: maxSurge with surge, maxUnavailable without.
-func (rc rolloutCase) waves() int {
+// batches is ⌈desired / budget⌉: maxSurge with surge, maxUnavailable without.
+func (rc rolloutCase) batches() int {
 	per := rc.budgets.MaxUnavailable
 	if rc.surge {
 		per = rc.budgets.MaxSurge
@@ -112,20 +113,20 @@ func (rc rolloutCase) waves() int {
 	return (rc.budgets.Desired + per - 1) / per
 }
 
-// bound is the longest a rollout may take: one wave per budget's worth of
-// nodes, plus one wave of slack (a sync may start a wave just after the
+// bound is the longest a rollout may take: one batch per budget's worth of
+// nodes, plus one batch of slack (a sync may start a batch just after the
 // pods it waits for became available) and one grace period (the last old
 // pods' deletion).
 func (rc rolloutCase) bound() time.Duration {
-	w := rc.tm.wave(rc.surge)
-	return time.Duration(rc.waves()+1)*w + rc.tm.grace
+	w := rc.tm.batch(rc.surge)
+	return time.Duration(rc.batches()+1)*w + rc.tm.grace
 }
 
 // simulate runs the case and fails the test on a violation or when it
 // does not converge.
-func (rc rolloutCase) simulate(t *testing.T) dt.SimResult {
+func (rc rolloutCase) simulate(t *testing.T) simulate.Result {
 	t.Helper()
-	res := dt.Simulate(rc.cluster, rc.cfg)
+	res := simulate.Run(rc.cluster, rc.cfg)
 	if err := res.Err(); err != nil {
 		t.Fatalf("%v:\n%v", rc, err)
 	}
@@ -135,21 +136,21 @@ func (rc rolloutCase) simulate(t *testing.T) dt.SimResult {
 // TestPropertyRolloutConverges simulates rollouts of healthy clusters and
 // checks that each converges in time, within its budgets, with every plan
 // passing CheckPlan:
-//   - it takes at most (⌈desired/budget⌉ + 1) waves plus a grace period
+//   - it takes at most (⌈desired/budget⌉ + 1) batches plus a grace period
 //     (see rolloutCase.bound);
 //   - without surge, the nodes without an available pod never exceed
 //     max(maxUnavailable, at the start);
 //   - with surge, no node loses availability (the owner expects 100%), and
 //     no more than max(maxSurge, at the start) nodes run two pods.
 func TestPropertyRolloutConverges(t *testing.T) {
-	var worst time.Duration // the largest time beyond the waves, for the log
+	var worst time.Duration // the largest time beyond the batches, for the log
 	for seed := range uint64(propertySeeds()) {
 		rc := newRolloutCase(seed)
 		res := rc.simulate(t)
 		if got, limit := res.Duration(), rc.bound(); got > limit {
-			t.Errorf("%v: took %v, more than %d waves of %v plus slack (%v)", rc, got, rc.waves(), rc.tm.wave(rc.surge), limit)
+			t.Errorf("%v: took %v, more than %d batches of %v plus slack (%v)", rc, got, rc.batches(), rc.tm.batch(rc.surge), limit)
 		}
-		worst = max(worst, res.Duration()-time.Duration(rc.waves())*rc.tm.wave(rc.surge))
+		worst = max(worst, res.Duration()-time.Duration(rc.batches())*rc.tm.batch(rc.surge))
 		for _, st := range res.Steps {
 			b := st.Budgets
 			switch {
@@ -163,12 +164,12 @@ func TestPropertyRolloutConverges(t *testing.T) {
 		}
 		checkFinalHash(t, rc, res)
 	}
-	t.Logf("the longest time beyond ⌈desired/budget⌉ waves: %v", worst)
+	t.Logf("the longest time beyond ⌈desired/budget⌉ batches: %v", worst)
 }
 
 // checkFinalHash checks that the rollout ended on the revision of the
 // final template (Converged checks the pods against the last plan's hash).
-func checkFinalHash(t *testing.T, rc rolloutCase, res dt.SimResult) {
+func checkFinalHash(t *testing.T, rc rolloutCase, res simulate.Result) {
 	t.Helper()
 	ds := res.Final.DaemonSet
 	if want := rollout.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount); res.Hash != want {
@@ -184,7 +185,7 @@ func TestPropertyTemplateChangeMidRollout(t *testing.T) {
 		rc := newRolloutCase(seed)
 		r := rand.New(rand.NewPCG(seed, 3))
 		at := time.Duration(r.Int64N(int64(rc.bound()/2) + 1))
-		rc.cfg.Events = []dt.ClusterEvent{{At: at, Kind: dt.TemplateChange, Image: "registry.example/v3"}}
+		rc.cfg.Events = []simulate.Event{{At: at, Kind: simulate.TemplateChange, Image: "registry.example/v3"}}
 		res := rc.simulate(t)
 		checkFinalHash(t, rc, res)
 	}
@@ -197,10 +198,10 @@ func TestPropertyNodeChurn(t *testing.T) {
 		rc := newRolloutCase(seed)
 		r := rand.New(rand.NewPCG(seed, 4))
 		half := int64(rc.bound()/2) + 1
-		events := []dt.ClusterEvent{{At: time.Duration(r.Int64N(half)), Kind: dt.NodeJoin,
+		events := []simulate.Event{{At: time.Duration(r.Int64N(half)), Kind: simulate.NodeJoin,
 			Node: dt.Node("late-node", dt.WithLabel("role", "worker"))}}
 		if n := len(rc.cluster.Nodes); n > 0 {
-			events = append(events, dt.ClusterEvent{At: time.Duration(r.Int64N(half)), Kind: dt.NodeLeave,
+			events = append(events, simulate.Event{At: time.Duration(r.Int64N(half)), Kind: simulate.NodeLeave,
 				NodeName: rc.cluster.Nodes[r.IntN(n)].Name})
 		}
 		rc.cfg.Events = events
@@ -221,9 +222,9 @@ func TestPropertyNodeNotReadyRecovers(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 5))
 		down := time.Duration(r.Int64N(int64(rc.bound()/2) + 1))
 		node := rc.cluster.Nodes[r.IntN(len(rc.cluster.Nodes))].Name
-		rc.cfg.Events = []dt.ClusterEvent{
-			{At: down, Kind: dt.NodeNotReady, NodeName: node},
-			{At: down + time.Minute, Kind: dt.NodeReady, NodeName: node},
+		rc.cfg.Events = []simulate.Event{
+			{At: down, Kind: simulate.NodeNotReady, NodeName: node},
+			{At: down + time.Minute, Kind: simulate.NodeReady, NodeName: node},
 		}
 		rc.simulate(t)
 	}
@@ -269,7 +270,7 @@ func TestPropertyFailedPodsBackoff(t *testing.T) {
 }
 
 // TestPropertyFreshDaemonSet starts from a healthy cluster with no pods
-// and no revisions: one wave creates every pod.
+// and no revisions: one batch creates every pod.
 func TestPropertyFreshDaemonSet(t *testing.T) {
 	for seed := range uint64(propertySeeds()) {
 		rc := newRolloutCase(seed)
@@ -277,7 +278,7 @@ func TestPropertyFreshDaemonSet(t *testing.T) {
 		rc.cluster.DaemonSet.Status = appsv1.DaemonSetStatus{}
 		res := rc.simulate(t)
 		if limit := max(rc.tm.bind, rc.tm.ready) + rc.tm.minReady; res.Duration() > limit {
-			t.Errorf("%v: a fresh DaemonSet took %v, more than one wave (%v)", rc, res.Duration(), limit)
+			t.Errorf("%v: a fresh DaemonSet took %v, more than one batch (%v)", rc, res.Duration(), limit)
 		}
 	}
 }
@@ -292,8 +293,8 @@ func TestPropertyChaoticPlansHold(t *testing.T) {
 	for seed := range uint64(propertySeeds()) {
 		r := rand.New(rand.NewPCG(seed, 78))
 		c := dt.GenerateCluster(r, dt.ClusterConfig{})
-		res := dt.Simulate(c, dt.SimConfig{Seed: seed, ReadyDelay: 3 * time.Second, GracePeriod: 5 * time.Second,
-			BindDelay: time.Second, FailFraction: 0.1, MaxSteps: 100, Check: true, CheckOptions: dt.CheckOptions{Seed: seed, Permutations: 1}})
+		res := simulate.Run(c, simulate.Config{Seed: seed, ReadyDelay: 3 * time.Second, GracePeriod: 5 * time.Second,
+			BindDelay: time.Second, FailFraction: 0.1, MaxSteps: 100, Check: dt.Checker(dt.CheckOptions{Seed: seed, Permutations: 1})})
 		for _, st := range res.Steps {
 			if len(st.Violations) > 0 {
 				t.Errorf("seed %d, step %d at %v: %v", seed, st.Step, st.At, st.Violations)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // The findings of this package in daemon.Compute, kept as regression
@@ -27,22 +28,22 @@ import (
 func TestRegressionRequeueUnderClockSkew(t *testing.T) {
 	tests := []struct {
 		name string
-		in   func() dt.Input
+		in   func() simulate.Input
 		want time.Duration
 	}{
 		{name: "a pod Ready since an hour after Now, minReadySeconds 10: upstream requeues after 10s",
-			in: func() dt.Input {
+			in: func() simulate.Input {
 				ds := dt.DaemonSet("fluentd", dt.WithMinReadySeconds(10))
-				return dt.Input{DaemonSet: ds, Nodes: []*corev1.Node{dt.Node("n1")},
+				return simulate.Input{DaemonSet: ds, Nodes: []*corev1.Node{dt.Node("n1")},
 					Pods:    []*corev1.Pod{dt.Pod(ds, "p1", "n1", dt.ReadySince(dt.Epoch.Add(time.Hour)))},
 					Options: daemon.Options{Now: dt.Epoch}}
 			},
 			want: 10 * time.Second},
 		{name: "a failed pod held by a backoff of 1s updated an hour after Now: upstream requeues after 1s",
-			in: func() dt.Input {
+			in: func() simulate.Input {
 				ds := dt.DaemonSet("fluentd")
 				key := daemon.BackoffKey{UID: ds.UID, NodeName: "n1"}
-				return dt.Input{DaemonSet: ds, Nodes: []*corev1.Node{dt.Node("n1")},
+				return simulate.Input{DaemonSet: ds, Nodes: []*corev1.Node{dt.Node("n1")},
 					Pods: []*corev1.Pod{dt.Pod(ds, "p1", "n1", dt.WithPhase(corev1.PodFailed))},
 					Options: daemon.Options{Now: dt.Epoch, FailedPodBackoff: daemon.NewBackoff(daemon.BackoffEntry{
 						Key: key, Delay: time.Second, LastUpdate: dt.Epoch.Add(time.Hour)})}}

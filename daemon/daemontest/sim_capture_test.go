@@ -12,13 +12,14 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // captured is settled as a real cluster has it: the DaemonSet at template
 // generation 2 (the deprecated.daemonset.template.generation annotation
 // the API server writes) and its pods labelled pod-template-generation 2
 // (as the controller labels them).
-func captured(opts ...dt.DaemonSetOption) dt.Input {
+func captured(opts ...dt.DaemonSetOption) simulate.Input {
 	return settled(append([]dt.DaemonSetOption{dt.WithTemplateGeneration(2)}, opts...)...)
 }
 
@@ -31,9 +32,9 @@ func TestSimulateTemplateChangeOnCapture(t *testing.T) {
 	if got := in.Pods[0].Labels["pod-template-generation"]; got != "2" {
 		t.Fatalf("fixture: pod-template-generation %q, want 2", got)
 	}
-	cfg := dt.SimConfig{ReadyDelay: 5 * time.Second, Check: true,
-		Events: []dt.ClusterEvent{{Kind: dt.TemplateChange, Image: "registry.example/fluentd:v2"}}}
-	res := dt.Simulate(clusterOf(in), cfg)
+	cfg := simulate.Config{ReadyDelay: 5 * time.Second, Check: dt.Checker(dt.CheckOptions{}),
+		Events: []simulate.Event{{Kind: simulate.TemplateChange, Image: "registry.example/fluentd:v2"}}}
+	res := simulate.Run(clusterOf(in), cfg)
 	if err := res.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestSimulateTemplateChangeOnCapture(t *testing.T) {
 
 // starting marks the pod on node as a capture shows a pod that is still
 // starting: Running, created age ago, not yet Ready.
-func starting(in dt.Input, node string, age time.Duration, change func(p *corev1.Pod)) {
+func starting(in simulate.Input, node string, age time.Duration, change func(p *corev1.Pod)) {
 	p := podOn(in, node)
 	p.CreationTimestamp = metav1.Time{Time: in.Options.Now.Add(-age)}
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: p.CreationTimestamp}}
@@ -88,38 +89,38 @@ func crashLooping(restarts int32) func(p *corev1.Pod) {
 func TestSimulateStartingPods(t *testing.T) {
 	tests := []struct {
 		name         string
-		change       func(in dt.Input)
-		want         dt.Outcome
+		change       func(in simulate.Input)
+		want         simulate.Outcome
 		wantDuration time.Duration
 		wantReason   string
 	}{
-		{name: "a pod 5s old becomes ready 10s later", change: func(in dt.Input) { starting(in, "n2", 5*time.Second, nil) },
-			want: dt.OutcomeConverged, wantDuration: 10 * time.Second},
-		{name: "a pod older than the delay becomes ready at once", change: func(in dt.Input) { starting(in, "n2", 40*time.Second, nil) },
-			want: dt.OutcomeConverged},
-		{name: "a crash-looping pod stays down", change: func(in dt.Input) { starting(in, "n2", time.Hour, crashLooping(12)) },
-			want: dt.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (CrashLoopBackOff, 12 restarts)`},
-		{name: "a pod with many restarts stays down", change: func(in dt.Input) {
+		{name: "a pod 5s old becomes ready 10s later", change: func(in simulate.Input) { starting(in, "n2", 5*time.Second, nil) },
+			want: simulate.OutcomeConverged, wantDuration: 10 * time.Second},
+		{name: "a pod older than the delay becomes ready at once", change: func(in simulate.Input) { starting(in, "n2", 40*time.Second, nil) },
+			want: simulate.OutcomeConverged},
+		{name: "a crash-looping pod stays down", change: func(in simulate.Input) { starting(in, "n2", time.Hour, crashLooping(12)) },
+			want: simulate.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (CrashLoopBackOff, 12 restarts)`},
+		{name: "a pod with many restarts stays down", change: func(in simulate.Input) {
 			starting(in, "n2", time.Hour, func(p *corev1.Pod) { p.Status.ContainerStatuses[0].RestartCount = 4 })
-		}, want: dt.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (4 restarts)`},
-		{name: "a pod not ready for an hour stays down", change: func(in dt.Input) { starting(in, "n2", time.Hour, nil) },
-			want: dt.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (not ready for 1h0m0s)`},
-		{name: "an image that does not pull stays down", change: func(in dt.Input) {
+		}, want: simulate.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (4 restarts)`},
+		{name: "a pod not ready for an hour stays down", change: func(in simulate.Input) { starting(in, "n2", time.Hour, nil) },
+			want: simulate.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (not ready for 1h0m0s)`},
+		{name: "an image that does not pull stays down", change: func(in simulate.Input) {
 			starting(in, "n2", 30*time.Second, func(p *corev1.Pod) {
 				p.Status.Phase = corev1.PodPending
 				p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}
 			})
-		}, want: dt.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (ImagePullBackOff)`},
+		}, want: simulate.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (ImagePullBackOff)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := captured()
 			tt.change(in)
-			res := dt.Simulate(clusterOf(in), dt.SimConfig{ReadyDelay: 15 * time.Second, Check: true})
+			res := simulate.Run(clusterOf(in), simulate.Config{ReadyDelay: 15 * time.Second, Check: dt.Checker(dt.CheckOptions{})})
 			if res.Outcome != tt.want {
 				t.Fatalf("Outcome = %s (%s), want %s", res.Outcome, res.Reason, tt.want)
 			}
-			if tt.want == dt.OutcomeConverged && res.Duration() != tt.wantDuration {
+			if tt.want == simulate.OutcomeConverged && res.Duration() != tt.wantDuration {
 				t.Errorf("Duration() = %v, want %v", res.Duration(), tt.wantDuration)
 			}
 			if res.Reason != tt.wantReason {
@@ -138,9 +139,9 @@ func TestSimulateNotReadyNodeReason(t *testing.T) {
 	in.Nodes[1] = dt.Node("n2", dt.NotReady())
 	p := podOn(in, "n2")
 	p.Status.Conditions[0].Status = corev1.ConditionFalse
-	res := dt.Simulate(clusterOf(in), dt.SimConfig{ReadyDelay: 15 * time.Second})
+	res := simulate.Run(clusterOf(in), simulate.Config{ReadyDelay: 15 * time.Second})
 	want := `node "n2" is NotReady: its pod fluentd-n2 cannot become available`
-	if res.Outcome != dt.OutcomeStalled || res.Reason != want {
+	if res.Outcome != simulate.OutcomeStalled || res.Reason != want {
 		t.Errorf("%s: %q, want Stalled: %q", res.Outcome, res.Reason, want)
 	}
 }
@@ -153,8 +154,8 @@ func TestSimulatePausedReason(t *testing.T) {
 	in := rollingOut()
 	c := clusterOf(in)
 	c.Rollout = daemon.RolloutPolicy{Paused: true}
-	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second})
-	if res.Outcome != dt.OutcomeStalled {
+	res := simulate.Run(c, simulate.Config{ReadyDelay: 5 * time.Second})
+	if res.Outcome != simulate.OutcomeStalled {
 		t.Fatalf("Outcome = %s, want Stalled", res.Outcome)
 	}
 	if !strings.Contains(res.Reason, "paused") || strings.Contains(res.Reason, "deletes") {
@@ -174,9 +175,9 @@ func TestSimulateScopeBudgetReason(t *testing.T) {
 	starting(in, "n3", time.Hour, crashLooping(9)) // out of scope, unavailable
 	c := clusterOf(in)
 	c.Rollout = daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "a"}}}
-	res := dt.Simulate(c, dt.SimConfig{ReadyDelay: 5 * time.Second,
-		Events: []dt.ClusterEvent{{Kind: dt.TemplateChange, Image: "registry.example/fluentd:v2"}}})
-	if res.Outcome != dt.OutcomeStalled {
+	res := simulate.Run(c, simulate.Config{ReadyDelay: 5 * time.Second,
+		Events: []simulate.Event{{Kind: simulate.TemplateChange, Image: "registry.example/fluentd:v2"}}})
+	if res.Outcome != simulate.OutcomeStalled {
 		t.Fatalf("Outcome = %s (%s), want Stalled", res.Outcome, res.Reason)
 	}
 	if !strings.Contains(res.Reason, "outside the scope") {
@@ -190,12 +191,12 @@ func TestSimulateScopeBudgetReason(t *testing.T) {
 func BenchmarkSimulateRollout(b *testing.B) {
 	for _, n := range []int{500, 5000} {
 		c := dt.SteadyCluster(dt.DaemonSet("agent", dt.WithMaxUnavailable("10%"), dt.WithTemplateGeneration(1)), n)
-		cfg := dt.SimConfig{BindDelay: 2 * time.Second, ReadyDelay: 15 * time.Second, GracePeriod: 5 * time.Second,
-			Events: []dt.ClusterEvent{{Kind: dt.TemplateChange, Image: "registry.example/agent:v2"}}}
+		cfg := simulate.Config{BindDelay: 2 * time.Second, ReadyDelay: 15 * time.Second, GracePeriod: 5 * time.Second,
+			Events: []simulate.Event{{Kind: simulate.TemplateChange, Image: "registry.example/agent:v2"}}}
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if res := dt.Simulate(c, cfg); res.Outcome != dt.OutcomeConverged {
+				if res := simulate.Run(c, cfg); res.Outcome != simulate.OutcomeConverged {
 					b.Fatalf("%s: %s", res.Outcome, res.Reason)
 				}
 			}

@@ -13,69 +13,70 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // clusterOf turns a table input into a simulator cluster.
-func clusterOf(in dt.Input) *dt.Cluster {
-	return &dt.Cluster{DaemonSet: in.DaemonSet, Nodes: in.Nodes, Pods: in.Pods, Revisions: in.Options.Revisions, Now: in.Options.Now}
+func clusterOf(in simulate.Input) *simulate.Cluster {
+	return &simulate.Cluster{DaemonSet: in.DaemonSet, Nodes: in.Nodes, Pods: in.Pods, Revisions: in.Options.Revisions, Now: in.Options.Now}
 }
 
 func TestSimulate(t *testing.T) {
 	tests := []struct {
 		name         string
-		in           dt.Input
-		cfg          dt.SimConfig
-		want         dt.Outcome
+		in           simulate.Input
+		cfg          simulate.Config
+		want         simulate.Outcome
 		wantDuration time.Duration
 		wantCreates  int
 		wantNodes    int
 	}{
-		{name: "a fresh DaemonSet converges in one wave",
-			in: fresh(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second},
-			want: dt.OutcomeConverged, wantDuration: 5 * time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "a fresh DaemonSet converges in one batch",
+			in: fresh(), cfg: simulate.Config{ReadyDelay: 5 * time.Second},
+			want: simulate.OutcomeConverged, wantDuration: 5 * time.Second, wantCreates: 3, wantNodes: 4},
 		{name: "a settled DaemonSet converges at once",
-			in: settled(), want: dt.OutcomeConverged, wantNodes: 4},
-		{name: "maxUnavailable 1 takes one wave (grace, then readiness) per node",
-			in: rollingOut(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
-			want: dt.OutcomeConverged, wantDuration: 3 * 15 * time.Second, wantCreates: 3, wantNodes: 4},
-		{name: "maxUnavailable 100% takes one wave",
-			in: rollingOut(dt.WithMaxUnavailable("100%")), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
-			want: dt.OutcomeConverged, wantDuration: 15 * time.Second, wantCreates: 3, wantNodes: 4},
+			in: settled(), want: simulate.OutcomeConverged, wantNodes: 4},
+		{name: "maxUnavailable 1 takes one batch (grace, then readiness) per node",
+			in: rollingOut(), cfg: simulate.Config{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
+			want: simulate.OutcomeConverged, wantDuration: 3 * 15 * time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "maxUnavailable 100% takes one batch",
+			in: rollingOut(dt.WithMaxUnavailable("100%")), cfg: simulate.Config{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
+			want: simulate.OutcomeConverged, wantDuration: 15 * time.Second, wantCreates: 3, wantNodes: 4},
 		{name: "maxSurge 1 takes one readiness per node, then the last grace period",
-			in: surging(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
-			want: dt.OutcomeConverged, wantDuration: 3*5*time.Second + 10*time.Second, wantCreates: 3, wantNodes: 4},
-		{name: "minReadySeconds adds to every wave",
-			in: rollingOut(dt.WithMinReadySeconds(30)), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second},
-			want: dt.OutcomeConverged, wantDuration: 3 * 35 * time.Second, wantCreates: 3, wantNodes: 4},
+			in: surging(), cfg: simulate.Config{ReadyDelay: 5 * time.Second, GracePeriod: 10 * time.Second},
+			want: simulate.OutcomeConverged, wantDuration: 3*5*time.Second + 10*time.Second, wantCreates: 3, wantNodes: 4},
+		{name: "minReadySeconds adds to every batch",
+			in: rollingOut(dt.WithMinReadySeconds(30)), cfg: simulate.Config{ReadyDelay: 5 * time.Second},
+			want: simulate.OutcomeConverged, wantDuration: 3 * 35 * time.Second, wantCreates: 3, wantNodes: 4},
 		{name: "a node that joins gets a pod",
-			in: settled(), cfg: dt.SimConfig{Events: []dt.ClusterEvent{{At: time.Minute, Kind: dt.NodeJoin, Node: dt.Node("n4")}}},
-			want: dt.OutcomeConverged, wantDuration: time.Minute, wantCreates: 1, wantNodes: 5},
+			in: settled(), cfg: simulate.Config{Events: []simulate.Event{{At: time.Minute, Kind: simulate.NodeJoin, Node: dt.Node("n4")}}},
+			want: simulate.OutcomeConverged, wantDuration: time.Minute, wantCreates: 1, wantNodes: 5},
 		{name: "a node that leaves takes its pod along",
-			in: settled(), cfg: dt.SimConfig{Events: []dt.ClusterEvent{{At: time.Minute, Kind: dt.NodeLeave, NodeName: "n2"}}},
-			want: dt.OutcomeConverged, wantDuration: time.Minute, wantNodes: 3},
+			in: settled(), cfg: simulate.Config{Events: []simulate.Event{{At: time.Minute, Kind: simulate.NodeLeave, NodeName: "n2"}}},
+			want: simulate.OutcomeConverged, wantDuration: time.Minute, wantNodes: 3},
 		{name: "a template change mid-rollout converges on the newest template",
-			in: rollingOut(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second,
-				Events: []dt.ClusterEvent{{At: 7 * time.Second, Kind: dt.TemplateChange, Image: "registry.example/fluentd:v3"}}},
+			in: rollingOut(), cfg: simulate.Config{ReadyDelay: 5 * time.Second,
+				Events: []simulate.Event{{At: 7 * time.Second, Kind: simulate.TemplateChange, Image: "registry.example/fluentd:v3"}}},
 			// n1 and n2 run v2 pods at 7s; n2's is not ready yet, so it is
 			// replaced at once, then n1 and n3 one by one.
-			want: dt.OutcomeConverged, wantDuration: 7*time.Second + 3*5*time.Second, wantCreates: 5, wantNodes: 4},
+			want: simulate.OutcomeConverged, wantDuration: 7*time.Second + 3*5*time.Second, wantCreates: 5, wantNodes: 4},
 		{name: "a node NotReady for a minute delays the rollout by as much",
-			in: rollingOut(), cfg: dt.SimConfig{ReadyDelay: 5 * time.Second, Events: []dt.ClusterEvent{
-				{At: 2 * time.Second, Kind: dt.NodeNotReady, NodeName: "n1"},
-				{At: 62 * time.Second, Kind: dt.NodeReady, NodeName: "n1"}}},
-			want: dt.OutcomeConverged, wantDuration: 62*time.Second + 2*5*time.Second, wantCreates: 3, wantNodes: 4},
+			in: rollingOut(), cfg: simulate.Config{ReadyDelay: 5 * time.Second, Events: []simulate.Event{
+				{At: 2 * time.Second, Kind: simulate.NodeNotReady, NodeName: "n1"},
+				{At: 62 * time.Second, Kind: simulate.NodeReady, NodeName: "n1"}}},
+			want: simulate.OutcomeConverged, wantDuration: 62*time.Second + 2*5*time.Second, wantCreates: 3, wantNodes: 4},
 		{name: "pods that always fail never converge",
-			in: fresh(), cfg: dt.SimConfig{FailFraction: 1, MaxSteps: 200},
-			want: dt.OutcomeStepLimit, wantNodes: 4},
+			in: fresh(), cfg: simulate.Config{FailFraction: 1, MaxSteps: 200},
+			want: simulate.OutcomeStepLimit, wantNodes: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.cfg.Check = true
-			res := dt.Simulate(clusterOf(tt.in), tt.cfg)
+			tt.cfg.Check = dt.Checker(dt.CheckOptions{})
+			res := simulate.Run(clusterOf(tt.in), tt.cfg)
 			if res.Outcome != tt.want {
 				t.Fatalf("Outcome = %s (%s), want %s", res.Outcome, res.Reason, tt.want)
 			}
-			if tt.want == dt.OutcomeConverged {
+			if tt.want == simulate.OutcomeConverged {
 				if err := res.Err(); err != nil {
 					t.Fatal(err)
 				}
@@ -90,7 +91,7 @@ func TestSimulate(t *testing.T) {
 					t.Errorf("step %d: %v", st.Step, st.Violations)
 				}
 			}
-			if tt.want == dt.OutcomeConverged && creates != tt.wantCreates {
+			if tt.want == simulate.OutcomeConverged && creates != tt.wantCreates {
 				t.Errorf("%d creates in all, want %d", creates, tt.wantCreates)
 			}
 			if len(res.Final.Nodes) != tt.wantNodes {
@@ -106,16 +107,16 @@ func TestSimulate(t *testing.T) {
 // available; the rolling step counts it against maxUnavailable 1 and
 // replaces no other old pod, for as long as the node stays NotReady.
 func TestSimulateNotReadyNodeStallsRollout(t *testing.T) {
-	cfg := dt.SimConfig{ReadyDelay: 5 * time.Second, Check: true,
-		Events: []dt.ClusterEvent{{At: 2 * time.Second, Kind: dt.NodeNotReady, NodeName: "n1"}}}
-	res := dt.Simulate(clusterOf(rollingOut()), cfg)
-	if res.Outcome != dt.OutcomeStalled {
-		t.Fatalf("Outcome = %s (%s), want %s", res.Outcome, res.Reason, dt.OutcomeStalled)
+	cfg := simulate.Config{ReadyDelay: 5 * time.Second, Check: dt.Checker(dt.CheckOptions{}),
+		Events: []simulate.Event{{At: 2 * time.Second, Kind: simulate.NodeNotReady, NodeName: "n1"}}}
+	res := simulate.Run(clusterOf(rollingOut()), cfg)
+	if res.Outcome != simulate.OutcomeStalled {
+		t.Fatalf("Outcome = %s (%s), want %s", res.Outcome, res.Reason, simulate.OutcomeStalled)
 	}
 	if want := `node "n2" runs pod fluentd-n2, which is not updated`; len(res.Reason) < len(want) || res.Reason[:len(want)] != want {
 		t.Errorf("Reason = %q, want it to start with %q", res.Reason, want)
 	}
-	if err := res.Err(); !errors.Is(err, dt.ErrNotConverged) || errors.Is(err, dt.ErrViolation) {
+	if err := res.Err(); !errors.Is(err, simulate.ErrNotConverged) || errors.Is(err, dt.ErrViolation) {
 		t.Errorf("Err() = %v, want ErrNotConverged only", err)
 	}
 }
@@ -127,9 +128,9 @@ func TestSimulateNotReadyNodeStallsRollout(t *testing.T) {
 func TestSimulateSelectorMismatchLivelock(t *testing.T) {
 	in := fresh()
 	in.DaemonSet.Spec.Template.Labels = map[string]string{"app": "not-fluentd"}
-	res := dt.Simulate(clusterOf(in), dt.SimConfig{MaxSteps: 20, Check: true})
-	if res.Outcome != dt.OutcomeStepLimit || res.Duration() != 0 {
-		t.Fatalf("Outcome = %s after %v, want %s at once", res.Outcome, res.Duration(), dt.OutcomeStepLimit)
+	res := simulate.Run(clusterOf(in), simulate.Config{MaxSteps: 20, Check: dt.Checker(dt.CheckOptions{})})
+	if res.Outcome != simulate.OutcomeStepLimit || res.Duration() != 0 {
+		t.Fatalf("Outcome = %s after %v, want %s at once", res.Outcome, res.Duration(), simulate.OutcomeStepLimit)
 	}
 	for _, st := range res.Steps {
 		if st.Creates != 3 || len(st.Violations) > 0 {
@@ -143,7 +144,7 @@ func TestSimulateSelectorMismatchLivelock(t *testing.T) {
 func TestSimulateFailedPodBackoff(t *testing.T) {
 	in := fresh()
 	in.Nodes = in.Nodes[:1]
-	res := dt.Simulate(clusterOf(in), dt.SimConfig{FailFraction: 1, MaxSteps: 60, Check: true})
+	res := simulate.Run(clusterOf(in), simulate.Config{FailFraction: 1, MaxSteps: 60, Check: dt.Checker(dt.CheckOptions{})})
 	var at []time.Duration
 	for _, st := range res.Steps {
 		if len(st.FailedDeletes) > 0 {
@@ -163,9 +164,9 @@ func TestSimulateFailedPodBackoff(t *testing.T) {
 }
 
 func TestSimulateDeterministic(t *testing.T) {
-	cfg := dt.SimConfig{Seed: 3, ReadyDelay: 3 * time.Second, GracePeriod: time.Second, BindDelay: time.Second, FailFraction: 0.4, MaxSteps: 300}
-	a := dt.Simulate(clusterOf(rollingOut()), cfg)
-	b := dt.Simulate(clusterOf(rollingOut()), cfg)
+	cfg := simulate.Config{Seed: 3, ReadyDelay: 3 * time.Second, GracePeriod: time.Second, BindDelay: time.Second, FailFraction: 0.4, MaxSteps: 300}
+	a := simulate.Run(clusterOf(rollingOut()), cfg)
+	b := simulate.Run(clusterOf(rollingOut()), cfg)
 	if diff := cmp.Diff(a, b, allExported); diff != "" {
 		t.Errorf("two runs differ (-first +second):\n%s", diff)
 	}
@@ -174,18 +175,18 @@ func TestSimulateDeterministic(t *testing.T) {
 func TestSimulateInputUnchanged(t *testing.T) {
 	c := clusterOf(rollingOut())
 	before := c.DeepCopy()
-	dt.Simulate(c, dt.SimConfig{ReadyDelay: time.Second, GracePeriod: time.Second})
+	simulate.Run(c, simulate.Config{ReadyDelay: time.Second, GracePeriod: time.Second})
 	if diff := cmp.Diff(before, c, allExported); diff != "" {
-		t.Errorf("Simulate() modified its cluster (-before +after):\n%s", diff)
+		t.Errorf("Run() modified its cluster (-before +after):\n%s", diff)
 	}
 }
 
 func TestSimulateStepLimit(t *testing.T) {
-	res := dt.Simulate(clusterOf(rollingOut()), dt.SimConfig{MaxSteps: 1})
-	if res.Outcome != dt.OutcomeStepLimit || len(res.Steps) != 1 {
-		t.Fatalf("Outcome = %s after %d steps, want %s after 1", res.Outcome, len(res.Steps), dt.OutcomeStepLimit)
+	res := simulate.Run(clusterOf(rollingOut()), simulate.Config{MaxSteps: 1})
+	if res.Outcome != simulate.OutcomeStepLimit || len(res.Steps) != 1 {
+		t.Fatalf("Outcome = %s after %d steps, want %s after 1", res.Outcome, len(res.Steps), simulate.OutcomeStepLimit)
 	}
-	if err := res.Err(); !errors.Is(err, dt.ErrNotConverged) {
+	if err := res.Err(); !errors.Is(err, simulate.ErrNotConverged) {
 		t.Errorf("Err() = %v, want ErrNotConverged", err)
 	}
 }
@@ -195,46 +196,46 @@ func TestConverged(t *testing.T) {
 	hash := dt.Hash(in.DaemonSet)
 	tests := []struct {
 		name    string
-		change  func(c *dt.Cluster)
+		change  func(c *simulate.Cluster)
 		wantErr bool
 	}{
-		{name: "every node runs one current available pod", change: func(*dt.Cluster) {}},
-		{name: "a node without a pod", change: func(c *dt.Cluster) { c.Pods = c.Pods[1:] }, wantErr: true},
-		{name: "a node with two pods", change: func(c *dt.Cluster) {
+		{name: "every node runs one current available pod", change: func(*simulate.Cluster) {}},
+		{name: "a node without a pod", change: func(c *simulate.Cluster) { c.Pods = c.Pods[1:] }, wantErr: true},
+		{name: "a node with two pods", change: func(c *simulate.Cluster) {
 			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "extra", "n1"))
 		}, wantErr: true},
-		{name: "an old pod", change: func(c *dt.Cluster) { c.Pods[0] = dt.Pod(c.DaemonSet, "old", "n1", dt.WithHash("old")) }, wantErr: true},
-		{name: "an old pod under OnDelete", change: func(c *dt.Cluster) {
+		{name: "an old pod", change: func(c *simulate.Cluster) { c.Pods[0] = dt.Pod(c.DaemonSet, "old", "n1", dt.WithHash("old")) }, wantErr: true},
+		{name: "an old pod under OnDelete", change: func(c *simulate.Cluster) {
 			c.Pods[0] = dt.Pod(c.DaemonSet, "old", "n1", dt.WithHash("old"))
 			dt.OnDelete()(c.DaemonSet)
 		}},
-		{name: "an unready pod", change: func(c *dt.Cluster) { c.Pods[0] = dt.Pod(c.DaemonSet, "p", "n1", dt.NotReadyPod()) }, wantErr: true},
-		{name: "a pod being deleted", change: func(c *dt.Cluster) {
+		{name: "an unready pod", change: func(c *simulate.Cluster) { c.Pods[0] = dt.Pod(c.DaemonSet, "p", "n1", dt.NotReadyPod()) }, wantErr: true},
+		{name: "a pod being deleted", change: func(c *simulate.Cluster) {
 			c.Pods[0].DeletionTimestamp = &metav1.Time{Time: dt.Epoch}
 		}, wantErr: true},
-		{name: "a pod on the untolerated control-plane node", change: func(c *dt.Cluster) {
+		{name: "a pod on the untolerated control-plane node", change: func(c *simulate.Cluster) {
 			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "cp-pod", "cp"))
 		}},
-		{name: "an old pod on the untolerated control-plane node", change: func(c *dt.Cluster) {
+		{name: "an old pod on the untolerated control-plane node", change: func(c *simulate.Cluster) {
 			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "cp-pod", "cp", dt.WithHash("old")))
 		}, wantErr: true},
-		{name: "a pod on a NoExecute-tainted node", change: func(c *dt.Cluster) {
+		{name: "a pod on a NoExecute-tainted node", change: func(c *simulate.Cluster) {
 			c.Nodes = append(c.Nodes, dt.Node("tainted", dt.WithTaint("dedicated", "x", corev1.TaintEffectNoExecute)))
 			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "t-pod", "tainted"))
 		}, wantErr: true},
-		{name: "a pod on a missing node", change: func(c *dt.Cluster) {
+		{name: "a pod on a missing node", change: func(c *simulate.Cluster) {
 			c.Pods = append(c.Pods, dt.Pod(c.DaemonSet, "lost", "gone"))
 		}, wantErr: true},
-		{name: "a pod of another owner is not judged", change: func(c *dt.Cluster) {
+		{name: "a pod of another owner is not judged", change: func(c *simulate.Cluster) {
 			c.Pods = append(c.Pods, dt.Pod(dt.DaemonSet("other"), "other", "n1"))
 		}},
-		{name: "a nil DaemonSet", change: func(c *dt.Cluster) { c.DaemonSet = nil }, wantErr: true},
+		{name: "a nil DaemonSet", change: func(c *simulate.Cluster) { c.DaemonSet = nil }, wantErr: true},
 		// The next two panicked.
-		{name: "a nil node entry", change: func(c *dt.Cluster) { c.Nodes = append(c.Nodes, nil) }, wantErr: true},
-		{name: "a nil pod entry", change: func(c *dt.Cluster) { c.Pods = append(c.Pods, nil) }, wantErr: true},
+		{name: "a nil node entry", change: func(c *simulate.Cluster) { c.Nodes = append(c.Nodes, nil) }, wantErr: true},
+		{name: "a nil pod entry", change: func(c *simulate.Cluster) { c.Pods = append(c.Pods, nil) }, wantErr: true},
 		// Was counted on n1 (a second pod) for its UID alone; Compute's
 		// claim, like upstream's pod listing, also compares kind and name.
-		{name: "a pod whose controller reference has the DaemonSet's UID but another kind is not judged", change: func(c *dt.Cluster) {
+		{name: "a pod whose controller reference has the DaemonSet's UID but another kind is not judged", change: func(c *simulate.Cluster) {
 			p := dt.Pod(c.DaemonSet, "rs-pod", "n1")
 			p.OwnerReferences[0].Kind = "ReplicaSet"
 			c.Pods = append(c.Pods, p)
@@ -244,42 +245,42 @@ func TestConverged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := clusterOf(settled())
 			tt.change(c)
-			if err := dt.Converged(c, hash); (err != nil) != tt.wantErr {
+			if err := simulate.Converged(c, hash); (err != nil) != tt.wantErr {
 				t.Errorf("Converged() = %v, want error %v", err, tt.wantErr)
 			}
 		})
 	}
-	if err := dt.Converged(nil, hash); err == nil {
+	if err := simulate.Converged(nil, hash); err == nil {
 		t.Errorf("Converged(nil) = nil, want an error")
 	}
 }
 
 // TestSimulateInvalidCluster: a cluster Compute refuses is not simulated;
-// Simulate reports it instead of panicking (it panicked on all but the nil
+// Run reports it instead of panicking (it panicked on all but the nil
 // revision).
 func TestSimulateInvalidCluster(t *testing.T) {
 	tests := []struct {
 		name       string
-		cluster    func() *dt.Cluster
+		cluster    func() *simulate.Cluster
 		wantReason string
 	}{
-		{name: "a nil cluster", cluster: func() *dt.Cluster { return nil }, wantReason: "no cluster"},
-		{name: "a nil DaemonSet", cluster: func() *dt.Cluster {
+		{name: "a nil cluster", cluster: func() *simulate.Cluster { return nil }, wantReason: "no cluster"},
+		{name: "a nil DaemonSet", cluster: func() *simulate.Cluster {
 			c := clusterOf(settled())
 			c.DaemonSet = nil
 			return c
 		}, wantReason: "no DaemonSet"},
-		{name: "a nil node entry", cluster: func() *dt.Cluster {
+		{name: "a nil node entry", cluster: func() *simulate.Cluster {
 			c := clusterOf(settled())
 			c.Nodes[1] = nil
 			return c
 		}, wantReason: "nodes[1] is nil"},
-		{name: "a nil pod entry", cluster: func() *dt.Cluster {
+		{name: "a nil pod entry", cluster: func() *simulate.Cluster {
 			c := clusterOf(settled())
 			c.Pods = append(c.Pods, nil)
 			return c
 		}, wantReason: "pods[3] is nil"},
-		{name: "a nil revision entry", cluster: func() *dt.Cluster {
+		{name: "a nil revision entry", cluster: func() *simulate.Cluster {
 			c := clusterOf(settled())
 			c.Revisions = append(c.Revisions, nil)
 			return c
@@ -288,14 +289,14 @@ func TestSimulateInvalidCluster(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := tt.cluster()
-			res := dt.Simulate(c, dt.SimConfig{Check: true})
-			if res.Outcome != dt.OutcomeStalled || len(res.Steps) != 0 {
-				t.Errorf("Outcome = %s after %d steps, want %s after none", res.Outcome, len(res.Steps), dt.OutcomeStalled)
+			res := simulate.Run(c, simulate.Config{Check: dt.Checker(dt.CheckOptions{})})
+			if res.Outcome != simulate.OutcomeStalled || len(res.Steps) != 0 {
+				t.Errorf("Outcome = %s after %d steps, want %s after none", res.Outcome, len(res.Steps), simulate.OutcomeStalled)
 			}
 			if !strings.Contains(res.Reason, tt.wantReason) {
 				t.Errorf("Reason = %q, want it to contain %q", res.Reason, tt.wantReason)
 			}
-			if err := res.Err(); !errors.Is(err, dt.ErrNotConverged) {
+			if err := res.Err(); !errors.Is(err, simulate.ErrNotConverged) {
 				t.Errorf("Err() = %v, want ErrNotConverged", err)
 			}
 			if diff := cmp.Diff(c, res.Final, allExported); diff != "" {
@@ -318,7 +319,7 @@ func TestSimulateSameNameOtherNamespace(t *testing.T) {
 		// unless mine targets it.
 		mine, other func(ds *appsv1.DaemonSet) *corev1.Pod
 		otherFirst  bool
-		cfg         dt.SimConfig
+		cfg         simulate.Config
 		// wantMine: "adopted", or "gone"; wantOther: "unchanged" or "gone".
 		wantMine, wantOther string
 	}{
@@ -337,7 +338,7 @@ func TestSimulateSameNameOtherNamespace(t *testing.T) {
 			other: func(ds *appsv1.DaemonSet) *corev1.Pod {
 				return dt.Pod(ds, "p1", "n1", dt.Orphan(), dt.CreatedAt(dt.Epoch))
 			},
-			otherFirst: true, cfg: dt.SimConfig{GracePeriod: 10 * time.Second}, wantMine: "gone", wantOther: "unchanged"},
+			otherFirst: true, cfg: simulate.Config{GracePeriod: 10 * time.Second}, wantMine: "gone", wantOther: "unchanged"},
 		{name: "the grace period of a pod of another namespace ends it, not the DaemonSet's",
 			mine: func(ds *appsv1.DaemonSet) *corev1.Pod {
 				return dt.Pod(ds, "p1", "n4", dt.Orphan())
@@ -345,7 +346,7 @@ func TestSimulateSameNameOtherNamespace(t *testing.T) {
 			other: func(ds *appsv1.DaemonSet) *corev1.Pod {
 				return dt.Pod(ds, "p1", "n4", dt.Deleting(dt.Epoch))
 			},
-			cfg: dt.SimConfig{GracePeriod: 10 * time.Second}, wantMine: "adopted", wantOther: "gone"},
+			cfg: simulate.Config{GracePeriod: 10 * time.Second}, wantMine: "adopted", wantOther: "gone"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -363,8 +364,8 @@ func TestSimulateSameNameOtherNamespace(t *testing.T) {
 				in.Pods = append([]*corev1.Pod{mine, other}, in.Pods...)
 			}
 			otherBefore := other.DeepCopy()
-			tt.cfg.Check = true
-			res := dt.Simulate(clusterOf(in), tt.cfg)
+			tt.cfg.Check = dt.Checker(dt.CheckOptions{})
+			res := simulate.Run(clusterOf(in), tt.cfg)
 			if err := res.Err(); err != nil {
 				t.Fatal(err)
 			}
@@ -405,11 +406,11 @@ func TestSimulateSameNameOtherNamespace(t *testing.T) {
 // first, holding back the earlier.
 func TestSimulateEventsFarApart(t *testing.T) {
 	const year = 365 * 24 * time.Hour
-	cfg := dt.SimConfig{Check: true, Events: []dt.ClusterEvent{
-		{At: 200 * year, Kind: dt.NodeJoin, Node: dt.Node("late")},
-		{At: -100 * year, Kind: dt.NodeJoin, Node: dt.Node("n4")},
+	cfg := simulate.Config{Check: dt.Checker(dt.CheckOptions{}), Events: []simulate.Event{
+		{At: 200 * year, Kind: simulate.NodeJoin, Node: dt.Node("late")},
+		{At: -100 * year, Kind: simulate.NodeJoin, Node: dt.Node("n4")},
 	}}
-	res := dt.Simulate(clusterOf(settled()), cfg)
+	res := simulate.Run(clusterOf(settled()), cfg)
 	if err := res.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +428,7 @@ func TestSimulateEventsFarApart(t *testing.T) {
 func TestSimulateStepErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		in   dt.Input
+		in   simulate.Input
 		want string
 	}{
 		{name: "an unparsable maxSurge fails every step's rolling update",
@@ -436,7 +437,7 @@ func TestSimulateStepErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := dt.Simulate(clusterOf(tt.in), dt.SimConfig{MaxSteps: 3})
+			res := simulate.Run(clusterOf(tt.in), simulate.Config{MaxSteps: 3})
 			if len(res.Steps) == 0 {
 				t.Fatalf("no step: %s", res.Reason)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -49,7 +50,7 @@ func drawPolicy(r *rand.Rand) daemon.RolloutPolicy {
 }
 
 // zoned labels c's nodes with three zones.
-func zoned(c *dt.Cluster) {
+func zoned(c *simulate.Cluster) {
 	for i, n := range c.Nodes {
 		if n.Labels == nil {
 			n.Labels = map[string]string{}
@@ -80,7 +81,7 @@ func FuzzJudge(f *testing.F) {
 		c.Rollout = drawPolicy(r)
 		other := dt.GenerateCluster(rand.New(rand.NewPCG(seed, 2)), dt.ClusterConfig{Healthy: true, Rollout: true}).Input()
 		p := daemon.NewPlanner()
-		check := func(cl *dt.Cluster) {
+		check := func(cl *simulate.Cluster) {
 			in := cl.Input()
 			opts := in.Options
 			opts.ReadOut = true
@@ -108,14 +109,14 @@ func FuzzJudge(f *testing.F) {
 		if !cfg.Healthy {
 			return
 		}
-		dt.Simulate(c, dt.SimConfig{Seed: seed, ReadyDelay: 2 * time.Second, MaxSteps: 80,
-			OnStep: func(_ dt.StepTrace, cl *dt.Cluster) { check(cl) }})
+		simulate.Run(c, simulate.Config{Seed: seed, ReadyDelay: 2 * time.Second, MaxSteps: 80,
+			OnStep: func(_ simulate.StepTrace, cl *simulate.Cluster) { check(cl) }})
 	})
 }
 
 // judgementViolations says what j, the judgement of plan, breaks of its
 // promises; "" when nothing.
-func judgementViolations(cl *dt.Cluster, plan *daemon.Plan, j progressive.Judgement) string {
+func judgementViolations(cl *simulate.Cluster, plan *daemon.Plan, j progressive.Judgement) string {
 	acts := len(plan.Creates) + len(plan.Deletes) + plan.DeferredCreates + plan.DeferredDeletes
 	switch {
 	case j.Complete != j.Reason.Complete():

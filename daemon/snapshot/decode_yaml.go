@@ -7,13 +7,17 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/yamljson"
+
+	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/parallel"
 )
 
 // yamlToJSON converts one YAML document as sigs.k8s.io/yaml.YAMLToJSON
-// does, by fastYAMLToJSON where it can (leaving out managedFields'
+// does, by yamljson.ToJSON where it can (leaving out managedFields'
 // fieldsV1 of the top-level object, which decodeKind drops anyway).
 func yamlToJSON(data []byte) ([]byte, error) {
-	if js, ok := fastYAMLToJSON(data, true); ok {
+	if js, ok := yamljson.ToJSON(data, true); ok {
 		return js, nil
 	}
 	return yaml.YAMLToJSON(data)
@@ -45,7 +49,7 @@ func decodeKubectlList(data []byte) (objs []object, ok bool, err error) {
 		convert bool // the conversion failed
 	}
 	results := make([]result, len(items))
-	forEachItem(len(items), func(i int) {
+	parallel.ForEach(len(items), func(i int) {
 		r := &results[i]
 		js, err := yamlToJSON(items[i])
 		items[i] = nil // done with it: let it go

@@ -7,4 +7,14 @@
 // io.ReaderAt over them (DecodeFrom reads a capture of thousands of nodes a
 // few megabytes at a time), with its name, which errors carry with the
 // line of the document at fault.
+//
+// The speed code is fenced under internal/, apart from what the package
+// decides: fastread cuts kubectl's Lists into items read a slab at a time
+// and decoded by workers, fastjson compacts and scans JSON as
+// encoding/json would, yamljson converts kubectl's block YAML as
+// sigs.k8s.io/yaml would, share lets decoded pods and nodes share equal
+// strings, and parallel spreads independent decodes over the CPUs. Every
+// object is still decoded by this package's rules; where the fast path
+// cannot read a file exactly as the general path would, it declines and
+// the general path reads it (FuzzFastDecode holds the two together).
 package snapshot

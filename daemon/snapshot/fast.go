@@ -1,354 +1,50 @@
 package snapshot
 
 import (
-	"bytes"
-	"cmp"
-	"io"
-	"runtime"
-	"sync"
-	"sync/atomic"
-
-	"sigs.k8s.io/yaml"
+	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastread"
+	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/share"
 )
 
-// The fast path reads the files kubectl writes: one List (or several) of
-// YAML in kubectl's block layout, or of JSON, one item at a time. A
-// splitter cuts the items from the input (read in slabs, never whole),
-// and GOMAXPROCS workers convert, compact and decode them, each item once.
-// Whatever the fast path does not read exactly as the general path
-// (Add's documents, read whole) would, it declines, and the general path
-// reads the file: an input error, a document of another shape, a key
-// encoding/json might match without regard to case, ... FuzzFastDecode
-// holds the two to the same objects.
+// The fast path (internal/fastread) reads the files kubectl writes item by
+// item; objectDecoder decodes what it cuts by the general path's rules, so
+// that the two read the same objects (FuzzFastDecode).
 
-// slabSize is how much of the input a window reads at a time.
-const slabSize = 4 << 20
-
-// batchBytes is about how many bytes of items a worker takes at a time.
-const batchBytes = 256 << 10
-
-// window is the part of the input at hand: all of it for Add, a slab of r
-// for AddFrom, whose buffer a refill reuses.
-type window struct {
-	r    io.ReaderAt
-	size int64
-	// off is the offset in r of the end of buf.
-	off int64
-	buf []byte
-	// mem is the buffer buf lies in when the window reads r.
-	mem []byte
-	// err is the first read error.
-	err error
-	// slab is the size of a slab, slabSize when 0 (tests make it small).
-	slab int
+// fastDecode reads the objects of in the fast way. ok is false when the
+// general path must read it instead; err is a read error.
+func fastDecode(in fastread.Input) (objs []object, ok bool, err error) {
+	return fastread.Read[object](in, objectDecoder{})
 }
 
-// eof reports whether buf ends the input.
-func (w *window) eof() bool {
-	return w.r == nil || w.off >= w.size || w.err != nil
+// objectDecoder is the general path's decoding, for the fast path.
+type objectDecoder struct{}
+
+// Document decodes a YAML document as addWhole does.
+func (objectDecoder) Document(yaml []byte) ([]object, error) { return decodeDoc(yaml, false) }
+
+// Object decodes a JSON object or a List's item as addWhole does.
+func (objectDecoder) Object(js []byte, version, kind string) ([]object, error) {
+	return decodeObject(js, version, kind)
 }
 
-// refill moves buf[keep:] to the start of the buffer and reads more of the
-// input after it; it returns false at the end of the input or on a read
-// error. Slices of buf taken before are no longer valid.
-func (w *window) refill(keep int) bool {
-	if w.eof() {
-		return false
-	}
-	rest := len(w.buf) - keep
-	n := max(cap(w.mem), cmp.Or(w.slab, slabSize))
-	for n < 2*rest {
-		n *= 2 // a unit of more than half a slab
-	}
-	if cap(w.mem) < n {
-		mem := make([]byte, n)
-		copy(mem, w.buf[keep:])
-		w.mem = mem
-	} else {
-		w.mem = w.mem[:cap(w.mem)]
-		copy(w.mem, w.buf[keep:])
-	}
-	want := int(min(int64(n-rest), w.size-w.off))
-	got, err := w.r.ReadAt(w.mem[rest:rest+want], w.off)
-	if got < want {
-		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		w.err = err
-		return false
-	}
-	w.off += int64(got)
-	w.buf = w.mem[:rest+got]
-	return true
+// ListHeader is listHeader.
+func (objectDecoder) ListHeader(header []byte) (version, itemKind string, ok bool, err error) {
+	return listHeader(header)
 }
 
-// fastDoc is one document of the input: read whole (objs), or a List
-// whose items the batches hold.
-type fastDoc struct {
-	objs    []object
-	batches []*batch
-	// version and itemKind are what items that omit their apiVersion or
-	// kind take (a typed list's).
-	version, itemKind string
-}
-
-// batch is items of one document for one worker: compact JSON, or YAML
-// unindented, one after the other in data, each ending at its ends.
-type batch struct {
-	yaml bool
-	data []byte
-	ends []int
-	out  []fastItem
-}
-
-// fastItem is a decoded item, or the JSON of one that omits its
-// apiVersion or kind, decoded once the document's end says its List's.
-type fastItem struct {
-	obj     object
-	pending []byte
-}
-
-// splitter cuts the input into documents and items.
-type splitter struct {
-	w *window
-	// pos is the next byte to read; mark the first one a refill keeps
-	// (the start of the unit being read).
-	pos, mark int
-	docs      []*fastDoc
-	cur       *batch
-	jobs      chan *batch
-	// free holds the data buffers of batches done with.
-	free   chan []byte
-	wg     sync.WaitGroup
-	failed atomic.Bool
-}
-
-// fastDecode reads the objects of w's input the fast way. ok is false
-// when the general path must read it instead; err is a read error.
-func fastDecode(w *window) (objs []object, ok bool, err error) {
-	sp := &splitter{w: w}
-	if ok = sp.run(); !ok {
-		sp.failed.Store(true) // the workers may stop
-	}
-	sp.finish()
-	if w.err != nil {
-		return nil, false, w.err
-	}
-	if !ok || sp.failed.Load() {
-		return nil, false, nil
-	}
-	return sp.collect()
-}
-
-func (sp *splitter) run() bool {
-	c, ok := sp.skipWS()
-	switch {
-	case !ok:
-		return false // empty: the general path says what that is
-	case c == '{':
-		for {
-			if !sp.jsonDoc() {
-				return false
-			}
-			c, ok := sp.skipWS()
-			if !ok {
-				return true
-			}
-			if c != '{' {
-				return false
-			}
-		}
-	case c == '[' || c >= 0x80:
-		return false
-	}
-	sp.pos = sp.mark // YAML: from the first byte
-	for {
-		more, ok := sp.yamlDoc()
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
-}
-
-// refill reads more input, keeping the bytes from mark on.
-func (sp *splitter) refill() bool {
-	if !sp.w.refill(sp.mark) {
-		return false
-	}
-	sp.pos -= sp.mark
-	sp.mark = 0
-	return true
-}
-
-// skipWS moves past JSON whitespace (leaving mark at the start of the
-// input for the first call) and returns the next byte, ok false at the end.
-func (sp *splitter) skipWS() (byte, bool) {
-	for {
-		b := sp.w.buf
-		for sp.pos < len(b) {
-			switch b[sp.pos] {
-			case ' ', '\t', '\n', '\r':
-				sp.pos++
-			default:
-				return b[sp.pos], true
-			}
-		}
-		if sp.docs != nil {
-			sp.mark = sp.pos
-		}
-		if !sp.refill() {
-			return 0, false
-		}
-	}
-}
-
-// newDoc starts a document.
-func (sp *splitter) newDoc() *fastDoc {
-	d := &fastDoc{}
-	sp.docs = append(sp.docs, d)
-	return d
-}
-
-// batch returns the batch of d's items being filled.
-func (sp *splitter) batch(d *fastDoc, yaml bool) *batch {
-	if sp.cur == nil {
-		var data []byte
-		select {
-		case data = <-sp.free:
-		default:
-			data = make([]byte, 0, batchBytes+batchBytes/4)
-		}
-		sp.cur = &batch{yaml: yaml, data: data}
-		d.batches = append(d.batches, sp.cur)
-	}
-	return sp.cur
-}
-
-// endItem ends the item written last to the current batch, handing the
-// batch to a worker once it is full.
-func (sp *splitter) endItem() {
-	b := sp.cur
-	b.ends = append(b.ends, len(b.data))
-	if len(b.data) >= batchBytes {
-		sp.flush()
-	}
-}
-
-// flush hands the current batch to the workers, starting them.
-func (sp *splitter) flush() {
-	b := sp.cur
-	if b == nil {
-		return
-	}
-	sp.cur = nil
-	b.out = make([]fastItem, len(b.ends))
-	if sp.jobs == nil {
-		workers := max(1, runtime.GOMAXPROCS(0))
-		sp.jobs = make(chan *batch, workers)
-		sp.free = make(chan []byte, 2*workers+2)
-		for range workers {
-			sp.wg.Add(1)
-			go func() {
-				defer sp.wg.Done()
-				w := worker{share: newSharer()}
-				for b := range sp.jobs {
-					sp.work(b, &w)
-				}
-			}()
-		}
-	}
-	sp.jobs <- b
-}
-
-// finish waits for the workers.
-func (sp *splitter) finish() {
-	sp.flush()
-	if sp.jobs != nil {
-		close(sp.jobs)
-		sp.wg.Wait()
-	}
-}
-
-// worker is the state of one worker: its YAML parser and the buffer it
-// converts into, reused from item to item, and its sharer.
-type worker struct {
-	p     yparser
-	out   []byte
-	share *sharer
-}
-
-// toJSON returns the JSON of the YAML item as yamlToJSON does, valid until
-// the next call.
-func (w *worker) toJSON(item []byte) ([]byte, error) {
-	if js, ok := w.p.convert(w.out[:0], item, true); ok {
-		w.out = js
-		return js, nil
-	}
-	return yaml.YAMLToJSON(item)
-}
-
-// work decodes the items of b, or marks the splitter failed.
-func (sp *splitter) work(b *batch, w *worker) {
-	start := 0
-	for i, end := range b.ends {
-		if sp.failed.Load() {
-			break
-		}
-		js := b.data[start:end]
-		start = end
-		if b.yaml {
-			var err error
-			if js, err = w.toJSON(js); err != nil {
-				sp.failed.Store(true)
-				break
-			}
-		}
-		apiVersion, kind, ok := itemType(js)
-		if !ok {
-			sp.failed.Store(true)
-			break
-		}
-		if apiVersion == "" || kind == "" {
-			b.out[i].pending = bytes.Clone(js)
-			continue
-		}
+// Worker decodes items of a known kind, each worker's pods and nodes
+// sharing the strings of the like one it decoded before (see share.Sharer:
+// a large snapshot takes a sixth less memory).
+func (objectDecoder) Worker() func(js []byte, apiVersion, kind string) (object, error) {
+	s := share.New()
+	return func(js []byte, apiVersion, kind string) (object, error) {
 		o, err := decodeKind(js, typeMeta{APIVersion: apiVersion, Kind: kind})
-		if err != nil {
-			sp.failed.Store(true)
-			break
+		switch {
+		case err != nil:
+		case o.pod != nil:
+			s.Pod(o.pod)
+		case o.node != nil:
+			s.Node(o.node)
 		}
-		w.share.share(o)
-		b.out[i].obj = o
+		return o, err
 	}
-	select {
-	case sp.free <- b.data[:0]:
-	default:
-	}
-	b.data, b.ends = nil, nil
-}
-
-// collect returns the objects of every document in input order, decoding
-// the items that waited for their List's kind.
-func (sp *splitter) collect() ([]object, bool, error) {
-	var objs []object
-	for _, d := range sp.docs {
-		objs = append(objs, d.objs...)
-		for _, b := range d.batches {
-			for _, it := range b.out {
-				if it.pending == nil {
-					objs = append(objs, it.obj)
-					continue
-				}
-				got, err := decodeObject(it.pending, d.version, d.itemKind)
-				if err != nil {
-					return nil, false, nil
-				}
-				objs = append(objs, got...)
-			}
-		}
-	}
-	return objs, true, nil
 }

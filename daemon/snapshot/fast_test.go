@@ -2,84 +2,14 @@ package snapshot
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastjson"
+	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastread"
 	"github.com/daemonplan/daemonplan/daemon/snapshot/snapshottest"
 )
-
-// jsonSeeds are JSON texts in and out of the grammar, and around the
-// fieldsV1 the compactor drops.
-var jsonSeeds = []string{
-	`{}`, `[]`, ` {"a" : [1, -2.5e+3, true, false, null, "x\"y\\\u00e9"]} `,
-	`{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}},"time":"t"},{"fieldsV1":null}]}}`,
-	`{"metadata":{"managedFields":[{"fieldsV1":{"f:a":{}}}],"name":"x"},"fieldsV1":1}`,
-	`{"metadata":{"managedFields":{"fieldsV1":1}}}`,
-	`{"metadata":{"managedFields":[{"fieldsV1":{]}}]}}`,
-	`{"a":1 2}`, `tru`, `truex`, `01`, `-`, `1.`, `1e`, `"\x"`, "\"a\tb\"", `"\u12G4"`, `{"a":1,}`, `[1,]`, `{,}`,
-	`{"a":"\u00e9\ud800"}`, "\"\xff\xfe\"", `{"a":{"b":[{"c":[]}]}}`,
-	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
-	strings.Repeat("[", 9999) + strings.Repeat("]", 9999),
-}
-
-// FuzzCompactJSON checks compactJSON against encoding/json: it accepts
-// exactly what json.Valid accepts and writes what json.Compact writes;
-// dropping fieldsV1 gives what deleting metadata.managedFields[*].fieldsV1
-// from the decoded value gives.
-func FuzzCompactJSON(f *testing.F) {
-	for _, s := range jsonSeeds {
-		f.Add([]byte(s))
-	}
-	c := snapshottest.Generate(rand.New(rand.NewPCG(3, 4)), 1)
-	f.Add(c.JSON())
-	f.Fuzz(func(t *testing.T, data []byte) {
-		got, ok := compactJSON(nil, data, 0, false)
-		if valid := json.Valid(data); ok != valid {
-			t.Fatalf("compactJSON(%q) ok = %v, json.Valid = %v", data, ok, valid)
-		}
-		if !ok {
-			return
-		}
-		var want bytes.Buffer
-		if err := json.Compact(&want, data); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(want.Bytes(), got) {
-			t.Fatalf("compactJSON(%q) = %s, json.Compact = %s", data, got, want.Bytes())
-		}
-		dropped, ok := compactJSON(nil, data, 0, true)
-		if !ok {
-			t.Fatalf("compactJSON(%q) with drop declined", data)
-		}
-		var v, w any
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatal(err)
-		}
-		deleteFieldsV1(v)
-		if err := json.Unmarshal(dropped, &w); err != nil {
-			t.Fatalf("compactJSON(%q) with drop = %s: %v", data, dropped, err)
-		}
-		if !reflect.DeepEqual(v, w) {
-			t.Fatalf("compactJSON(%q) with drop = %s, want %v", data, dropped, v)
-		}
-	})
-}
-
-// deleteFieldsV1 deletes metadata.managedFields[*].fieldsV1 from the
-// decoded JSON v.
-func deleteFieldsV1(v any) {
-	top, _ := v.(map[string]any)
-	meta, _ := top["metadata"].(map[string]any)
-	mf, _ := meta["managedFields"].([]any)
-	for _, e := range mf {
-		if e, ok := e.(map[string]any); ok {
-			delete(e, "fieldsV1")
-		}
-	}
-}
 
 // fastSeeds are whole files for FuzzFastDecode: kubectl Lists of both
 // formats and what the fast path must leave to the general one.
@@ -142,12 +72,12 @@ func FuzzFastDecode(f *testing.F) {
 	f.Add(c.YAML(), uint16(3000))
 	f.Add(c.JSON(), uint16(3000))
 	f.Fuzz(func(t *testing.T, data []byte, slab uint16) {
-		objs, ok, err := fastDecode(&window{buf: data})
+		objs, ok, err := fastDecode(fastread.Input{Buf: data})
 		if err != nil {
 			t.Fatalf("fastDecode() read error %v from memory", err)
 		}
 		// From a reader, in slabs of slab bytes.
-		robjs, rok, err := fastDecode(&window{r: bytes.NewReader(data), size: int64(len(data)), slab: int(slab) + 1})
+		robjs, rok, err := fastDecode(fastread.Input{R: bytes.NewReader(data), Size: int64(len(data)), Slab: int(slab) + 1})
 		if err != nil {
 			t.Fatalf("fastDecode(reader) error: %v", err)
 		}
@@ -182,11 +112,11 @@ func TestFastDecodeReadsCaptures(t *testing.T) {
 		data []byte
 	}{{"yaml", c.YAML()}, {"json", c.JSON()}} {
 		for _, slab := range []int{0, 1000, 64 << 10} {
-			var w *window
+			var w fastread.Input
 			if slab == 0 {
-				w = &window{buf: tt.data}
+				w = fastread.Input{Buf: tt.data}
 			} else {
-				w = &window{r: bytes.NewReader(tt.data), size: int64(len(tt.data)), slab: slab}
+				w = fastread.Input{R: bytes.NewReader(tt.data), Size: int64(len(tt.data)), Slab: slab}
 			}
 			objs, ok, err := fastDecode(w)
 			if err != nil || !ok {
@@ -215,7 +145,7 @@ func BenchmarkCompactJSON(b *testing.B) {
 	var out []byte
 	for b.Loop() {
 		var ok bool
-		if out, ok = compactJSON(out[:0], data, 0, true); !ok {
+		if out, ok = fastjson.Compact(out[:0], data, 0, true); !ok {
 			b.Fatal("invalid")
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/internal/placerule"
 	"github.com/daemonplan/daemonplan/tolerations"
 )
 
@@ -86,47 +87,51 @@ func (v PlacementVerdict) String() string {
 // No when it is false on every one, Maybe when it depends on what the
 // template leaves open. Yes and No are exact; Maybe may also be answered
 // where correlated requirements on one key would settle it (see
-// affinity.NodeMatcher.MatchSet). The first check that is not always
-// satisfied decides, a No winning over a Maybe. A nil e (as
+// affinity.NodeMatcher.MatchSet). The checks run in upstream's order, the
+// one rule order daemon.Eligibility applies to a node: the first check
+// that is not always satisfied decides, a No winning over a Maybe. A nil e (as
 // daemon.NewEligibility gives for a nil DaemonSet) or t gives No with
 // daemon.IneligibleNilNode. It does not allocate.
 func (t *CompiledTemplate) PlacementFor(e *daemon.Eligibility) PlacementVerdict {
 	if e == nil || t == nil {
 		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNilNode}
 	}
-	var maybe PlacementVerdict
+	nameTruth := affinity.Always
 	if nodeName := e.NodeName(); nodeName != "" {
 		switch {
 		case t.name == "":
-			maybe = PlacementVerdict{Placement: PlacementMaybe, Reason: daemon.IneligibleNodeName}
+			nameTruth = affinity.Sometimes
 		case t.name != nodeName:
-			return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNodeName}
+			nameTruth = affinity.Never
 		}
 	}
-	switch sv := e.MatchSet(t.set); sv.Truth {
-	case affinity.Never:
-		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNodeAffinity, Affinity: sv}
-	case affinity.Sometimes:
-		if maybe.Placement == "" {
-			maybe = PlacementVerdict{Placement: PlacementMaybe, Reason: daemon.IneligibleNodeAffinity, Affinity: sv}
-		}
-	}
-	// The first untolerated NoExecute taint decides, else the first
-	// NoSchedule one; a template without either is read once.
-	if taint, found := e.UntoleratedTaint(t.taints, tolerations.NoSchedule|tolerations.NoExecute); found {
-		if taint.Effect != corev1.TaintEffectNoExecute {
-			noExecute, found := e.UntoleratedTaint(t.taints, tolerations.NoExecute)
-			if !found {
-				return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleTaint, Taint: taint}
-			}
-			taint = noExecute
-		}
-		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNoExecuteTaint, Taint: taint}
-	}
-	if maybe.Placement != "" {
-		return maybe
+	var sv affinity.SetVerdict
+	v := placerule.Decide(nameTruth,
+		func() affinity.Truth { sv = e.MatchSet(t.set); return sv.Truth },
+		func(effects tolerations.EffectSet) (corev1.Taint, bool) { return e.UntoleratedTaint(t.taints, effects) })
+	switch v.Check {
+	case placerule.NodeName:
+		return PlacementVerdict{Placement: placementOf(v.Truth), Reason: daemon.IneligibleNodeName}
+	case placerule.NodeAffinity:
+		return PlacementVerdict{Placement: placementOf(v.Truth), Reason: daemon.IneligibleNodeAffinity, Affinity: sv}
+	case placerule.Taint:
+		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleTaint, Taint: v.Taint}
+	case placerule.NoExecuteTaint:
+		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNoExecuteTaint, Taint: v.Taint}
 	}
 	return PlacementVerdict{Placement: PlacementYes}
+}
+
+// placementOf is the Placement of a rule verdict's truth: No for Never,
+// Maybe for Sometimes, Yes otherwise.
+func placementOf(t affinity.Truth) Placement {
+	switch t {
+	case affinity.Never:
+		return PlacementNo
+	case affinity.Sometimes:
+		return PlacementMaybe
+	}
+	return PlacementYes
 }
 
 // PlacementFor compiles template and ds's placement check and judges them

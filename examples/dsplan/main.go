@@ -1,7 +1,8 @@
 // Command dsplan says what the Kubernetes DaemonSet controller would do on a
 // cluster, from what kubectl prints: the plan of the next sync of each
 // DaemonSet, why each node may or may not run its pod, and a simulated
-// rollout to the end, with its expected duration and its waves; and what
+// rollout to the end, with its expected duration and its update batches;
+// and what
 // would happen if a manifest were applied.
 //
 // Usage:
@@ -57,11 +58,11 @@
 // simulate learns its delays from the DaemonSet's pods (creation to Ready,
 // median and 90th percentile; --ready-delay and --bind-delay override
 // them), runs the rollout with each and prints "expected duration: p50 …
-// – p90 …", the waves (the syncs that start updating nodes, grouped by the
-// order, domain or zone label) and where the rollout blocks. Pods the input
+// – p90 …", the update batches (the syncs that start updating nodes,
+// grouped by the order, domain or zone label) and where the rollout blocks. Pods the input
 // shows starting become Ready after the delay, counted from their own
 // creation; pods it shows failing (CrashLoopBackOff, restarts, image pulls,
-// Failed) stay down (daemontest.FailingReason). --image changes the first
+// Failed) stay down (simulate.FailingReason). --image changes the first
 // container's image as the API server applies a change.
 //
 // For a live cluster, examples/dsplan/live (a nested module: it needs

@@ -16,6 +16,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
@@ -68,7 +69,7 @@ type verdictSet struct {
 	ShouldRun   []string
 }
 
-func verdicts(in dt.Input) verdictSet {
+func verdicts(in simulate.Input) verdictSet {
 	var v verdictSet
 	var err error
 	v.Plan, err = daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
@@ -123,7 +124,7 @@ var viewOptions = cmp.Options{
 }
 
 // view replaces every object of c by its planningView.
-func view(t *testing.T, c *dt.Cluster) {
+func view(t *testing.T, c *simulate.Cluster) {
 	t.Helper()
 	get := func(o any) any {
 		v, err := planningView(o)
@@ -145,7 +146,7 @@ func view(t *testing.T, c *dt.Cluster) {
 }
 
 // pad gives every object of c the fields planningView drops, drawn from r.
-func pad(r *rand.Rand, c *dt.Cluster) {
+func pad(r *rand.Rand, c *simulate.Cluster) {
 	mf := []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
 		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)}}}
 	at := metav1.Time{Time: c.Now.Add(-time.Duration(r.IntN(7200)) * time.Second)}

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -53,7 +53,7 @@ type chartData struct {
 }
 
 // chartRecorder records, after each step of a simulation, each node's
-// state and the lines of the chart (daemontest.SimConfig.OnStep): one pass
+// state and the lines of the chart (simulate.Config.OnStep): one pass
 // over the pods per step.
 type chartRecorder struct {
 	cd     *chartData
@@ -69,7 +69,7 @@ type chartRecorder struct {
 
 // newChartRecorder lays out the rows: grouped by the value of groupLabel
 // (values first, in that order; the rest sorted), then by node name.
-func newChartRecorder(name string, cl *daemontest.Cluster, groupLabel string, first []string) *chartRecorder {
+func newChartRecorder(name string, cl *simulate.Cluster, groupLabel string, first []string) *chartRecorder {
 	type row struct{ name, group string }
 	rows := make([]row, 0, len(cl.Nodes))
 	for _, n := range cl.Nodes {
@@ -104,7 +104,7 @@ func newChartRecorder(name string, cl *daemontest.Cluster, groupLabel string, fi
 // classified only once a later instant comes (see flush): it keeps the
 // step's objects meanwhile, which the simulator never modifies, in copies
 // of its slices.
-func (r *chartRecorder) record(st daemontest.StepTrace, c *daemontest.Cluster) {
+func (r *chartRecorder) record(st simulate.StepTrace, c *simulate.Cluster) {
 	if r.pending != nil && st.At > r.pending.st.At {
 		r.flush()
 	}
@@ -124,7 +124,7 @@ func (r *chartRecorder) record(st daemontest.StepTrace, c *daemontest.Cluster) {
 
 // pendingStep is the last step recorded, not yet classified.
 type pendingStep struct {
-	st    daemontest.StepTrace
+	st    simulate.StepTrace
 	ds    *appsv1.DaemonSet
 	now   time.Time
 	pods  []*corev1.Pod

@@ -15,6 +15,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // TestCompletion: every flag of every command, the commands a program
@@ -137,7 +138,7 @@ func TestChartGroups(t *testing.T) {
 	node := func(name, z, r string) *corev1.Node {
 		return daemontest.Node(name, daemontest.WithLabel(zone, z), daemontest.WithLabel(rack, r))
 	}
-	cl := &daemontest.Cluster{DaemonSet: daemontest.DaemonSet("agent"), Nodes: []*corev1.Node{
+	cl := &simulate.Cluster{DaemonSet: daemontest.DaemonSet("agent"), Nodes: []*corev1.Node{
 		node("n5", "a", "r2"), node("n1", "c", "r1"), node("n4", "b", "r1"), node("n2", "a", "r1"), node("n3", "c", "r2"),
 	}}
 	tests := []struct {

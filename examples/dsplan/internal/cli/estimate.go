@@ -7,7 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
 // The time estimate: how long this DaemonSet's pods took, on this
@@ -31,7 +31,7 @@ type learned struct {
 
 // learnDelays reads the delays from the DaemonSet's pods: those it
 // controls, not being deleted, Ready, never restarted, whose Ready
-// condition turned True within daemontest.StuckAfter of their creation
+// condition turned True within simulate.StuckAfter of their creation
 // (a later one is a readiness lost and regained: a node reboot, say, not
 // a start).
 func learnDelays(ds *appsv1.DaemonSet, pods []*corev1.Pod) learned {
@@ -54,7 +54,7 @@ func learnDelays(ds *appsv1.DaemonSet, pods []*corev1.Pod) learned {
 		}
 		created := p.CreationTimestamp.Time
 		d := ready.Sub(created)
-		if ready.IsZero() || d < 0 || d > daemontest.StuckAfter {
+		if ready.IsZero() || d < 0 || d > simulate.StuckAfter {
 			continue
 		}
 		readies = append(readies, d)

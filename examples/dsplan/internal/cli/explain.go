@@ -15,8 +15,8 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
@@ -208,7 +208,7 @@ type podJSON struct {
 	// Restarts is the highest restart count of its containers.
 	Restarts int32 `json:"restarts"`
 	// Failing says why the pod is failing rather than starting (see
-	// daemontest.FailingReason: CrashLoopBackOff, restarts, image pulls,
+	// simulate.FailingReason: CrashLoopBackOff, restarts, image pulls,
 	// not ready for long); "" when it is not.
 	Failing string `json:"failing,omitempty"`
 }
@@ -309,7 +309,7 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 func podOf(p *corev1.Pod, now time.Time, nodeReady bool) podJSON {
 	out := podJSON{Name: p.Name, Hash: p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], Phase: string(p.Status.Phase),
 		Terminating: p.DeletionTimestamp != nil}
-	if why := daemontest.FailingReason(p, now); why != "" && (nodeReady || !strings.HasPrefix(why, "not ready for")) {
+	if why := simulate.FailingReason(p, now); why != "" && (nodeReady || !strings.HasPrefix(why, "not ready for")) {
 		out.Failing = why
 	}
 	for _, c := range p.Status.Conditions {

@@ -115,7 +115,7 @@ func init() {
 	commands = []command{
 		{name: "plan", summary: "the plan of the next sync of each DaemonSet", reads: true, flags: planFlags, run: runPlan},
 		{name: "explain", args: "NODE", summary: "may each DaemonSet run its pod on NODE, and why not", reads: true, flags: explainFlags, run: runExplain},
-		{name: "simulate", summary: "replay the rollout to the end: waves, duration, worst point", reads: true, flags: simulateFlags, run: runSimulate},
+		{name: "simulate", summary: "replay the rollout to the end: update batches, duration, worst point", reads: true, flags: simulateFlags, run: runSimulate},
 		{name: "version", summary: "the version of dsplan", run: runVersion},
 		{name: "completion", args: "bash|zsh|fish", summary: "a shell completion script", run: runCompletion},
 	}
@@ -305,8 +305,8 @@ restarts) and what the next sync does there.
 `,
 	"simulate": `The delays are learned from each DaemonSet's own pods (creation to Ready,
 median and 90th percentile; --ready-delay and --bind-delay override them);
-the run prints the expected duration, the waves (which nodes each step
-starts, under which budget) and where the rollout will block.
+the run prints the expected duration, the update batches (which nodes each
+step starts, under which budget) and where the rollout will block.
 `,
 	"completion": `Prints a completion script for the shell:
   source <(dsplan completion bash)        # bash

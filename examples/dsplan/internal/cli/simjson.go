@@ -22,7 +22,8 @@ type simulateJSON struct {
 	Duration string `json:"duration"`
 	// Estimate is the expected duration and the delays it was made with.
 	Estimate estimateJSON `json:"estimate"`
-	// GroupBy is the node label the waves are grouped by ("" for none).
+	// GroupBy is the node label the update batches are grouped by ("" for
+	// none).
 	GroupBy string `json:"groupBy,omitempty"`
 	// PlannedWaves are the waves of the order label (--order-label or the
 	// order-by annotation), in the order they start, before the rollout:
@@ -32,8 +33,10 @@ type simulateJSON struct {
 	// WaveBake is the wave barrier's bake (--wave-bake or the wave-bake
 	// annotation), when there is a barrier.
 	WaveBake string `json:"waveBake,omitempty"`
-	// Waves are the syncs that start updating nodes, in order.
-	Waves []waveJSON `json:"waves"`
+	// Batches are the update batches, the syncs that start updating nodes,
+	// in order. The field keeps its first name, "waves", for the programs
+	// that read it; a wave is a group of the order label (PlannedWaves).
+	Batches []batchJSON `json:"waves"`
 	// Blocks say where the rollout blocks or what holds nodes back, in
 	// words.
 	Blocks []string `json:"blocks"`
@@ -90,8 +93,8 @@ type plannedWaveJSON struct {
 	Updated int `json:"updated"`
 }
 
-// waveJSON is a sync that starts updating nodes.
-type waveJSON struct {
+// batchJSON is an update batch: a sync that starts updating nodes.
+type batchJSON struct {
 	// Step and At are the sync's number and time since the start.
 	Step int    `json:"step"`
 	At   string `json:"at"`
@@ -106,7 +109,7 @@ type waveJSON struct {
 	Groups []string `json:"groups"`
 }
 
-// worstJSON is daemontest.Peak.
+// worstJSON is simulate.Peak.
 type worstJSON struct {
 	// MaxDown is the most nodes down (should run, no available pod) at
 	// once, MaxDownStep the first step it happened at (-1: the start),
@@ -154,7 +157,7 @@ func (r *simReport) toJSON(l *loaded) simulateJSON {
 	out := simulateJSON{
 		DaemonSet: r.name, Image: r.image, Outcome: string(res.Outcome), Reason: res.Reason,
 		Syncs: len(res.Steps), Duration: fmtDur(res.Duration()), GroupBy: r.groupBy,
-		Waves: []waveJSON{}, Blocks: append([]string{}, r.blocks...), Steps: []stepJSON{},
+		Batches: []batchJSON{}, Blocks: append([]string{}, r.blocks...), Steps: []stepJSON{},
 		Estimate: estimateJSON{Source: d.source, Pods: d.learned.pods, Ready: fmtDur(d.ready), Bind: fmtDur(d.bind),
 			MinReady: fmtDur(d.minReady), DurationP50: fmtDur(res.Duration()), DurationP90: fmtDur(r.p90.Duration()),
 			OutcomeP90: string(r.p90.Outcome)},
@@ -189,8 +192,8 @@ func (r *simReport) toJSON(l *loaded) simulateJSON {
 	if r.barrier != nil {
 		out.WaveBake = fmtDur(r.barrier.Bake)
 	}
-	for _, w := range r.waves {
-		out.Waves = append(out.Waves, waveJSON{Step: w.step, At: w.at, Nodes: w.nodes, Down: w.down, Budget: w.budget,
+	for _, w := range r.batches {
+		out.Batches = append(out.Batches, batchJSON{Step: w.step, At: w.at, Nodes: w.nodes, Down: w.down, Budget: w.budget,
 			Surge: w.surge, Groups: append([]string{}, w.groups...)})
 	}
 	pk := res.Peak()

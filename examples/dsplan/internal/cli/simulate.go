@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
-	"github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -102,7 +102,7 @@ func runSimulate(inv *invocation, pos []string) error {
 			return &inputError{err}
 		}
 		reports = append(reports, rep)
-		if rep.res.Outcome != daemontest.OutcomeConverged {
+		if rep.res.Outcome != simulate.OutcomeConverged {
 			failed = append(failed, name)
 		}
 	}
@@ -151,9 +151,9 @@ type simReport struct {
 	name, image string
 	// res is the run with the p50 delays (or the fixed ones); p90, when
 	// the delays were learned, the run with the p90 delays.
-	res, p90 daemontest.SimResult
+	res, p90 simulate.Result
 	delays   delays
-	waves    []wave
+	batches  []updateBatch
 	groupBy  string
 	blocks   []string
 	chart    *chartData
@@ -230,7 +230,7 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		return nil, err
 	}
 	policy := rep.rollout.policy
-	cl := &daemontest.Cluster{
+	cl := &simulate.Cluster{
 		DaemonSet:     rep.rollout.ds,
 		Nodes:         in.Nodes,
 		Pods:          in.Pods,
@@ -241,7 +241,7 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 	}
 	rep.delays = chooseDelays(sf, learnDelays(in.DaemonSet, in.Pods))
 	rep.delays.minReady = time.Duration(cl.DaemonSet.Spec.MinReadySeconds) * time.Second
-	cfg := daemontest.SimConfig{
+	cfg := simulate.Config{
 		Seed: sf.seed, BindDelay: rep.delays.bind, ReadyDelay: rep.delays.ready,
 		FailFraction: sf.failRate, GracePeriod: sf.grace, MaxSteps: sf.maxSteps,
 	}
@@ -251,18 +251,18 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		rec = newChartRecorder(name, cl, rep.groupBy, orderValues(&policy))
 		cfg.OnStep = rec.record
 	}
-	rep.res = daemontest.Simulate(cl, cfg)
+	rep.res = simulate.Run(cl, cfg)
 	if rec != nil {
 		rep.chart = rec.finish()
 	}
 	if rep.delays.source == "learned" && (rep.delays.ready90 != rep.delays.ready || rep.delays.bind90 != rep.delays.bind) {
 		cfg.OnStep = nil
 		cfg.BindDelay, cfg.ReadyDelay = rep.delays.bind90, rep.delays.ready90
-		rep.p90 = daemontest.Simulate(cl, cfg)
+		rep.p90 = simulate.Run(cl, cfg)
 	} else {
 		rep.p90 = rep.res
 	}
-	rep.waves = wavesOf(rep.res, cl, rep.groupBy)
+	rep.batches = batchesOf(rep.res, cl, rep.groupBy)
 	rep.planned, rep.barrier = progressive.WavesOf(&policy, desiredNodes(cl)), policy.Waves
 	rep.timing = timeWaves(rep.planned, rep.res, cl)
 	rep.blocks = blocksOf(cl, rep.res)
@@ -284,7 +284,7 @@ func (r *simReport) print(w io.Writer) {
 		fmt.Fprintf(w, "%s\n", d)
 	}
 	fmt.Fprintf(w, "expected duration: %s\n", r.estimateLine())
-	r.printWaves(w)
+	r.printBatches(w)
 	printSteps(w, res)
 	pk := res.Peak()
 	fmt.Fprintf(w, "worst point: %d nodes down", pk.MaxDown)
@@ -301,7 +301,7 @@ func (r *simReport) print(w io.Writer) {
 	if len(pk.OverBudget) > 0 {
 		fmt.Fprintf(w, "over budget after steps %v\n", pk.OverBudget)
 	}
-	if res.Outcome != daemontest.OutcomeConverged {
+	if res.Outcome != simulate.OutcomeConverged {
 		fmt.Fprintf(w, "%s: the simulation ended %s: %s\n", r.name, res.Outcome, res.Reason)
 	}
 }
@@ -315,8 +315,8 @@ func (r *simReport) estimateLine() string {
 	} else {
 		dur = fmtDur(r.res.Duration())
 	}
-	if r.res.Outcome != daemontest.OutcomeConverged {
-		dur += " until it " + map[daemontest.Outcome]string{daemontest.OutcomeStalled: "stalls", daemontest.OutcomeStepLimit: "hits --max-steps"}[r.res.Outcome]
+	if r.res.Outcome != simulate.OutcomeConverged {
+		dur += " until it " + map[simulate.Outcome]string{simulate.OutcomeStalled: "stalls", simulate.OutcomeStepLimit: "hits --max-steps"}[r.res.Outcome]
 	}
 	avail := ""
 	if d.minReady > 0 {
@@ -337,7 +337,7 @@ func (r *simReport) estimateLine() string {
 }
 
 // printSteps prints the steps that acted, as a table.
-func printSteps(w io.Writer, res daemontest.SimResult) {
+func printSteps(w io.Writer, res simulate.Result) {
 	fmt.Fprintf(w, "%5s %8s %7s %7s %8s %10s %8s  %s\n", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
 	// UPDATED is the status of the sync (before its plan); DOWN and SURGE
 	// are measured after it, against the step's budgets.

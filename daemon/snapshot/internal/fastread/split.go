@@ -1,11 +1,16 @@
-package snapshot
+package fastread
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+
+	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastjson"
+)
 
 // jsonDoc reads one top-level JSON object at pos: a List, whose items go
 // to the workers as they come, or another object, read whole. It returns
 // false to decline the input.
-func (sp *splitter) jsonDoc() bool {
+func (sp *splitter[T]) jsonDoc() bool {
 	d := sp.newDoc()
 	sp.pos++ // '{'
 	hdr := []byte{'{'}
@@ -31,7 +36,7 @@ func (sp *splitter) jsonDoc() bool {
 				return false
 			}
 			name := string(hdr[keyAt+1 : len(hdr)-1])
-			if !plainKey(hdr[keyAt+1 : len(hdr)-1]) {
+			if !fastjson.PlainKey(hdr[keyAt+1 : len(hdr)-1]) {
 				return false
 			}
 			if c, ok = sp.skipWS(); !ok || c != ':' {
@@ -62,7 +67,7 @@ func (sp *splitter) jsonDoc() bool {
 						return false
 					}
 					haveVersion = true
-					if version, ok = plainString(hdr[valueAt:]); !ok {
+					if version, ok = fastjson.PlainString(hdr[valueAt:]); !ok {
 						return false
 					}
 				case "kind":
@@ -70,7 +75,7 @@ func (sp *splitter) jsonDoc() bool {
 						return false
 					}
 					haveKind = true
-					if kind, ok = plainString(hdr[valueAt:]); !ok {
+					if kind, ok = fastjson.PlainString(hdr[valueAt:]); !ok {
 						return false
 					}
 				}
@@ -94,17 +99,17 @@ func (sp *splitter) jsonDoc() bool {
 	sp.flush()
 	if !haveItems {
 		// One object, read as the general path reads it.
-		objs, err := decodeObject(append(hdr, '}'), "", "")
+		objs, err := sp.dec.Object(append(hdr, '}'), "", "")
 		if err != nil {
 			return false
 		}
 		d.objs = objs
 		return true
 	}
-	// decodeObject's rules for an object with items: a List when its
+	// The general path's rules for an object with items: a List when its
 	// kind ends in List; truncated, invalid or another object otherwise,
 	// which the general path says.
-	if kind == "" || version == "" || !hasListSuffix(kind) {
+	if kind == "" || version == "" || !strings.HasSuffix(kind, "List") {
 		return false
 	}
 	if kind != "List" {
@@ -115,16 +120,16 @@ func (sp *splitter) jsonDoc() bool {
 
 // compact appends the compact form of the JSON value at pos to out and
 // moves past it, reading more input as long as the value needs it; depth
-// is its nesting, drop drops fieldsV1 as compactJSON does.
-func (sp *splitter) compact(out []byte, depth int, drop bool) ([]byte, bool) {
+// is its nesting, drop drops fieldsV1 as fastjson.Compact does.
+func (sp *splitter[T]) compact(out []byte, depth int, drop bool) ([]byte, bool) {
 	sp.mark = sp.pos
 	for {
-		got, n, st := compactValue(out, sp.w.buf[sp.pos:], depth, drop, sp.w.eof())
+		got, n, st := fastjson.CompactValue(out, sp.w.buf[sp.pos:], depth, drop, sp.w.eof())
 		switch st {
-		case scanDone:
+		case fastjson.Done:
 			sp.pos += n
 			return got, true
-		case scanBad:
+		case fastjson.Bad:
 			return out, false
 		}
 		if !sp.refill() {
@@ -135,7 +140,7 @@ func (sp *splitter) compact(out []byte, depth int, drop bool) ([]byte, bool) {
 
 // jsonItems reads the items array at pos, handing each item to the
 // workers.
-func (sp *splitter) jsonItems(d *fastDoc) bool {
+func (sp *splitter[T]) jsonItems(d *fastDoc[T]) bool {
 	sp.pos++ // '['
 	c, ok := sp.skipWS()
 	if !ok {
@@ -172,37 +177,6 @@ func (sp *splitter) jsonItems(d *fastDoc) bool {
 	}
 }
 
-// plainKey reports whether encoding/json matches the top-level key name
-// to typeMeta's fields as the fast path does: only apiVersion, kind and
-// items themselves; escaped or non-ASCII keys, which might fold to them,
-// and their case variants are left to the general path.
-func plainKey(name []byte) bool {
-	for _, ch := range name {
-		if ch == '\\' || ch >= 0x80 {
-			return false
-		}
-	}
-	switch string(name) {
-	case "apiVersion", "kind", "items":
-		return true
-	}
-	return !bytes.EqualFold(name, []byte("apiVersion")) && !bytes.EqualFold(name, []byte("kind")) && !bytes.EqualFold(name, []byte("items"))
-}
-
-// plainString returns the value of the JSON string v when it has no
-// escape and no byte that encoding/json would replace.
-func plainString(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
-	}
-	for _, ch := range v[1 : len(v)-1] {
-		if ch == '\\' || ch >= 0x80 || ch < 0x20 {
-			return "", false
-		}
-	}
-	return string(v[1 : len(v)-1]), true
-}
-
 // yamlState is where a YAML document is: before the items of a List,
 // among them, after them, or read whole.
 type yamlState uint8
@@ -215,10 +189,10 @@ const (
 )
 
 // yamlDoc reads one YAML document at pos: a document of kubectl's List
-// shape (see splitKubectlList), whose items go to the workers as they
+// shape ("items:" at the top level, each item a "- " block), whose items go to the workers as they
 // come, or another document, read whole. more says that a "---" line ended
 // it; ok false declines the input.
-func (sp *splitter) yamlDoc() (more, ok bool) {
+func (sp *splitter[T]) yamlDoc() (more, ok bool) {
 	d := sp.newDoc()
 	var text []byte // the document but the items
 	state := yamlHead
@@ -244,7 +218,7 @@ func (sp *splitter) yamlDoc() (more, ok bool) {
 				if t := bytes.TrimLeft(line, " \t"); len(t) > 0 {
 					blank = false
 					if t[0] == '{' || t[0] >= 0x80 || t[0] == '\v' || t[0] == '\f' {
-						state = yamlWhole // JSON, maybe: decodeDoc decides
+						state = yamlWhole // JSON, maybe: Decoder.Document decides
 					}
 				}
 			}
@@ -255,7 +229,7 @@ func (sp *splitter) yamlDoc() (more, ok bool) {
 			starts := bytes.HasPrefix(line, []byte("- "))
 			if starts || inItem && (len(line) == 0 || bytes.HasPrefix(line, []byte("  "))) {
 				if !nl {
-					return false, false // splitKubectlList wants the item's line break
+					return false, false // the general path wants the item's line break
 				}
 				if starts && inItem {
 					sp.endItem()
@@ -286,7 +260,7 @@ func (sp *splitter) yamlDoc() (more, ok bool) {
 	}
 	sp.flush()
 	if state == yamlHead || state == yamlWhole || state == yamlItems && len(d.batches) == 0 {
-		objs, err := decodeDoc(text, false)
+		objs, err := sp.dec.Document(text)
 		if err != nil {
 			return false, false
 		}
@@ -294,7 +268,7 @@ func (sp *splitter) yamlDoc() (more, ok bool) {
 		return more, true
 	}
 	header := append(text[:at:at], text[at+len("items:\n"):]...)
-	version, itemKind, ok, err := listHeader(header)
+	version, itemKind, ok, err := sp.dec.ListHeader(header)
 	if !ok || err != nil {
 		return false, false
 	}
@@ -304,7 +278,7 @@ func (sp *splitter) yamlDoc() (more, ok bool) {
 
 // nextLine returns the line at pos without its line break (nl says whether
 // it had one) and moves past it; ok is false at the end of the input.
-func (sp *splitter) nextLine() (line []byte, nl, ok bool) {
+func (sp *splitter[T]) nextLine() (line []byte, nl, ok bool) {
 	for {
 		b := sp.w.buf
 		if e := bytes.IndexByte(b[sp.pos:], '\n'); e >= 0 {

@@ -1,4 +1,4 @@
-package snapshot
+package yamljson_test
 
 import (
 	"bytes"
@@ -7,10 +7,11 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/yamljson"
 	"github.com/daemonplan/daemonplan/daemon/snapshot/snapshottest"
 )
 
-// yamlSeeds are documents in and out of fastYAMLToJSON's subset.
+// yamlSeeds are documents in and out of ToJSON's subset.
 var yamlSeeds = []string{
 	"a: 1\nb: [x]\n",
 	"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n    b: \"1\"\n    a: 'it''s'\nspec:\n  containers:\n  - name: c\n    args:\n    - --v=2\n    - -x\n    image: \"nginx:1.27\"\n",
@@ -31,11 +32,11 @@ var yamlSeeds = []string{
 	"'': a\nb: ''\n", // an empty quoted key and value
 }
 
-// FuzzFastYAMLToJSON checks fastYAMLToJSON against its oracle,
+// FuzzToJSON checks ToJSON against its oracle,
 // sigs.k8s.io/yaml.YAMLToJSON: where the fast path answers, the oracle
 // succeeds with the same bytes; with dropFieldsV1 the answer is the same
 // but for metadata.managedFields[*].fieldsV1.
-func FuzzFastYAMLToJSON(f *testing.F) {
+func FuzzToJSON(f *testing.F) {
 	for _, s := range yamlSeeds {
 		f.Add([]byte(s))
 	}
@@ -44,16 +45,16 @@ func FuzzFastYAMLToJSON(f *testing.F) {
 		f.Add(bytes.ReplaceAll(item, []byte("\n  "), []byte("\n")))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, ok := fastYAMLToJSON(data, false)
+		got, ok := yamljson.ToJSON(data, false)
 		if !ok {
 			return
 		}
 		want, err := yaml.YAMLToJSON(data)
 		if err != nil {
-			t.Fatalf("fastYAMLToJSON(%q) = %s, but YAMLToJSON fails: %v", data, got, err)
+			t.Fatalf("yamljson.ToJSON(%q) = %s, but YAMLToJSON fails: %v", data, got, err)
 		}
 		if !bytes.Equal(want, got) {
-			t.Fatalf("fastYAMLToJSON(%q):\n got %s\nwant %s", data, got, want)
+			t.Fatalf("yamljson.ToJSON(%q):\n got %s\nwant %s", data, got, want)
 		}
 	})
 }
@@ -66,9 +67,9 @@ func TestFastYAMLToJSONCoversCaptures(t *testing.T) {
 	items := bytes.Split(y[bytes.Index(y, []byte("\n- "))+3:bytes.Index(y, []byte("\nkind: List"))+1], []byte("\n- "))
 	for i, item := range items {
 		item = bytes.ReplaceAll(item, []byte("\n  "), []byte("\n"))
-		got, ok := fastYAMLToJSON(item, false)
+		got, ok := yamljson.ToJSON(item, false)
 		if !ok {
-			t.Fatalf("item %d: fastYAMLToJSON declined:\n%s", i, item)
+			t.Fatalf("item %d: ToJSON declined:\n%s", i, item)
 		}
 		want, err := yaml.YAMLToJSON(item)
 		if err != nil {

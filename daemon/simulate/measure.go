@@ -1,4 +1,4 @@
-package daemontest
+package simulate
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
@@ -18,7 +19,7 @@ import (
 
 // applyEvent makes one cluster event happen at Now and returns how
 // StepTrace.Events names it.
-func (s *sim) applyEvent(e ClusterEvent) string {
+func (s *sim) applyEvent(e Event) string {
 	c, now := s.c, s.c.Now
 	desc := e.String()
 	switch e.Kind {
@@ -51,7 +52,7 @@ func (s *sim) applyEvent(e ClusterEvent) string {
 			return desc
 		}
 		n := c.Nodes[i].DeepCopy()
-		setNodeReady(n, ready, now)
+		SetNodeReady(n, ready, now)
 		c.Nodes[i] = n
 		s.shouldRun = nil
 		if ready {
@@ -260,7 +261,7 @@ func clusterError(c *Cluster) error {
 	return nil
 }
 
-// simulable returns nil when Simulate can run c: clusterError, and no nil
+// simulable returns nil when Run can simulate c: clusterError, and no nil
 // revision entry either (Compute refuses all of them).
 func simulable(c *Cluster) error {
 	if err := clusterError(c); err != nil {
@@ -270,4 +271,16 @@ func simulable(c *Cluster) error {
 		return fmt.Errorf("revisions[%d] is nil", i)
 	}
 	return nil
+}
+
+// ownsPod reports whether pod's controller reference (its first owner
+// reference with controller set) names ds by kind, name and UID.
+func ownsPod(ds *appsv1.DaemonSet, pod *corev1.Pod) bool {
+	ref := metav1.GetControllerOfNoCopy(pod)
+	return ref != nil && ref.Kind == "DaemonSet" && ref.Name == ds.Name && ref.UID == ds.UID
+}
+
+// isTerminal reports whether the pod has ended (Failed or Succeeded).
+func isTerminal(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded
 }

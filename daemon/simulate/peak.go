@@ -1,4 +1,4 @@
-package daemontest
+package simulate
 
 // Peak summarises the worst moments of a simulation, as measured after each
 // plan was applied (see StepTrace.Down and StepTrace.Surge).
@@ -22,7 +22,7 @@ type Peak struct {
 // Peak returns the summary of r: the worst unavailability and surge, the
 // budgets then, and the steps over budget. A result without steps gives
 // the start values, steps -1 and no budgets.
-func (r SimResult) Peak() Peak {
+func (r Result) Peak() Peak {
 	p := Peak{MaxDown: r.StartDown, MaxDownStep: -1, MaxSurge: r.StartSurge, MaxSurgeStep: -1}
 	if len(r.Steps) > 0 {
 		p.MaxUnavailable, p.SurgeBudget = r.Steps[0].Budgets.MaxUnavailable, r.Steps[0].Budgets.MaxSurge

@@ -11,23 +11,23 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// A wave is a sync that starts updating nodes: the rolling step deletes
-// their old pods (maxSurge 0) or creates new pods beside them (surge).
-// Waves are grouped by the values of a node label, the order label when
-// the rollout is ordered by one (where a wave barrier will sit between
-// the values), else the domain label, else the zone: a wave whose group
-// differs from the previous wave's starts a new group, and the printout
-// marks it.
+// An update batch is a sync that starts updating nodes: the rolling step
+// deletes their old pods (maxSurge 0) or creates new pods beside them
+// (surge). Batches are grouped by the values of a node label, the order
+// label when the rollout is ordered by one (its values are the waves, and
+// a wave barrier will sit between them), else the domain label, else the
+// zone: a batch whose group differs from the previous batch's starts a new
+// group, and the printout marks it.
 
-// zoneLabel is the group of waves when no rollout control names a label.
+// zoneLabel is the group of batches when no rollout control names a label.
 const zoneLabel = "topology.kubernetes.io/zone"
 
-// wave is one sync that starts updates.
-type wave struct {
+// updateBatch is one sync that starts updates.
+type updateBatch struct {
 	step  int
 	at    string
 	nodes []string
@@ -40,8 +40,8 @@ type wave struct {
 	groups []string
 }
 
-// groupLabel is the label waves and chart rows are grouped by.
-func groupLabel(p *daemon.RolloutPolicy, cl *daemontest.Cluster) string {
+// groupLabel is the label update batches and chart rows are grouped by.
+func groupLabel(p *daemon.RolloutPolicy, cl *simulate.Cluster) string {
 	switch {
 	case p.Order.Label != "":
 		return p.Order.Label
@@ -59,7 +59,7 @@ func groupLabel(p *daemon.RolloutPolicy, cl *daemontest.Cluster) string {
 // desiredNodes are the nodes of cl where its DaemonSet should run, as the
 // read-out of the plan of its first sync judges them (none when that plan
 // fails: the simulation reports why).
-func desiredNodes(cl *daemontest.Cluster) []*corev1.Node {
+func desiredNodes(cl *simulate.Cluster) []*corev1.Node {
 	in := cl.Input()
 	in.Options.ReadOut = true
 	plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
@@ -83,20 +83,20 @@ func orderValues(p *daemon.RolloutPolicy) []string {
 	return p.Order.Values
 }
 
-// wavesOf reads the waves from a simulation's steps.
-func wavesOf(res daemontest.SimResult, cl *daemontest.Cluster, label string) []wave {
+// batchesOf reads the update batches from a simulation's steps.
+func batchesOf(res simulate.Result, cl *simulate.Cluster, label string) []updateBatch {
 	labelOf := map[string]string{}
 	if label != "" {
 		for _, n := range cl.Nodes {
 			labelOf[n.Name] = n.Labels[label]
 		}
 	}
-	var out []wave
+	var out []updateBatch
 	for _, st := range res.Steps {
 		if len(st.UpdateNodes) == 0 {
 			continue
 		}
-		w := wave{step: st.Step, at: fmtDur(st.At), nodes: st.UpdateNodes, down: st.Down, budget: st.Budgets.MaxUnavailable}
+		w := updateBatch{step: st.Step, at: fmtDur(st.At), nodes: st.UpdateNodes, down: st.Down, budget: st.Budgets.MaxUnavailable}
 		if st.Budgets.MaxSurge > 0 {
 			w.surge, w.down, w.budget = true, st.Surge, st.Budgets.MaxSurge
 		}
@@ -112,26 +112,27 @@ func wavesOf(res daemontest.SimResult, cl *daemontest.Cluster, label string) []w
 	return out
 }
 
-// maxWaveLines is how many waves the text lists; the JSON has them all.
-const maxWaveLines = 40
+// maxBatchLines is how many update batches the text lists; the JSON has
+// them all.
+const maxBatchLines = 40
 
-// printWaves prints the planned waves of the order label, the syncs that
-// started updates and where the rollout blocks.
-func (r *simReport) printWaves(w io.Writer) {
+// printBatches prints the planned waves of the order label, the update
+// batches (the syncs that started updates) and where the rollout blocks.
+func (r *simReport) printBatches(w io.Writer) {
 	r.printPlannedWaves(w)
 	nodes := 0
-	for _, wv := range r.waves {
-		nodes += len(wv.nodes)
+	for _, b := range r.batches {
+		nodes += len(b.nodes)
 	}
 	switch {
-	case len(r.waves) == 0:
-		fmt.Fprintln(w, "waves: none (no old pod is replaced)")
+	case len(r.batches) == 0:
+		fmt.Fprintln(w, "update batches: none (no old pod is replaced)")
 	default:
 		kind := "maxUnavailable"
-		if r.waves[0].surge {
+		if r.batches[0].surge {
 			kind = "maxSurge"
 		}
-		fmt.Fprintf(w, "waves: %d syncs start updating %d nodes, within %s", len(r.waves), nodes, kind)
+		fmt.Fprintf(w, "update batches: %d syncs start updating %d nodes, within %s", len(r.batches), nodes, kind)
 		if r.groupBy != "" {
 			fmt.Fprintf(w, "; grouped by %s", r.groupBy)
 		}
@@ -139,21 +140,21 @@ func (r *simReport) printWaves(w io.Writer) {
 			fmt.Fprintf(w, ", a barrier between its values (bake %s)", fmtDur(r.barrier.Bake))
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "%5s %8s %6s %9s  %s\n", "WAVE", "TIME", "NODES", "DOWN/MAX", "NODES STARTED")
+		fmt.Fprintf(w, "%5s %8s %6s %9s  %s\n", "BATCH", "TIME", "NODES", "DOWN/MAX", "NODES STARTED")
 		var prev string
-		for i, wv := range r.waves {
-			if i == maxWaveLines {
-				fmt.Fprintf(w, "  ... %d more waves (-o json lists them all)\n", len(r.waves)-i)
+		for i, b := range r.batches {
+			if i == maxBatchLines {
+				fmt.Fprintf(w, "  ... %d more batches (-o json lists them all)\n", len(r.batches)-i)
 				break
 			}
-			if g := strings.Join(wv.groups, ","); r.groupBy != "" && g != prev {
+			if g := strings.Join(b.groups, ","); r.groupBy != "" && g != prev {
 				if r.barrier != nil && i > 0 {
 					fmt.Fprintf(w, "  -- barrier: the earlier waves updated and available, then %s\n", fmtDur(r.barrier.Bake))
 				}
 				fmt.Fprintf(w, "  -- %s=%s\n", r.groupBy, orDash(g))
 				prev = g
 			}
-			fmt.Fprintf(w, "%5d %8s %6d %4d/%-4d  %s\n", i+1, wv.at, len(wv.nodes), wv.down, wv.budget, nodeRange(wv.nodes))
+			fmt.Fprintf(w, "%5d %8s %6d %4d/%-4d  %s\n", i+1, b.at, len(b.nodes), b.down, b.budget, nodeRange(b.nodes))
 		}
 	}
 	for _, b := range r.blocks {
@@ -174,7 +175,7 @@ func nodeRange(nodes []string) string {
 // unavailable (and count against maxUnavailable), the partition and the
 // scope, a hostPort under maxSurge (which the simulation does not model),
 // and the simulation's stall.
-func blocksOf(cl *daemontest.Cluster, res daemontest.SimResult) []string {
+func blocksOf(cl *simulate.Cluster, res simulate.Result) []string {
 	ds := cl.DaemonSet
 	elig := daemon.NewEligibility(ds, false)
 	var notReady, failing, outOfScope []string
@@ -202,7 +203,7 @@ func blocksOf(cl *daemontest.Cluster, res daemontest.SimResult) []string {
 		if p.Namespace != ds.Namespace || !ownedBy(p, ds.UID) || !desired[p.Spec.NodeName] {
 			continue
 		}
-		if why := daemontest.FailingReason(p, cl.Now); why != "" && ready[p.Spec.NodeName] {
+		if why := simulate.FailingReason(p, cl.Now); why != "" && ready[p.Spec.NodeName] {
 			failing = append(failing, fmt.Sprintf("%s (%s)", p.Spec.NodeName, why))
 		}
 	}
@@ -226,7 +227,7 @@ func blocksOf(cl *daemontest.Cluster, res daemontest.SimResult) []string {
 			out = append(out, fmt.Sprintf("hostPort %d with maxSurge %d: a new pod cannot start beside the old one on its node (the port is taken), so surging stalls; the simulation does not model the port", port, surge))
 		}
 	}
-	if res.Outcome == daemontest.OutcomeStalled {
+	if res.Outcome == simulate.OutcomeStalled {
 		out = append(out, "the simulation stalls: "+res.Reason)
 	}
 	return out

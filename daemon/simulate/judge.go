@@ -1,12 +1,9 @@
-package daemontest
+package simulate
 
 import (
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
-
-// causePaused is the cause of a rollout paused with replacements to make.
-const causePaused = progressive.CausePaused
 
 // rolloutComplete plans in with its read-out and judges the plan
 // (progressive.Judge): whether the rollout under in.Options.Rollout is

@@ -1,9 +1,6 @@
-package snapshot
+package fastjson
 
-import (
-	"bytes"
-	"encoding/binary"
-)
+import "encoding/binary"
 
 // eightSpaces is eight spaces read as one little-endian word.
 const eightSpaces = 0x2020202020202020
@@ -44,11 +41,12 @@ type compactor struct {
 	eof, short bool
 }
 
-// compactJSON appends the compact form of src, which must hold exactly one
+// Compact appends the compact form of src, which must hold exactly one
 // JSON value (whitespace around it allowed), to out. depth is the nesting
-// of the value's surroundings (0 for a document). ok is false when src is
-// not such a value.
-func compactJSON(out, src []byte, depth int, drop bool) ([]byte, bool) {
+// of the value's surroundings (0 for a document); with drop the pairs
+// "fieldsV1" of metadata.managedFields[*] of the top-level object are
+// left out, as if deleted. ok is false when src is not such a value.
+func Compact(out, src []byte, depth int, drop bool) ([]byte, bool) {
 	c := compactor{src: src, out: out, depth: depth, eof: true}
 	c.ws()
 	if !c.value(startPath(drop)) {
@@ -61,19 +59,19 @@ func compactJSON(out, src []byte, depth int, drop bool) ([]byte, bool) {
 	return c.out, true
 }
 
-// compactValue appends the compact form of the value at the start of src
-// to out, as compactJSON does, and returns how many bytes of src it read.
-// scanMore says that the value runs past src, which is not the end of the
-// input (eof false); scanBad that src does not start with a valid value.
-func compactValue(out, src []byte, depth int, drop, eof bool) ([]byte, int, scanStatus) {
+// CompactValue appends the compact form of the value at the start of src
+// to out, as Compact does, and returns how many bytes of src it read.
+// More says that the value runs past src, which is not the end of the
+// input (eof false); Bad that src does not start with a valid value.
+func CompactValue(out, src []byte, depth int, drop, eof bool) ([]byte, int, Status) {
 	c := compactor{src: src, out: out, depth: depth, eof: eof}
 	if !c.value(startPath(drop)) {
 		if c.short {
-			return out, 0, scanMore
+			return out, 0, More
 		}
-		return out, 0, scanBad
+		return out, 0, Bad
 	}
-	return c.out, c.i, scanDone
+	return c.out, c.i, Done
 }
 
 func startPath(drop bool) jsonPath {
@@ -214,9 +212,9 @@ func (c *compactor) str() bool {
 	n, st := validString(c.src[c.i:])
 	c.i += n
 	switch st {
-	case scanDone:
+	case Done:
 		return true
-	case scanMore:
+	case More:
 		c.short = !c.eof
 	}
 	return false
@@ -224,38 +222,38 @@ func (c *compactor) str() bool {
 
 // validString returns the length of the JSON string at the start of b
 // (b[0] is its quote) when it is valid: closed, no control character,
-// only JSON's escapes; scanMore when it runs past b. Bytes above 0x7f are
+// only JSON's escapes; More when it runs past b. Bytes above 0x7f are
 // taken as they are, as encoding/json takes them.
-func validString(b []byte) (int, scanStatus) {
+func validString(b []byte) (int, Status) {
 	for i := 1; i < len(b); i++ {
 		switch ch := b[i]; {
 		case ch == '"':
-			return i + 1, scanDone
+			return i + 1, Done
 		case ch < 0x20:
-			return 0, scanBad
+			return 0, Bad
 		case ch == '\\':
 			i++
 			if i >= len(b) {
-				return 0, scanMore
+				return 0, More
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				for k := 1; k <= 4; k++ {
 					if i+k >= len(b) {
-						return 0, scanMore
+						return 0, More
 					}
 					if !isHex(b[i+k]) {
-						return 0, scanBad
+						return 0, Bad
 					}
 				}
 				i += 4
 			default:
-				return 0, scanBad
+				return 0, Bad
 			}
 		}
 	}
-	return 0, scanMore
+	return 0, More
 }
 
 func isHex(c byte) bool {
@@ -391,137 +389,4 @@ func (c *compactor) array(path jsonPath) bool {
 		c.out = append(c.out, ',')
 		c.ws()
 	}
-}
-
-// scanStatus is what a scan of the bytes at hand found.
-type scanStatus uint8
-
-const (
-	scanDone scanStatus = iota
-	// scanMore: the unit runs past the bytes at hand.
-	scanMore
-	// scanBad: not a unit of this kind (the input is not what the fast
-	// path reads).
-	scanBad
-)
-
-// scanComposite returns the length of the object or array at the start of
-// b by counting brackets outside strings, without validating it (the
-// compactor does).
-func scanComposite(b []byte) (int, scanStatus) {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			n, st := scanJSONString(b[i:])
-			if st != scanDone {
-				return 0, st
-			}
-			i += n - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1, scanDone
-			}
-		}
-	}
-	return 0, scanMore
-}
-
-// scanJSONString returns the length of the string at the start of b
-// (b[0] is its quote), unvalidated.
-func scanJSONString(b []byte) (int, scanStatus) {
-	for j := 1; ; {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, scanMore
-		}
-		j += k
-		// An odd run of backslashes before the quote escapes it.
-		bs := 0
-		for bs < j-1 && b[j-1-bs] == '\\' {
-			bs++
-		}
-		if bs%2 == 0 {
-			return j + 1, scanDone
-		}
-		j++
-	}
-}
-
-// scanJSONValue returns the length of the value at the start of b,
-// unvalidated: an object, array or string by its end, a number or literal
-// up to the next delimiter or the end of b.
-func scanJSONValue(b []byte) (int, scanStatus) {
-	switch b[0] {
-	case '{', '[':
-		return scanComposite(b)
-	case '"':
-		return scanJSONString(b)
-	}
-	for i, ch := range b {
-		switch ch {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i, scanDone
-		}
-	}
-	return len(b), scanDone
-}
-
-// itemType reads the apiVersion and kind of the compact JSON object js as
-// json.Unmarshal into typeMeta would, or returns ok false when it cannot
-// say so cheaply or the object needs decodeObject's other rules: a
-// top-level key that is escaped, not ASCII, a case variant of apiVersion,
-// kind or items (encoding/json matches keys without regard to case), items
-// itself (a list in a list), a repeated apiVersion or kind, or one that is
-// not a plain string. js must be valid JSON.
-func itemType(js []byte) (apiVersion, kind string, ok bool) {
-	if len(js) < 2 || js[0] != '{' {
-		return "", "", false
-	}
-	var haveVersion, haveKind bool
-	i := 1
-	for i < len(js) && js[i] != '}' {
-		if js[i] == ',' {
-			i++
-		}
-		n, st := scanJSONString(js[i:])
-		if st != scanDone {
-			return "", "", false
-		}
-		key := js[i+1 : i+n-1]
-		i += n + 1 // the colon
-		if i >= len(js) {
-			return "", "", false
-		}
-		if !plainKey(key) || string(key) == "items" {
-			return "", "", false
-		}
-		var dst *string
-		switch string(key) {
-		case "apiVersion":
-			if haveVersion {
-				return "", "", false
-			}
-			haveVersion, dst = true, &apiVersion
-		case "kind":
-			if haveKind {
-				return "", "", false
-			}
-			haveKind, dst = true, &kind
-		}
-		n, st = scanJSONValue(js[i:])
-		if st != scanDone {
-			return "", "", false
-		}
-		if dst != nil {
-			if *dst, ok = plainString(js[i : i+n]); !ok {
-				return "", "", false
-			}
-		}
-		i += n
-	}
-	return apiVersion, kind, true
 }

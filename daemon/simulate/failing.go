@@ -1,4 +1,4 @@
-package daemontest
+package simulate
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ var failingWaitReasons = []string{
 //
 // A Ready pod is never failing. The simulator keeps failing pods down
 // (the controller deletes and replaces terminal ones); every other pod
-// that is not Ready becomes Ready SimConfig.ReadyDelay after its creation.
+// that is not Ready becomes Ready Config.ReadyDelay after its creation.
 // It modifies nothing.
 func FailingReason(p *corev1.Pod, now time.Time) string {
 	switch p.Status.Phase {

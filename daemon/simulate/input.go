@@ -1,4 +1,4 @@
-package daemontest
+package simulate
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package snapshot
+package share
 
 import (
 	"reflect"
@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// sharer makes the strings of a decoded pod or node share the bytes of
+// A Sharer makes the strings of a decoded pod or node share the bytes of
 // equal strings at the same place in a like object decoded before. The
 // pods of one DaemonSet repeat their template (images, arguments, mount
 // paths, tolerations, conditions, ...) and nodes their images and
@@ -19,7 +19,7 @@ import (
 // The walk follows the exported string fields, structs, pointers and
 // slices of a type by a plan made once per type; maps are left as they
 // are (their keys cannot be replaced in place).
-type sharer struct {
+type Sharer struct {
 	plans map[reflect.Type]*sharePlan
 	// pods are the last pod of each controller decoded; node the last
 	// node.
@@ -46,29 +46,33 @@ type shareType struct {
 	elem *shareType
 }
 
-func newSharer() *sharer {
-	return &sharer{plans: map[reflect.Type]*sharePlan{}, pods: map[types.UID]*corev1.Pod{}}
+// New returns a Sharer that has seen no object yet. A Sharer is not safe
+// for concurrent use: each worker has its own.
+func New() *Sharer {
+	return &Sharer{plans: map[reflect.Type]*sharePlan{}, pods: map[types.UID]*corev1.Pod{}}
 }
 
-// share makes o's strings share those of the like object decoded before
-// it, and makes o the one the next like object shares with.
-func (s *sharer) share(o object) {
-	switch {
-	case o.pod != nil:
-		owner := controllerUID(o.pod)
-		if owner == "" {
-			return
-		}
-		if ref := s.pods[owner]; ref != nil {
-			s.pair(o.pod, ref)
-		}
-		s.pods[owner] = o.pod
-	case o.node != nil:
-		if s.node != nil {
-			s.pair(o.node, s.node)
-		}
-		s.node = o.node
+// Pod makes p's strings share those of the pod of the same controller
+// decoded before it, and makes p the one the next such pod shares with. A
+// pod without a controller is left as it is.
+func (s *Sharer) Pod(p *corev1.Pod) {
+	owner := controllerUID(p)
+	if owner == "" {
+		return
 	}
+	if ref := s.pods[owner]; ref != nil {
+		s.pair(p, ref)
+	}
+	s.pods[owner] = p
+}
+
+// Node makes n's strings share those of the node decoded before it, and
+// makes n the one the next node shares with.
+func (s *Sharer) Node(n *corev1.Node) {
+	if s.node != nil {
+		s.pair(n, s.node)
+	}
+	s.node = n
 }
 
 // controllerUID returns the uid of p's controller, "" when it has none.
@@ -82,7 +86,7 @@ func controllerUID(p *corev1.Pod) types.UID {
 }
 
 // pair walks *p and *ref, of one type, side by side.
-func (s *sharer) pair(p, ref any) {
+func (s *Sharer) pair(p, ref any) {
 	v, r := reflect.ValueOf(p).Elem(), reflect.ValueOf(ref).Elem()
 	if t := s.typeOf(v.Type()); t != nil {
 		s.walk(v, r, t)
@@ -91,7 +95,7 @@ func (s *sharer) pair(p, ref any) {
 
 // typeOf returns how to walk values of t, nil when they hold no string
 // to share.
-func (s *sharer) typeOf(t reflect.Type) *shareType {
+func (s *Sharer) typeOf(t reflect.Type) *shareType {
 	switch t.Kind() {
 	case reflect.String:
 		return &shareType{kind: reflect.String}
@@ -109,7 +113,7 @@ func (s *sharer) typeOf(t reflect.Type) *shareType {
 
 // planOf returns the plan of struct type t, nil when it has no field to
 // walk. A type being planned (a recursive type) is walked no deeper.
-func (s *sharer) planOf(t reflect.Type) *sharePlan {
+func (s *Sharer) planOf(t reflect.Type) *sharePlan {
 	if p, ok := s.plans[t]; ok {
 		return p
 	}
@@ -134,7 +138,7 @@ func (s *sharer) planOf(t reflect.Type) *sharePlan {
 
 // walk shares the strings of v with the equal ones of ref, at the same
 // place; slices are paired element by element as far as both go.
-func (s *sharer) walk(v, ref reflect.Value, t *shareType) {
+func (s *Sharer) walk(v, ref reflect.Value, t *shareType) {
 	switch t.kind {
 	case reflect.String:
 		if str := ref.String(); str != "" && v.String() == str {

@@ -1,4 +1,4 @@
-package snapshot
+package parallel
 
 import (
 	"runtime"
@@ -6,11 +6,11 @@ import (
 	"sync/atomic"
 )
 
-// forEachItem calls f(i) for every i < n, on up to GOMAXPROCS goroutines,
+// ForEach calls f(i) for every i < n, on up to GOMAXPROCS goroutines,
 // and returns when all calls have returned. f must only write what
 // belongs to i; the caller reads the results in index order, so the
 // outcome is the same as a loop's.
-func forEachItem(n int, f func(i int)) {
+func ForEach(n int, f func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		for i := range n {

@@ -1,0 +1,36 @@
+// Package simulate replays a DaemonSet rollout in an in-memory cluster: it
+// decides what the cluster looks like after each sync of the controller,
+// when the next sync runs, and how the run ends (converged, stalled, or
+// out of steps). Products use it to predict a rollout (dsplan simulate);
+// tests use it with daemontest's invariants (Config.Check). It performs no
+// I/O and reads no clock; its only random choice (which created pods fail)
+// comes from Config.Seed.
+//
+// # The cluster
+//
+// A Cluster is the state one sync sees: the DaemonSet, nodes, pods,
+// ControllerRevisions, the controller clock and its carried state.
+// Cluster.Input gives the arguments of daemon.Compute for it (an Input).
+//
+// # A run
+//
+// Run applies plan after plan to a copy of a Cluster: created pods land,
+// are bound and become ready (or fail) after configurable delays,
+// deletions take a grace period, nodes join, leave or turn NotReady and the
+// template changes at given times (Events; as the API server applies a
+// change: generation and template generation up). A cluster taken from a
+// capture is simulated as it was caught: pods still starting become Ready
+// after the delay counted from their creation, pods FailingReason calls
+// failing stay down. Run records a StepTrace per sync (Config.OnStep also
+// sees the cluster after each, for charts) and stops at convergence (see
+// Converged, or progressive.Judge under a rollout policy), at a
+// deadlock, or at a step limit. Result.Peak sums a run up: the worst
+// unavailability and surge, and the steps over budget.
+//
+// # Words
+//
+// A step is one sync of the controller. The nodes a step starts updating
+// (StepTrace.UpdateNodes) are that step's update batch; "wave" is kept for
+// the groups of an order label (daemon.RolloutPolicy's waves), which a
+// rollout may cross in many batches.
+package simulate
