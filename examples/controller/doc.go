@@ -9,6 +9,8 @@
 //
 // It serves /healthz and /metrics on --metrics-addr, logs one structured line
 // per sync, and stops cleanly on SIGTERM. The command is package
-// internal/app (app.Main), the controller package internal/controller;
-// README.md describes its design.
+// internal/app (app.Main); the replace mode is package internal/controller,
+// the companion mode internal/companion, and what both share (informers,
+// queue, expectations, writers) internal/syncer; README.md describes its
+// design.
 package main

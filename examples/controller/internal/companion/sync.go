@@ -1,0 +1,278 @@
+package companion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
+)
+
+// rolloutSync is what one sync of an opted-in DaemonSet read and judged: the
+// input of what it deletes and of the conditions it writes.
+type rolloutSync struct {
+	key     string
+	ds      *appsv1.DaemonSet
+	planned *appsv1.DaemonSet
+	ann     *daemon.RolloutAnnotations
+	now     time.Time
+	// satisfied: the expectations are, pods may be deleted.
+	satisfied bool
+	nodes     []*corev1.Node
+	pods      []*corev1.Pod
+	opts      daemon.Options
+	plan      daemon.Plan
+	// rev is the current revision, nil while the cache has none.
+	rev       *appsv1.ControllerRevision
+	progress  progress
+	complete  bool
+	partition int
+	// selfPaused: the rollout is paused at its progress deadline, sp the
+	// state kept in its condition; deadlineHit: by this sync.
+	selfPaused, deadlineHit bool
+	sp                      selfPause
+}
+
+// sync is the companion's sync: it rolls out one opted-in OnDelete
+// DaemonSet by deleting old pods, as the rolling step of a plan computed
+// as if the DaemonSet were RollingUpdate allows, and reports where the
+// rollout is in the DaemonSet's conditions.
+//
+// The races with kube-controller-manager, and why they are safe:
+//   - A pod the companion deleted and kube-controller-manager has not
+//     recreated yet leaves its node without an available pod: the plan
+//     counts that node unavailable (or, once the pod is gone, wants a pod
+//     created there, and then runs no rolling step at all), so it never
+//     spends that budget twice. The companion acts again only once its pod
+//     cache has seen each of its deletes (expectations by UID), so it
+//     never plans from a cache that misses them.
+//   - The companion deletes only when the current revision exists in its
+//     cache: kube-controller-manager writes it before it creates a pod, so
+//     the hash the plan judges pods by is the one kube-controller-manager
+//     labels new pods with (the hash covers the template only and is
+//     upstream's).
+//   - Its status writes are patches of its own conditions only, and its
+//     next sync waits until its DaemonSet cache has them; kube-controller-
+//     manager's whole-status updates carry the conditions it read, and a
+//     stale one meets a conflict and is redone on a fresh read.
+func (c *Companion) sync(ctx context.Context, key string) (err error) {
+	start := c.Config.Clock.Now()
+	var found syncer.SyncFacts
+	defer func() { c.Metrics.ObserveSync(found.Result(err), c.Config.Clock.Since(start)) }()
+
+	ds, err := c.CachedDaemonSet(ctx, key)
+	if ds == nil {
+		found.Gone = true
+		return err
+	}
+	if ds.DeletionTimestamp != nil {
+		return nil
+	}
+	r, err := c.admit(ctx, key, ds, start, &found)
+	if r == nil {
+		return err
+	}
+	if done, err := c.planRollout(r, &found); done {
+		return err
+	}
+	if err := c.judge(r); err != nil {
+		return fmt.Errorf("daemonset %q: %w", key, err)
+	}
+
+	var errs syncer.ErrorList
+	deleted := 0
+	if r.satisfied && !r.ann.Policy.Paused && !r.selfPaused && r.rev != nil {
+		deleted = c.deleteOldPods(ctx, r, &errs)
+	}
+	written := c.report(ctx, r, &errs)
+
+	if !r.satisfied {
+		c.Queue.AddAfter(key, c.Config.ExpectationsTimeout)
+	}
+	if r.plan.RequeueAfter > 0 {
+		c.Queue.AddAfter(key, r.plan.RequeueAfter)
+	}
+	c.logSync(r, deleted, written, len(errs.Errs()))
+	if all := errs.Errs(); len(all) > 0 {
+		return fmt.Errorf("daemonset %q: %w", key, errors.Join(all...))
+	}
+	return nil
+}
+
+// admit reads ds's rollout annotations and returns the rollout to plan,
+// or nil when there is none: ds is not opted in (its conditions are
+// dropped), is not OnDelete (a warning, its conditions dropped), or its
+// annotations cannot be planned (a warning, and a condition saying no pod
+// is replaced: a typo must not mean "no policy").
+func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, found *syncer.SyncFacts) (*rolloutSync, error) {
+	ro := syncer.RolloutOf(ds)
+	if !ro.OptedIn() {
+		// Not opted in: kube-controller-manager's alone.
+		c.metrics.forget(key)
+		return nil, c.dropConditions(ctx, key, ds)
+	}
+	if ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+		c.metrics.forget(key)
+		c.Warn(key, ds, "RolloutAnnotationsIgnored", fmt.Sprintf(
+			"the rollout annotations are ignored: the companion rolls out OnDelete DaemonSets; kube-controller-manager rolls out this %s one by itself",
+			ds.Spec.UpdateStrategy.Type))
+		return nil, c.dropConditions(ctx, key, ds)
+	}
+	if ro.Err != nil {
+		found.Invalid = true
+		c.Warn(key, ds, ro.Reason, ro.Err.Error())
+		return nil, c.patchConditions(ctx, key, ds, now, []appsv1.DaemonSetCondition{
+			condition(ConditionProgressing, false, ro.Reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", ro.Err, ds.Generation)),
+		})
+	}
+	return &rolloutSync{key: key, ds: ds, planned: ro.Planned, ann: ro.Annotations, now: now}, nil
+}
+
+// planRollout reads the caches and computes r's plan. It returns done
+// (with the sync's error) when there is nothing more to do: an invalid
+// spec (a warning), a plan skipped or without a revision.
+func (c *Companion) planRollout(r *rolloutSync, found *syncer.SyncFacts) (done bool, err error) {
+	// The expectations are read before the pods: once satisfied, every
+	// delete they waited for is in the pod cache (the informer updates
+	// its store before its handlers observe the delete), so the pods
+	// listed next show it. Read after, they could be satisfied by an
+	// event that came in between, and the plan would spend the budget of
+	// a pod it has just deleted a second time.
+	r.satisfied = c.Expectations.Satisfied(r.key)
+	found.Waiting = !r.satisfied
+	nodes, pods, revs, err := c.Cached(r.ds.Namespace)
+	if err != nil {
+		return true, fmt.Errorf("daemonset %q: %w", r.key, err)
+	}
+	r.nodes, r.pods = nodes, pods
+	r.opts = daemon.Options{
+		Now:                                      r.now,
+		Revisions:                                revs,
+		BurstReplicas:                            c.Config.BurstReplicas,
+		EnableTaintTolerationComparisonOperators: c.Config.EnableTaintTolerationComparisonOperators,
+		Rollout:                                  r.ann.Policy,
+	}
+	plan, computeErr := c.Plan(r.key, r.planned, nodes, pods, r.opts)
+	if computeErr != nil {
+		if syncer.IsInvalidSpec(computeErr) {
+			found.Invalid = true
+			c.Warn(r.key, r.ds, "InvalidSpec", syncer.MessageOf(computeErr))
+			return true, nil
+		}
+		return true, fmt.Errorf("daemonset %q: %w", r.key, syncer.Keyless{Err: computeErr})
+	}
+	if plan.Skip != daemon.SkipNone || plan.Hash == "" {
+		return true, nil
+	}
+	r.plan = plan
+	r.rev = currentRevision(revs, r.ds, plan.Hash)
+	return false, nil
+}
+
+// judge measures r's progress, judges it complete or not, and applies the
+// progress deadline: a rollout that made no progress for that long pauses
+// itself; one that may still make it is requeued for the deadline.
+func (c *Companion) judge(r *rolloutSync) error {
+	ds, policy := r.ds, &r.ann.Policy
+	// The self-pause holds while the revision and the paused annotation
+	// are those it paused at.
+	r.sp, r.selfPaused = readSelfPause(ds.Status.Conditions)
+	if r.selfPaused && (r.sp.Hash != r.plan.Hash || r.sp.Paused != pausedValue(ds)) {
+		r.selfPaused = false
+	}
+	r.progress = measure(r.planned, c.Placement.Get(ds).Eligibility, policy, r.nodes, r.pods, r.plan.Hash, r.now)
+	complete, _, err := daemon.RolloutComplete(r.planned, r.nodes, r.pods, r.opts)
+	if err != nil {
+		return err
+	}
+	r.complete = complete
+	if r.plan.Rolling != nil && r.plan.Rolling.Policy != nil {
+		r.partition = r.plan.Rolling.Policy.Partition
+	}
+
+	d := r.ann.ProgressDeadline
+	if d <= 0 || r.complete || policy.Paused || r.selfPaused {
+		return nil
+	}
+	if wait := lastProgress(r).Add(d).Sub(r.now); wait > 0 {
+		c.Queue.AddAfter(r.key, wait+time.Second)
+		return nil
+	}
+	r.deadlineHit, r.selfPaused = true, true
+	r.sp = selfPause{Hash: r.plan.Hash, Paused: pausedValue(ds)}
+	return nil
+}
+
+// lastProgress is r's progress clock: the latest of the revision's
+// creation, the last updated pod becoming available, and the last resume
+// (or the companion's first look); all of it read from the cluster.
+func lastProgress(r *rolloutSync) time.Time {
+	last := r.progress.LastAvailable
+	if r.rev == nil {
+		last = r.now
+	} else if t := r.rev.CreationTimestamp.Time; t.After(last) {
+		last = t
+	}
+	switch pc := findCondition(r.ds.Status.Conditions, ConditionPaused); {
+	case pc == nil:
+		// The companion's first look.
+		last = r.now
+	case pc.Status == corev1.ConditionTrue && !r.ann.Policy.Paused && !r.selfPaused:
+		// Resumed by this sync.
+		last = r.now
+	case pc.Status == corev1.ConditionFalse && pc.LastTransitionTime.After(last):
+		last = pc.LastTransitionTime.Time
+	}
+	return last
+}
+
+// logSync logs what a sync of r did: at level 0 when it deleted, wrote or
+// failed, at level 2 otherwise.
+func (c *Companion) logSync(r *rolloutSync, deleted int, written bool, errs int) {
+	pendingCreates, pendingDeletes := c.Expectations.Pending(r.key)
+	level := 2
+	if deleted > 0 || written || errs > 0 {
+		level = 0
+	}
+	c.Logger.V(level).Info("Synced",
+		"daemonset", r.key, "mode", "companion", "hash", r.plan.Hash, "satisfied", r.satisfied,
+		"deletes", deleted, "deferredDeletes", r.plan.DeferredDeletes,
+		"updated", r.progress.Updated, "desired", r.progress.Desired, "complete", r.complete,
+		"paused", r.ann.Policy.Paused, "selfPaused", r.selfPaused,
+		"conditionsWritten", written, "requeueAfter", r.plan.RequeueAfter,
+		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
+		"errors", errs, "duration", c.Config.Clock.Since(r.now))
+}
+
+// scopeFilter returns whether a node, by name, is in the policy's scope.
+func scopeFilter(policy *daemon.RolloutPolicy, nodes []*corev1.Node) func(string) bool {
+	if policy.Scope == nil {
+		return func(string) bool { return true }
+	}
+	sel, err := metav1.LabelSelectorAsSelector(policy.Scope)
+	if err != nil {
+		return func(string) bool { return true }
+	}
+	in := map[string]bool{}
+	for _, n := range nodes {
+		in[n.Name] = sel.Matches(labels.Set(n.Labels))
+	}
+	return func(name string) bool { return in[name] }
+}
+
+// currentRevision returns ds's ControllerRevision with hash, or nil.
+func currentRevision(revs []*appsv1.ControllerRevision, ds *appsv1.DaemonSet, hash string) *appsv1.ControllerRevision {
+	for _, r := range revs {
+		if ref := metav1.GetControllerOf(r); ref != nil && ref.UID == ds.UID && r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash {
+			return r
+		}
+	}
+	return nil
+}
