@@ -295,6 +295,13 @@ func TestCompanionPausesItselfAtTheDeadline(t *testing.T) {
 	if c := cond(got, ConditionBlocked); c != "False NotBlocked" {
 		t.Errorf("RolloutBlocked = %s", c)
 	}
+	// A condition turned False says so, not what it said when True (the
+	// patch once left the True message in place).
+	for c, stale := range map[appsv1.DaemonSetConditionType]string{ConditionBlocked: "no node became updated", ConditionPaused: "paused itself"} {
+		if m := findCondition(got.Status.Conditions, c).Message; m == "" || strings.Contains(m, stale) {
+			t.Errorf("%s False: message %q, want one describing it now", c, m)
+		}
+	}
 	if !hasEvent(h2.Events(), "Normal RolloutResumed") {
 		t.Error("no RolloutResumed event")
 	}
@@ -357,5 +364,68 @@ func TestCompanionWaitsForTheRevision(t *testing.T) {
 	h.Clock.Step(messageInterval)
 	if got := h.syncCompanion("ns/ds"); !slices.Equal(got, []string{"delete pods"}) {
 		t.Errorf("with the revision: writes %q, want one delete", got)
+	}
+}
+
+// TestPausedByAnnotationThenResumed: RolloutPaused True by the paused
+// annotation, then False once it is removed, with a message saying it is
+// not paused (it once kept "paused by the ... annotation").
+func TestPausedByAnnotationThenResumed(t *testing.T) {
+	ds := companionDS(map[string]string{daemon.AnnotationMaxUnavailable: "1", daemon.AnnotationPaused: "true"})
+	rev, _ := revisionOf(t, ds)
+	h := newHarness(t, syncer.Config{}, ds, rev, testNode("n1", nil), daemonPod(ds, "old-n1", "n1", "old", t0.Add(-time.Hour)))
+	h.syncCompanion("ns/ds")
+	paused := h.refreshDS("ns", "ds")
+	if c := findCondition(paused.Status.Conditions, ConditionPaused); c == nil || c.Reason != ReasonPausedByAnnotation || !strings.Contains(c.Message, "paused by the") {
+		t.Fatalf("RolloutPaused while annotated: %+v", c)
+	}
+	resumed := paused.DeepCopy()
+	delete(resumed.Annotations, daemon.AnnotationPaused)
+	if _, err := h.Client.AppsV1().DaemonSets("ns").Update(context.Background(), resumed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.refreshDS("ns", "ds")
+	h.Clock.Step(time.Minute)
+	h.syncCompanion("ns/ds")
+	c := findCondition(h.refreshDS("ns", "ds").Status.Conditions, ConditionPaused)
+	if c == nil || c.Status != corev1.ConditionFalse || c.Reason != ReasonNotPaused {
+		t.Fatalf("RolloutPaused once resumed: %+v", c)
+	}
+	if c.Message == "" || strings.Contains(c.Message, "paused by the") {
+		t.Errorf("RolloutPaused False: message %q, want one describing it now", c.Message)
+	}
+}
+
+// TestPartitionMessage: RolloutProgressing names the nodes the partition
+// keeps on the old revision only when some run it. On a DaemonSet's first
+// generation there is no old revision (it once said "the partition keeps 3
+// on the old revision" all the same); with one old pod left under a
+// partition of 3, the partition keeps one.
+func TestPartitionMessage(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		oldNodes []string
+		want     string
+	}{
+		{name: "first generation", want: "3/3 nodes updated (generation 1)"},
+		{name: "one old pod", oldNodes: []string{"n3"}, want: "2/3 nodes updated; the partition keeps 1 on the old revision (generation 1)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := companionDS(map[string]string{daemon.AnnotationPartition: "3"})
+			rev, hash := revisionOf(t, ds)
+			objs := []runtime.Object{ds, rev}
+			for _, n := range []string{"n1", "n2", "n3"} {
+				h := hash
+				if slices.Contains(tt.oldNodes, n) {
+					h = "old"
+				}
+				objs = append(objs, testNode(n, nil), daemonPod(ds, "pod-"+n, n, h, t0.Add(-time.Hour)))
+			}
+			h := newHarness(t, syncer.Config{}, objs...)
+			h.syncCompanion("ns/ds")
+			if got := findCondition(h.refreshDS("ns", "ds").Status.Conditions, ConditionProgressing).Message; got != tt.want {
+				t.Errorf("RolloutProgressing message:\n got %q\nwant %q", got, tt.want)
+			}
+		})
 	}
 }

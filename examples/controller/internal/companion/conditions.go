@@ -51,6 +51,11 @@ const (
 	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
 	ReasonNotPaused                = "NotPaused"
 	ReasonNotBlocked               = "NotBlocked"
+	// messageNotPaused and messageNotBlocked are the messages of
+	// RolloutPaused and RolloutBlocked False: a condition's message
+	// describes its current status.
+	messageNotPaused  = "the rollout is not paused"
+	messageNotBlocked = "the rollout is not stopped at a progress deadline"
 	// Causes of a blocked rollout, from the unavailable nodes' causes
 	// (whatif.Unavailable), the first that applies.
 	ReasonNewRevisionUnavailable = "NewRevisionUnavailable"
@@ -100,15 +105,20 @@ func conditionChanges(have, want []appsv1.DaemonSetCondition, now time.Time) []a
 }
 
 // conditionsPatch is the strategic merge patch of the status subresource
-// that sets the conditions set and removes the types in remove, and
-// nothing else: status.conditions is a list merged by type, so the
+// that sets the conditions set (each field, an empty message too) and
+// removes the types in remove, and nothing else: status.conditions is a list merged by type, so the
 // other conditions and every other status field are left as they are.
 // metadata.uid makes the API server refuse the patch when the name now
 // belongs to another DaemonSet.
 func conditionsPatch(uid types.UID, set []appsv1.DaemonSetCondition, remove []appsv1.DaemonSetConditionType) ([]byte, error) {
 	list := make([]any, 0, len(set)+len(remove))
 	for _, c := range set {
-		list = append(list, c)
+		// Every field, message included: a condition's message is
+		// omitempty, and a patch that omits it keeps the old one.
+		list = append(list, map[string]any{
+			"type": c.Type, "status": c.Status, "reason": c.Reason,
+			"message": c.Message, "lastTransitionTime": c.LastTransitionTime,
+		})
 	}
 	for _, t := range remove {
 		list = append(list, map[string]any{"$patch": "delete", "type": t})

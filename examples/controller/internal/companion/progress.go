@@ -24,8 +24,9 @@ type progress struct {
 	// Desired is the number of desired nodes in scope; Updated of them run
 	// an updated, available pod and no old one.
 	Desired, Updated int
-	// Held is the number of desired nodes outside the scope.
-	Held int
+	// Held is the number of desired nodes outside the scope; Old the
+	// number of desired nodes in scope that run an old pod.
+	Held, Old int
 	// Label is the order label; Waves its values in update order (nil
 	// without one).
 	Label string
@@ -124,8 +125,11 @@ func measure(ds *appsv1.DaemonSet, elig *daemon.Eligibility, policy *daemon.Roll
 				}
 			}
 		}
-		if old > 0 && w != nil {
-			w.Old++
+		if old > 0 {
+			pr.Old++
+			if w != nil {
+				w.Old++
+			}
 		}
 		switch {
 		case updatedAvailable > 0 && old == 0:

@@ -38,7 +38,7 @@ func TestMeasureAndSummary(t *testing.T) {
 	}
 	got := measure(ds, daemon.NewEligibility(ds, false), policy, nodes, pods, "h", t0)
 	want := progress{
-		Desired: 6, Updated: 2, Held: 1, Label: zone,
+		Desired: 6, Updated: 2, Held: 1, Old: 2, Label: zone,
 		Waves: []wave{
 			{Value: "b", Desired: 3, Old: 1},
 			{Value: "a", Desired: 2, Updated: 2},

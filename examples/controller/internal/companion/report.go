@@ -63,8 +63,10 @@ func (c *Companion) report(ctx context.Context, r *rolloutSync, errs *syncer.Err
 func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	gen := fmt.Sprintf(" (generation %d)", r.ds.Generation)
 	summary := r.progress.summary(r.complete)
-	if r.partition > 0 {
-		summary += fmt.Sprintf("; the partition keeps %d on the old revision", r.partition)
+	// The partition keeps old pods, when there are (none on a DaemonSet's
+	// first generation, or once they are all replaced).
+	if keep := min(r.partition, r.progress.Old); keep > 0 {
+		summary += fmt.Sprintf("; the partition keeps %d on the old revision", keep)
 	}
 	deadline := r.ann.ProgressDeadline
 	var want []appsv1.DaemonSetCondition
@@ -77,10 +79,10 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 		want = append(want, condition(ConditionPaused, true, ReasonPausedByAnnotation, "paused by the "+daemon.AnnotationPaused+" annotation"))
 	case r.complete:
 		want = append(want, condition(ConditionProgressing, true, ReasonComplete, summary+gen))
-		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, ""))
+		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))
 	default:
 		want = append(want, condition(ConditionProgressing, true, ReasonUpdating, summary+gen))
-		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, ""))
+		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))
 	}
 	switch have := findCondition(r.ds.Status.Conditions, ConditionBlocked); {
 	case r.deadlineHit:
@@ -91,7 +93,7 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	case r.selfPaused:
 		want = append(want, condition(ConditionBlocked, true, ReasonNoProgress, "stopped at its progress deadline"))
 	default:
-		want = append(want, condition(ConditionBlocked, false, ReasonNotBlocked, ""))
+		want = append(want, condition(ConditionBlocked, false, ReasonNotBlocked, messageNotBlocked))
 	}
 	return want
 }

@@ -16,7 +16,10 @@ import (
 
 // deleteOldPods carries out the plan's rolling-step deletes, and nothing
 // else of it, each with a UID precondition, after raising the expectations
-// of key by them.
+// of key by them. Each delete that succeeds is then recorded as a
+// RolloutReplace event on its pod: best effort, like every event (the
+// recorder sends it later and may drop it, and a companion that dies
+// between the delete and the event never records it).
 func (c *Companion) deleteOldPods(ctx context.Context, r *rolloutSync, errs *syncer.ErrorList) (deleted int) {
 	key, ds, plan := r.key, r.ds, r.plan
 	if plan.Rolling == nil {
