@@ -162,6 +162,11 @@ type Plan struct {
 	RequeueAfter time.Duration
 	// FailedPodBackoff is the backoff state to pass to the next Compute.
 	FailedPodBackoff Backoff
+	// ReadOut says where each node stands: its pods judged, its hold and
+	// its wave under the policy. nil unless Options.ReadOut asks for it,
+	// and when the plan is skipped or stops at an error before the pods
+	// are judged.
+	ReadOut *ReadOut
 }
 
 // IsZero reports whether the plan asks for nothing: no pod or revision

@@ -201,6 +201,7 @@ func FuzzPlannerMatchesCompute(f *testing.F) {
 	for i := range uint64(8) {
 		f.Add(i, i*0x9e3779b97f4a7c15, uint8(i))
 		f.Add(i, i*0x9e3779b97f4a7c15, uint8(i)|0x80)
+		f.Add(i, i*0x9e3779b97f4a7c15, uint8(i)|0xf0)
 	}
 	f.Fuzz(func(t *testing.T, seedA, seedB uint64, kind uint8) {
 		cfg := func(k uint8) dt.ClusterConfig {
@@ -228,6 +229,10 @@ func FuzzPlannerMatchesCompute(f *testing.F) {
 		if kind&0x80 != 0 {
 			b.Options.Rollout = policy
 		}
+		// The read-out of either is the plan's own: the other plan must not
+		// change it.
+		a.Options.ReadOut = kind&0x20 != 0
+		b.Options.ReadOut = kind&0x10 != 0
 		wantA, wantB := outcomeOf(a.Compute()), outcomeOf(b.Compute())
 		p := daemon.NewPlanner()
 		firstA := outcomeOf(p.Compute(a.DaemonSet, a.Nodes, a.Pods, a.Options))

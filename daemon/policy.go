@@ -80,10 +80,42 @@ type RolloutPolicy struct {
 	// the nodes of one value form a wave, and no node of a later wave is
 	// started until every desired node of the earlier waves runs an
 	// updated, available pod and Waves.Bake has passed since the last of
-	// them became available (see WaveBarrier for how it meets the other
-	// options). Requires Order.Label (an error at rollout.order.label
-	// otherwise).
-	Waves *WaveBarrier
+	// them became available. Requires Order.Label (an error at
+	// rollout.order.label otherwise). Only Bake is read: the plan names
+	// the waves itself (WaveOf). Waves go in Order's order (Values first,
+	// in that order; then the other values in string order; then nodes
+	// without the label, and missing nodes, as one last wave).
+	//
+	// How the barrier meets the rest of the policy, and the cluster:
+	//   - It is a function of the state, like the rest of the plan: should
+	//     a node of an earlier wave lose its available pod, later waves
+	//     start nothing more until it is back, and its new availability
+	//     restarts the bake (the time comes from the pods' Ready condition,
+	//     lastTransitionTime plus minReadySeconds; unset counts as long
+	//     ago).
+	//   - A desired node whose pod never becomes available holds every
+	//     later wave: the rollout stops where it broke. To go on without
+	//     such a node, take it out of the Scope.
+	//   - Scope: nodes outside it neither wait for nor hold a wave; a wave
+	//     with no node in scope is done at once.
+	//   - Unavailable old pods of later waves are held too, also without
+	//     Strict: a revision that breaks pods must not reach a later wave
+	//     that way. They still count against the budget.
+	//   - Partition keeps the last nodes of the order, that is of the last
+	//     waves; a wave with kept nodes is never done.
+	//   - Strict, DomainBudget, maxUnavailable and maxSurge apply inside
+	//     the open waves as without the barrier.
+	//   - Surge: a node is done once its old pod is gone, so a wave opens
+	//     the next one a sync after its last old pod is removed.
+	//   - Missing nodes and nodes that should not run the pod hold no
+	//     wave; the step's replacements on them wait for their wave
+	//     (missing nodes: the last). Removals (an old pod beside an
+	//     available new one, a pod on a node that may no longer run one)
+	//     are never held.
+	//   - Paused stops the step, and so the waves, altogether.
+	// A plan's Rolling.Policy.Wave (rollout.WaveProgress) says where the
+	// waves stand; Plan.RequeueAfter includes the end of a bake.
+	Waves *rollout.WaveBarrier
 	// Strict counts old pods that are already unavailable against the
 	// budget: they are replaced first, but only within maxUnavailable (or
 	// maxSurge), one budget slot each, instead of all at once as upstream

@@ -1,0 +1,51 @@
+package progressive
+
+// AnnotationPrefix is the prefix of the rollout annotations, the one schema
+// through which a DaemonSet asks for a daemon.RolloutPolicy without Go code (see
+// ParseAnnotations).
+const AnnotationPrefix = "rollout.daemonplan.io/"
+
+// The rollout annotation keys. Every key under AnnotationPrefix is one of
+// these; any other is an error.
+const (
+	// AnnotationMaxUnavailable is the rollout budget of an OnDelete
+	// DaemonSet (Annotations.MaxUnavailable): an integer or a
+	// percentage, at least 1 or 1%, at most 100%.
+	AnnotationMaxUnavailable = AnnotationPrefix + "max-unavailable"
+	// AnnotationPartition is daemon.RolloutPolicy.Partition: an integer or a
+	// percentage between 0% and 100%.
+	AnnotationPartition = AnnotationPrefix + "partition"
+	// AnnotationScope is daemon.RolloutPolicy.Scope, a node label selector in
+	// kubectl's -l syntax ("zone in (a,b),!spot").
+	AnnotationScope = AnnotationPrefix + "scope"
+	// AnnotationPaused is daemon.RolloutPolicy.Paused: "true" or "false".
+	AnnotationPaused = AnnotationPrefix + "paused"
+	// AnnotationOrderBy is daemon.RolloutPolicy.Order.Label, a node label key.
+	AnnotationOrderBy = AnnotationPrefix + "order-by"
+	// AnnotationOrderValues is daemon.RolloutPolicy.Order.Values, comma-separated
+	// label values; it needs AnnotationOrderBy.
+	AnnotationOrderValues = AnnotationPrefix + "order-values"
+	// AnnotationDomain is daemon.RolloutPolicy.DomainBudget.Label, a node label
+	// key; it needs AnnotationDomainMaxUnavailable.
+	AnnotationDomain = AnnotationPrefix + "domain"
+	// AnnotationDomainMaxUnavailable is
+	// daemon.RolloutPolicy.DomainBudget.MaxUnavailable: an integer or a
+	// percentage, at least 1 or 1%, at most 100%; it needs
+	// AnnotationDomain.
+	AnnotationDomainMaxUnavailable = AnnotationPrefix + "domain-max-unavailable"
+	// AnnotationStrict is daemon.RolloutPolicy.Strict: "true" or "false".
+	AnnotationStrict = AnnotationPrefix + "strict"
+	// AnnotationWaveBake turns on daemon.RolloutPolicy.Waves with this Bake, a Go
+	// duration ("10m", "0s"), not negative; it needs AnnotationOrderBy.
+	AnnotationWaveBake = AnnotationPrefix + "wave-bake"
+	// AnnotationProgressDeadline is Annotations.ProgressDeadline, a
+	// positive Go duration.
+	AnnotationProgressDeadline = AnnotationPrefix + "progress-deadline"
+)
+
+// rolloutKeys are the keys, in the order errors and Format list them.
+var rolloutKeys = []string{
+	AnnotationMaxUnavailable, AnnotationPartition, AnnotationScope, AnnotationPaused,
+	AnnotationOrderBy, AnnotationOrderValues, AnnotationDomain, AnnotationDomainMaxUnavailable,
+	AnnotationStrict, AnnotationWaveBake, AnnotationProgressDeadline,
+}

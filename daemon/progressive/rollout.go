@@ -1,0 +1,73 @@
+package progressive
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+)
+
+// Rollout is what the planner needs to roll one DaemonSet out as its
+// rollout annotations ask: the DaemonSet as planned, and the policy.
+type Rollout struct {
+	// DaemonSet is the DaemonSet to plan with: the caller's when it has no
+	// rollout annotations, when it is not OnDelete, or on error; else a
+	// shallow copy given the annotated strategy (see
+	// Annotations.Strategy): an OnDelete DaemonSet is planned as
+	// RollingUpdate with the annotated budget (max-unavailable, 1 when
+	// absent) and maxSurge 0. Its spec.updateStrategy.rollingUpdate is the
+	// rollout's budget.
+	DaemonSet *appsv1.DaemonSet
+	// Policy is the annotated policy (Options.Rollout); the zero policy
+	// without annotations; Paused on error.
+	Policy daemon.RolloutPolicy
+	// Annotations are the parsed annotations, nil when the DaemonSet has
+	// not opted in (or on error). Their ProgressDeadline is the rollout's.
+	Annotations *Annotations
+}
+
+// ForDaemonSet is the one step from a DaemonSet to what the planner needs:
+// it parses ds's rollout annotations (ParseAnnotations) and gives the
+// DaemonSet to plan with and the policy (see Rollout). A DaemonSet without
+// rollout annotations is planned as it is, under the zero policy
+// (upstream's rollout).
+//
+// Invalid annotations, or a budget they contradict (Annotations.Strategy),
+// are an error (every one matches daemon.ErrInvalidInput, and
+// errors.As finds each *field.Error); the Rollout is then ds itself under a
+// paused policy: what a controller plans with until the annotations are
+// fixed, since a typo must not mean "no policy" (missing pods are still
+// created and failed ones replaced, but no old pod is replaced). A nil ds
+// is an error. It modifies nothing.
+func ForDaemonSet(ds *appsv1.DaemonSet) (Rollout, error) {
+	if ds == nil {
+		return Rollout{}, fmt.Errorf("%w: nil DaemonSet", daemon.ErrInvalidInput)
+	}
+	a, err := ParseAnnotations(ds.Annotations)
+	if err != nil {
+		return Rollout{DaemonSet: ds, Policy: daemon.RolloutPolicy{Paused: true}}, err
+	}
+	if a == nil {
+		return Rollout{DaemonSet: ds}, nil
+	}
+	strategy, err := a.Strategy(ds)
+	if err != nil {
+		return Rollout{DaemonSet: ds, Policy: daemon.RolloutPolicy{Paused: true}}, err
+	}
+	planned := ds
+	if strategy.Type != ds.Spec.UpdateStrategy.Type {
+		cp := *ds
+		cp.Spec.UpdateStrategy = strategy
+		planned = &cp
+	}
+	return Rollout{DaemonSet: planned, Policy: a.Policy, Annotations: a}, nil
+}
+
+// Options returns opts set to plan r: Rollout is r.Policy and ReadOut is
+// on, so that Judge can read the plan.
+func (r Rollout) Options(opts daemon.Options) daemon.Options {
+	opts.Rollout = r.Policy
+	opts.ReadOut = true
+	return opts
+}
