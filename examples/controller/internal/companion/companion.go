@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -77,12 +78,12 @@ func newMemory() *memory {
 	return &memory{waves: map[string]*waveMemory{}, messages: syncer.NewKeyThrottle(messageInterval)}
 }
 
-// newlyComplete returns the waves of pr that are complete now, were seen
-// with old pods before (for this uid and hash) and were not announced yet,
-// and remembers them. A wave that never had an old pod (a new DaemonSet's
+// newlyComplete returns the waves of j that are done now, were seen with
+// old pods before (for this uid and hash) and were not announced yet, and
+// remembers them. A wave that never had an old pod (a new DaemonSet's
 // first placement), or whose old pods were all replaced while the
 // companion was not running, is not announced.
-func (s *memory) newlyComplete(key string, uid types.UID, hash string, pr progress) []wave {
+func (s *memory) newlyComplete(key string, uid types.UID, hash string, j progressive.Judgement) []progressive.Tally {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.waves[key]
@@ -90,17 +91,13 @@ func (s *memory) newlyComplete(key string, uid types.UID, hash string, pr progre
 		m = &waveMemory{uid: uid, hash: hash, rolling: map[string]bool{}, done: map[string]bool{}}
 		s.waves[key] = m
 	}
-	var out []wave
-	for _, w := range pr.Waves {
-		id := w.Value
-		if w.Unlabelled {
-			id = "\x00"
-		}
+	var out []progressive.Tally
+	for _, w := range j.Waves {
 		if w.Old > 0 {
-			m.rolling[id] = true
+			m.rolling[w.Wave] = true
 		}
-		if w.complete() && m.rolling[id] && !m.done[id] {
-			m.done[id] = true
+		if w.Done() && m.rolling[w.Wave] && !m.done[w.Wave] {
+			m.done[w.Wave] = true
 			out = append(out, w)
 		}
 	}

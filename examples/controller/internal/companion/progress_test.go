@@ -10,11 +10,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
-func TestMeasureAndSummary(t *testing.T) {
+// TestSummary: the progress message says what the judgement of the plan
+// counts (progressive.Judge): the current wave, the nodes updated and
+// outside the scope, those being replaced.
+func TestSummary(t *testing.T) {
 	ds := testDS("ns", "ds")
+	rev, h := revisionOf(t, ds)
 	zone := "topology.kubernetes.io/zone"
 	nodes := []*corev1.Node{
 		testNode("a1", map[string]string{zone: "a"}), testNode("a2", map[string]string{zone: "a"}),
@@ -26,38 +31,41 @@ func TestMeasureAndSummary(t *testing.T) {
 	deleting := daemonPod(ds, "old-b2", "b2", "old", ready)
 	deleting.DeletionTimestamp = &metav1.Time{Time: t0}
 	pods := []*corev1.Pod{
-		daemonPod(ds, "new-a1", "a1", "h", ready), daemonPod(ds, "new-a2", "a2", "h", t0.Add(-time.Minute)),
-		daemonPod(ds, "new-b1", "b1", "h", time.Time{}), deleting,
+		daemonPod(ds, "new-a1", "a1", h, ready), daemonPod(ds, "new-a2", "a2", h, t0.Add(-time.Minute)),
+		daemonPod(ds, "new-b1", "b1", h, time.Time{}), deleting,
 		daemonPod(ds, "old-b3", "b3", "old", ready), daemonPod(ds, "old-x1", "x1", "old", ready),
 		daemonPod(ds, "old-s1", "s1", "old", ready),
-		daemonPod(testDS("ns", "other"), "other-b3", "b3", "h", ready),
+		daemonPod(testDS("ns", "other"), "other-b3", "b3", h, ready),
 	}
-	policy := &daemon.RolloutPolicy{
+	policy := daemon.RolloutPolicy{
 		Order: daemon.UpdateOrder{Label: zone, Values: []string{"b"}},
 		Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "spot", Operator: metav1.LabelSelectorOpDoesNotExist}}},
 	}
-	got := measure(ds, daemon.NewEligibility(ds, false), policy, nodes, pods, "h", t0)
-	want := progress{
-		Desired: 6, Updated: 2, Held: 1, Old: 2, Label: zone,
-		Waves: []wave{
-			{Value: "b", Desired: 3, Old: 1},
-			{Value: "a", Desired: 2, Updated: 2},
-			{Unlabelled: true, Desired: 1, Old: 1},
-		},
-		Waiting:       []string{"b1", "b2"},
-		LastAvailable: t0.Add(-time.Minute),
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: t0, Revisions: []*appsv1.ControllerRevision{rev}, Rollout: policy, ReadOut: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("measure (-want,+got):\n%s", diff)
+	j, err := progressive.Judge(ds, &plan)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if s, w := got.summary(false), "zone b: 0/3 updated (wave 1 of 3); 2/6 nodes updated (1 outside the scope); waiting for b1, b2 to become available"; s != w {
+	if got, want := j.LastAvailable, t0.Add(-time.Minute); !got.Equal(want) {
+		t.Errorf("LastAvailable = %s, want %s", got, want)
+	}
+	if s, w := summary(j), "zone b: 0/3 updated (wave 1 of 3); 2/6 nodes updated (1 outside the scope); waiting for b1, b2 to become available"; s != w {
 		t.Errorf("summary:\n got %s\nwant %s", s, w)
 	}
-	if s := (progress{Desired: 8, Updated: 8}).summary(true); s != "8/8 nodes updated" {
+	j.Complete = true
+	if s, w := summary(j), "2/6 nodes updated (1 outside the scope); waiting for b1, b2 to become available"; s != w {
+		t.Errorf("summary when complete:\n got %s\nwant %s", s, w)
+	}
+	if s := summary(progressive.Judgement{Complete: true, Total: progressive.Tally{Desired: 8, Updated: 8}}); s != "8/8 nodes updated" {
 		t.Errorf("summary without waves: %s", s)
 	}
-	if s, w := got.summary(true), "2/6 nodes updated (1 outside the scope); waiting for b1, b2 to become available"; s != w {
-		t.Errorf("summary when complete:\n got %s\nwant %s", s, w)
+	for w, want := range map[string]string{zone + "=us-east-1b": "zone us-east-1b", "!" + zone: "nodes without zone", "pool=a": "pool a"} {
+		if got := waveName(w); got != want {
+			t.Errorf("waveName(%q) = %q, want %q", w, got, want)
+		}
 	}
 	if s := nodeList([]string{"a", "b", "c", "d", "e"}, 3); s != "a, b, c and 2 more" {
 		t.Errorf("nodeList: %s", s)
@@ -128,25 +136,25 @@ func TestConditionChangesKeepTransitionTimes(t *testing.T) {
 // having had old pods, once per revision; a first placement is not.
 func TestWavesAnnouncedOnce(t *testing.T) {
 	s := newMemory()
-	look := func(hash string, waves ...wave) []string {
+	look := func(hash string, waves ...progressive.Tally) []string {
 		var out []string
-		for _, w := range s.newlyComplete("ns/ds", "uid", hash, progress{Label: "zone", Waves: waves}) {
-			out = append(out, w.Value)
+		for _, w := range s.newlyComplete("ns/ds", "uid", hash, progressive.Judgement{Waves: waves}) {
+			out = append(out, w.Wave)
 		}
 		return out
 	}
 	steps := []struct {
 		name  string
 		hash  string
-		waves []wave
+		waves []progressive.Tally
 		want  []string
 	}{
-		{name: "first placement", hash: "h1", waves: []wave{{Value: "a", Desired: 2}, {Value: "b", Desired: 2}}},
-		{name: "first placement done", hash: "h1", waves: []wave{{Value: "a", Desired: 2, Updated: 2}, {Value: "b", Desired: 2, Updated: 2}}},
-		{name: "rollout starts", hash: "h2", waves: []wave{{Value: "a", Desired: 2, Old: 1, Updated: 1}, {Value: "b", Desired: 2, Old: 2}}},
-		{name: "a done", hash: "h2", waves: []wave{{Value: "a", Desired: 2, Updated: 2}, {Value: "b", Desired: 2, Old: 2}}, want: []string{"a"}},
-		{name: "a again", hash: "h2", waves: []wave{{Value: "a", Desired: 2, Updated: 2}, {Value: "b", Desired: 2, Old: 1}}},
-		{name: "b done", hash: "h2", waves: []wave{{Value: "a", Desired: 2, Updated: 2}, {Value: "b", Desired: 2, Updated: 2}}, want: []string{"b"}},
+		{name: "first placement", hash: "h1", waves: []progressive.Tally{{Wave: "a", Desired: 2}, {Wave: "b", Desired: 2}}},
+		{name: "first placement done", hash: "h1", waves: []progressive.Tally{{Wave: "a", Desired: 2, Updated: 2}, {Wave: "b", Desired: 2, Updated: 2}}},
+		{name: "rollout starts", hash: "h2", waves: []progressive.Tally{{Wave: "a", Desired: 2, Old: 1, Updated: 1}, {Wave: "b", Desired: 2, Old: 2}}},
+		{name: "a done", hash: "h2", waves: []progressive.Tally{{Wave: "a", Desired: 2, Updated: 2}, {Wave: "b", Desired: 2, Old: 2}}, want: []string{"a"}},
+		{name: "a again", hash: "h2", waves: []progressive.Tally{{Wave: "a", Desired: 2, Updated: 2}, {Wave: "b", Desired: 2, Old: 1}}},
+		{name: "b done", hash: "h2", waves: []progressive.Tally{{Wave: "a", Desired: 2, Updated: 2}, {Wave: "b", Desired: 2, Updated: 2}}, want: []string{"b"}},
 	}
 	for _, st := range steps {
 		if diff := cmp.Diff(st.want, look(st.hash, st.waves...)); diff != "" {

@@ -34,21 +34,16 @@ func (c *Companion) report(ctx context.Context, r *rolloutSync, errs *syncer.Err
 			written = true
 		}
 	}
-	pr := r.progress
-	for _, w := range c.memory.newlyComplete(r.key, ds.UID, r.plan.Hash, pr) {
+	j := r.judgement
+	for _, w := range c.memory.newlyComplete(r.key, ds.UID, r.plan.Hash, j) {
 		next := ""
-		if i := pr.current(); i >= 0 {
-			next = "; next: " + pr.Waves[i].name(pr.Label)
+		if i := j.Current(); i >= 0 {
+			next = "; next: " + waveName(j.Waves[i].Wave)
 		}
-		c.Recorder.Eventf(ds, corev1.EventTypeNormal, "WaveComplete", "%s: %d/%d nodes updated and available%s", w.name(pr.Label), w.Updated, w.Desired, next)
+		c.Recorder.Eventf(ds, corev1.EventTypeNormal, "WaveComplete", "%s: %d/%d nodes updated and available%s", waveName(w.Wave), w.Updated, w.Desired, next)
 	}
 
-	g := rolloutGauges{namespace: ds.Namespace, name: ds.Name, desired: pr.Desired, updated: pr.Updated, waves: len(pr.Waves)}
-	for _, w := range pr.Waves {
-		if w.complete() {
-			g.wavesDone++
-		}
-	}
+	g := rolloutGauges{namespace: ds.Namespace, name: ds.Name, desired: j.Total.Desired, updated: j.Total.Updated, waves: len(j.Waves), wavesDone: wavesDone(j)}
 	if b := findCondition(append(changes, ds.Status.Conditions...), ConditionBlocked); b != nil && b.Status == corev1.ConditionTrue {
 		g.blockedSince = b.LastTransitionTime.Time
 	}
@@ -62,26 +57,21 @@ func (c *Companion) report(ctx context.Context, r *rolloutSync, errs *syncer.Err
 // (RolloutBlocked).
 func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	gen := fmt.Sprintf(" (generation %d)", r.ds.Generation)
-	summary := r.progress.summary(r.complete)
-	// The partition keeps old pods, when there are (none on a DaemonSet's
-	// first generation, or once they are all replaced).
-	if keep := min(r.partition, r.progress.Old); keep > 0 {
-		summary += fmt.Sprintf("; the partition keeps %d on the old revision", keep)
-	}
-	deadline := r.ann.ProgressDeadline
+	sum := summary(r.judgement)
+	deadline := r.ro.Annotations.ProgressDeadline
 	var want []appsv1.DaemonSetCondition
 	switch {
 	case r.selfPaused:
-		want = append(want, condition(ConditionProgressing, false, ReasonProgressDeadlineExceeded, summary+"; stopped at its progress deadline"+gen))
+		want = append(want, condition(ConditionProgressing, false, ReasonProgressDeadlineExceeded, sum+"; stopped at its progress deadline"+gen))
 		want = append(want, condition(ConditionPaused, true, ReasonProgressDeadlineExceeded, r.sp.message(deadline)))
-	case r.ann.Policy.Paused:
-		want = append(want, condition(ConditionProgressing, false, ReasonPaused, summary+gen))
+	case r.paused():
+		want = append(want, condition(ConditionProgressing, false, ReasonPaused, sum+gen))
 		want = append(want, condition(ConditionPaused, true, ReasonPausedByAnnotation, "paused by the "+daemon.AnnotationPaused+" annotation"))
-	case r.complete:
-		want = append(want, condition(ConditionProgressing, true, ReasonComplete, summary+gen))
+	case r.judgement.Complete:
+		want = append(want, condition(ConditionProgressing, true, ReasonComplete, sum+gen))
 		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))
 	default:
-		want = append(want, condition(ConditionProgressing, true, ReasonUpdating, summary+gen))
+		want = append(want, condition(ConditionProgressing, true, ReasonUpdating, sum+gen))
 		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))
 	}
 	switch have := findCondition(r.ds.Status.Conditions, ConditionBlocked); {
@@ -101,9 +91,9 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 // blockedReason names why r's rollout made no progress, from the
 // breakdown of its unavailable nodes (see blockedCause).
 func blockedReason(r *rolloutSync) (reason, message string) {
-	u, err := whatif.Unavailable(r.planned, r.nodes, r.pods, r.opts)
+	u, err := whatif.Unavailable(r.ro.DaemonSet, r.nodes, r.pods, r.opts)
 	if err != nil {
 		return ReasonNoProgress, "the breakdown of unavailable nodes failed: " + syncer.MessageOf(err)
 	}
-	return blockedCause(u, r.plan.Hash, scopeFilter(&r.ann.Policy, r.nodes))
+	return blockedCause(u, r.plan.Hash, scopeFilter(&r.ro.Policy, r.nodes))
 }

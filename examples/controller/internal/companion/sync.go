@@ -12,17 +12,19 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
-// rolloutSync is what one sync of an opted-in DaemonSet read and judged: the
-// input of what it deletes and of the conditions it writes.
+// rolloutSync is what one sync of an opted-in DaemonSet read and judged:
+// the input of what it deletes and of the conditions it writes.
 type rolloutSync struct {
-	key     string
-	ds      *appsv1.DaemonSet
-	planned *appsv1.DaemonSet
-	ann     *daemon.RolloutAnnotations
-	now     time.Time
+	key string
+	ds  *appsv1.DaemonSet
+	// ro is the rollout the annotations ask for (progressive.ForDaemonSet):
+	// the DaemonSet as planned, the policy, the annotations.
+	ro  progressive.Rollout
+	now time.Time
 	// satisfied: the expectations are, pods may be deleted.
 	satisfied bool
 	nodes     []*corev1.Node
@@ -30,15 +32,17 @@ type rolloutSync struct {
 	opts      daemon.Options
 	plan      daemon.Plan
 	// rev is the current revision, nil while the cache has none.
-	rev       *appsv1.ControllerRevision
-	progress  progress
-	complete  bool
-	partition int
+	rev *appsv1.ControllerRevision
+	// judgement is where the rollout stands (progressive.Judge of plan).
+	judgement progressive.Judgement
 	// selfPaused: the rollout is paused at its progress deadline, sp the
 	// state kept in its condition; deadlineHit: by this sync.
 	selfPaused, deadlineHit bool
 	sp                      selfPause
 }
+
+// paused reports whether the paused annotation pauses r.
+func (r *rolloutSync) paused() bool { return r.ro.Policy.Paused }
 
 // sync is the companion's sync: it rolls out one opted-in OnDelete
 // DaemonSet by deleting old pods, as the rolling step of a plan computed
@@ -88,7 +92,7 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 
 	var errs syncer.ErrorList
 	deleted := 0
-	if r.satisfied && !r.ann.Policy.Paused && !r.selfPaused && r.rev != nil {
+	if r.satisfied && !r.paused() && !r.selfPaused && r.rev != nil {
 		deleted = c.deleteOldPods(ctx, r, &errs)
 	}
 	written := c.report(ctx, r, &errs)
@@ -106,14 +110,15 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 	return nil
 }
 
-// admit reads ds's rollout annotations and returns the rollout to plan,
-// or nil when there is none: ds is not opted in (its conditions are
-// dropped), is not OnDelete (a warning, its conditions dropped), or its
-// annotations cannot be planned (a warning, and a condition saying no pod
-// is replaced: a typo must not mean "no policy").
+// admit reads ds's rollout annotations (progressive.ForDaemonSet) and
+// returns the rollout to plan, or nil when there is none: ds is not opted
+// in (its conditions are dropped), is not OnDelete (a warning, its
+// conditions dropped), or its annotations cannot be planned (a warning,
+// and a condition saying no pod is replaced: a typo must not mean "no
+// policy").
 func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, found *syncer.SyncFacts) (*rolloutSync, error) {
-	ro := syncer.RolloutOf(ds)
-	if !ro.OptedIn() {
+	ro, err := progressive.ForDaemonSet(ds)
+	if ro.Annotations == nil && err == nil {
 		// Not opted in: kube-controller-manager's alone.
 		c.metrics.forget(key)
 		return nil, c.dropConditions(ctx, key, ds)
@@ -125,14 +130,15 @@ func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet,
 			ds.Spec.UpdateStrategy.Type))
 		return nil, c.dropConditions(ctx, key, ds)
 	}
-	if ro.Err != nil {
+	if err != nil {
 		found.Invalid = true
-		c.Warn(key, ds, ro.Reason, ro.Err.Error())
+		reason := syncer.AnnotationsReason(err)
+		c.Warn(key, ds, reason, err.Error())
 		return nil, c.patchConditions(ctx, key, ds, now, []appsv1.DaemonSetCondition{
-			condition(ConditionProgressing, false, ro.Reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", ro.Err, ds.Generation)),
+			condition(ConditionProgressing, false, reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", err, ds.Generation)),
 		})
 	}
-	return &rolloutSync{key: key, ds: ds, planned: ro.Planned, ann: ro.Annotations, now: now}, nil
+	return &rolloutSync{key: key, ds: ds, ro: ro, now: now}, nil
 }
 
 // planRollout reads the caches and computes r's plan. It returns done
@@ -152,14 +158,14 @@ func (c *Companion) planRollout(r *rolloutSync, found *syncer.SyncFacts) (done b
 		return true, fmt.Errorf("daemonset %q: %w", r.key, err)
 	}
 	r.nodes, r.pods = nodes, pods
-	r.opts = daemon.Options{
+	// The plan carries its read-out, which judge reads: one plan per sync.
+	r.opts = r.ro.Options(daemon.Options{
 		Now:                                      r.now,
 		Revisions:                                revs,
 		BurstReplicas:                            c.Config.BurstReplicas,
 		EnableTaintTolerationComparisonOperators: c.Config.EnableTaintTolerationComparisonOperators,
-		Rollout:                                  r.ann.Policy,
-	}
-	plan, computeErr := c.Plan(r.key, r.planned, nodes, pods, r.opts)
+	})
+	plan, computeErr := c.Plan(r.key, r.ro.DaemonSet, nodes, pods, r.opts)
 	if computeErr != nil {
 		if syncer.IsInvalidSpec(computeErr) {
 			found.Invalid = true
@@ -176,61 +182,57 @@ func (c *Companion) planRollout(r *rolloutSync, found *syncer.SyncFacts) (done b
 	return false, nil
 }
 
-// judge measures r's progress, judges it complete or not, and applies the
-// progress deadline: a rollout that made no progress for that long pauses
-// itself; one that may still make it is requeued for the deadline.
+// judge judges r's plan (progressive.Judge, which reads the plan and
+// computes none) and applies the progress deadline: a rollout that made
+// no progress for that long pauses itself; one that may still make it is
+// requeued for the deadline.
 func (c *Companion) judge(r *rolloutSync) error {
-	ds, policy := r.ds, &r.ann.Policy
+	ds := r.ds
 	// The self-pause holds while the revision and the paused annotation
 	// are those it paused at.
 	r.sp, r.selfPaused = readSelfPause(ds.Status.Conditions)
 	if r.selfPaused && (r.sp.Hash != r.plan.Hash || r.sp.Paused != pausedValue(ds)) {
 		r.selfPaused = false
 	}
-	r.progress = measure(r.planned, c.Placement.Get(ds).Eligibility, policy, r.nodes, r.pods, r.plan.Hash, r.now)
-	complete, _, err := daemon.RolloutComplete(r.planned, r.nodes, r.pods, r.opts)
+	j, err := progressive.Judge(r.ro.DaemonSet, &r.plan)
 	if err != nil {
 		return err
 	}
-	r.complete = complete
-	if r.plan.Rolling != nil && r.plan.Rolling.Policy != nil {
-		r.partition = r.plan.Rolling.Policy.Partition
-	}
-
-	d := r.ann.ProgressDeadline
-	if d <= 0 || r.complete || policy.Paused || r.selfPaused {
+	r.judgement = j
+	if r.paused() || r.selfPaused {
 		return nil
 	}
-	if wait := lastProgress(r).Add(d).Sub(r.now); wait > 0 {
+	exceeded, wait := j.Deadline(progressSince(r), r.ro.Annotations.ProgressDeadline, r.now)
+	switch {
+	case exceeded:
+		r.deadlineHit, r.selfPaused = true, true
+		r.sp = selfPause{Hash: r.plan.Hash, Paused: pausedValue(ds)}
+	case wait > 0:
 		c.Queue.AddAfter(r.key, wait+time.Second)
-		return nil
 	}
-	r.deadlineHit, r.selfPaused = true, true
-	r.sp = selfPause{Hash: r.plan.Hash, Paused: pausedValue(ds)}
 	return nil
 }
 
-// lastProgress is r's progress clock: the latest of the revision's
-// creation, the last updated pod becoming available, and the last resume
-// (or the companion's first look); all of it read from the cluster.
-func lastProgress(r *rolloutSync) time.Time {
-	last := r.progress.LastAvailable
-	if r.rev == nil {
-		last = r.now
-	} else if t := r.rev.CreationTimestamp.Time; t.After(last) {
-		last = t
+// progressSince is when r's progress clock starts, read from the cluster:
+// the latest of the revision's creation and the last resume (or the
+// companion's first look). The judgement adds the last updated pod
+// becoming available (progressive.Judgement.Deadline).
+func progressSince(r *rolloutSync) time.Time {
+	since := r.now
+	if r.rev != nil {
+		since = r.rev.CreationTimestamp.Time
 	}
 	switch pc := findCondition(r.ds.Status.Conditions, ConditionPaused); {
 	case pc == nil:
 		// The companion's first look.
-		last = r.now
-	case pc.Status == corev1.ConditionTrue && !r.ann.Policy.Paused && !r.selfPaused:
-		// Resumed by this sync.
-		last = r.now
-	case pc.Status == corev1.ConditionFalse && pc.LastTransitionTime.After(last):
-		last = pc.LastTransitionTime.Time
+		since = r.now
+	case pc.Status == corev1.ConditionTrue:
+		// Resumed by this sync (judge asks only when not paused).
+		since = r.now
+	case pc.Status == corev1.ConditionFalse && pc.LastTransitionTime.After(since):
+		since = pc.LastTransitionTime.Time
 	}
-	return last
+	return since
 }
 
 // logSync logs what a sync of r did: at level 0 when it deleted, wrote or
@@ -244,8 +246,8 @@ func (c *Companion) logSync(r *rolloutSync, deleted int, written bool, errs int)
 	c.Logger.V(level).Info("Synced",
 		"daemonset", r.key, "mode", "companion", "hash", r.plan.Hash, "satisfied", r.satisfied,
 		"deletes", deleted, "deferredDeletes", r.plan.DeferredDeletes,
-		"updated", r.progress.Updated, "desired", r.progress.Desired, "complete", r.complete,
-		"paused", r.ann.Policy.Paused, "selfPaused", r.selfPaused,
+		"updated", r.judgement.Total.Updated, "desired", r.judgement.Total.Desired, "complete", r.judgement.Complete,
+		"paused", r.paused(), "selfPaused", r.selfPaused,
 		"conditionsWritten", written, "requeueAfter", r.plan.RequeueAfter,
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
 		"errors", errs, "duration", c.Config.Clock.Since(r.now))

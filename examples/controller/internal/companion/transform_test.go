@@ -11,15 +11,16 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/kubetest"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
-// TestPlanningViewKeepsProgress measures generated clusters' progress
-// twice: with every object padded with the fields the informers' transform
+// TestPlanningViewKeepsProgress judges generated clusters' rollouts
+// (progressive.Judge) twice: with every object padded with the fields the informers' transform
 // (syncer.PlanningView) drops, and with the objects as the informers store
-// them. The progress must be the same: a field the transform drops and the
-// progress reads fails here (syncer's TestPlanningViewKeepsPlans does the
+// them. The judgements must be the same: a field the transform drops and the
+// judgement reads fails here (syncer's TestPlanningViewKeepsPlans does the
 // same for the plans).
 func TestPlanningViewKeepsProgress(t *testing.T) {
 	for i := range 200 {
@@ -62,11 +63,14 @@ func viewOf[T *appsv1.DaemonSet | *corev1.Node | *corev1.Pod](t *testing.T, o T)
 }
 
 func progressOf(in dt.Input, policy daemon.RolloutPolicy) string {
-	in.Options.Rollout = policy
+	in.Options.Rollout, in.Options.ReadOut = policy, true
 	plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	elig := daemon.NewEligibility(in.DaemonSet, in.Options.EnableTaintTolerationComparisonOperators)
-	return fmt.Sprintf("%+v", measure(in.DaemonSet, elig, &policy, in.Nodes, in.Pods, plan.Hash, in.Options.Now))
+	j, err := progressive.Judge(in.DaemonSet, &plan)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return fmt.Sprintf("%+v", j)
 }
