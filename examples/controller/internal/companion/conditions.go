@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/daemon/whatif"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // The condition types the companion writes to a DaemonSet's status. They
@@ -56,8 +56,9 @@ const (
 	// describes its current status.
 	messageNotPaused  = "the rollout is not paused"
 	messageNotBlocked = "the rollout is not stopped at a progress deadline"
-	// Causes of a blocked rollout, from the unavailable nodes' causes
-	// (whatif.Unavailable), the first that applies.
+	// Causes of a blocked rollout, from where the unavailable desired
+	// nodes in scope stand in the plan (blockedCause), the first that
+	// applies.
 	ReasonNewRevisionUnavailable = "NewRevisionUnavailable"
 	ReasonNodesNotReady          = "NodesNotReady"
 	ReasonPodsMissing            = "PodsMissing"
@@ -169,25 +170,33 @@ func (s selfPause) message(deadline time.Duration) string {
 }
 
 // blockedCause names the cause of a rollout stopped at its deadline from
-// the breakdown of its unavailable desired nodes in scope: the reason (the
-// first of new pods not becoming available on ready nodes, nodes NotReady,
-// nodes without a pod, old pods unavailable) and a message naming the
-// nodes of every cause found.
-func blockedCause(u whatif.Unavailability, hash string, inScope func(string) bool) (reason, message string) {
+// where its desired nodes in scope stand in the plan (ro, the plan's
+// read-out): the reason (the first of new pods not becoming available on
+// ready nodes, nodes NotReady, nodes without a pod, old pods unavailable)
+// and a message naming the nodes of every cause found. A node is judged by
+// the pod the status counts on it (NodeReadOut.Oldest), as
+// kube-controller-manager's numberUnavailable does.
+func blockedCause(ro *daemon.ReadOut) (reason, message string) {
 	var newPods, notReady, missing, oldPods []string
-	for _, n := range u.Nodes {
-		if !inScope(n.NodeName) {
+	for i := range ro.Nodes {
+		n := &ro.Nodes[i]
+		if !n.ShouldRun || n.Held == daemon.HeldScope {
 			continue
 		}
+		var st rollout.PodState
+		if n.Oldest >= 0 {
+			st = n.States[n.Oldest]
+		}
 		switch {
-		case n.Cause == whatif.CauseNodeNotReady:
-			notReady = append(notReady, n.NodeName)
-		case n.Cause == whatif.CauseNoPod || n.Cause == whatif.CauseTerminating:
-			missing = append(missing, n.NodeName)
-		case n.Pod != nil && n.Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash:
-			newPods = append(newPods, n.NodeName)
+		case n.Oldest >= 0 && st.Available:
+		case n.Oldest < 0 || st.Deleting:
+			missing = append(missing, n.Name)
+		case !nodeReady(n.Node):
+			notReady = append(notReady, n.Name)
+		case st.Updated:
+			newPods = append(newPods, n.Name)
 		default:
-			oldPods = append(oldPods, n.NodeName)
+			oldPods = append(oldPods, n.Name)
 		}
 	}
 	var parts []string
@@ -216,4 +225,17 @@ func blockedCause(u whatif.Unavailability, hash string, inScope func(string) boo
 		return ReasonNoProgress, "no node is unavailable, yet none became updated and available"
 	}
 	return reason, strings.Join(parts, "; ")
+}
+
+// nodeReady reports whether node's Ready condition is True or absent.
+func nodeReady(node *corev1.Node) bool {
+	if node == nil {
+		return false
+	}
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
+			return node.Status.Conditions[i].Status == corev1.ConditionTrue
+		}
+	}
+	return true
 }

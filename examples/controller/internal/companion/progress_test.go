@@ -11,7 +11,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
-	"github.com/daemonplan/daemonplan/daemon/whatif"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // TestSummary: the progress message says what the judgement of the plan
@@ -72,27 +72,45 @@ func TestSummary(t *testing.T) {
 	}
 }
 
+// TestBlockedCause: the cause of a rollout stopped at its deadline comes
+// from where the plan's read-out puts its desired nodes in scope, judged
+// by the pod the status counts on each.
 func TestBlockedCause(t *testing.T) {
-	ds := testDS("ns", "ds")
-	newPod := daemonPod(ds, "new", "n1", "h", time.Time{})
-	oldPod := daemonPod(ds, "old", "n4", "old", time.Time{})
-	all := func(string) bool { return true }
+	ready, notReady := testNode("n", nil), testNode("n", nil)
+	notReady.Status.Conditions[0].Status = corev1.ConditionFalse
+	node := func(name string, n *corev1.Node, held daemon.Hold, states ...rollout.PodState) daemon.NodeReadOut {
+		r := daemon.NodeReadOut{Name: name, Node: n, ShouldRun: true, Held: held, Oldest: -1, States: states}
+		if len(states) > 0 {
+			r.Oldest = 0
+		}
+		return r
+	}
+	newUnready := rollout.PodState{Updated: true}
+	oldUnready := rollout.PodState{}
 	tests := []struct {
 		name, wantReason, wantMsg string
-		nodes                     []whatif.UnavailableNode
+		nodes                     []daemon.NodeReadOut
 	}{{
-		name:       "the new revision is not ready",
-		nodes:      []whatif.UnavailableNode{{NodeName: "n1", Pod: newPod, Cause: whatif.CauseNotReady}, {NodeName: "n2", Cause: whatif.CauseNodeNotReady}},
+		name: "the new revision is not ready",
+		nodes: []daemon.NodeReadOut{
+			node("n1", ready, daemon.HeldNone, newUnready), node("n2", notReady, daemon.HeldNone, oldUnready),
+			node("n5", ready, daemon.HeldNone, rollout.PodState{Updated: true, Ready: true, Available: true}),
+		},
 		wantReason: ReasonNewRevisionUnavailable,
 		wantMsg:    "the new revision is not becoming available on n1; nodes NotReady: n2",
 	}, {
 		name:       "nodes NotReady",
-		nodes:      []whatif.UnavailableNode{{NodeName: "n2", Pod: oldPod, Cause: whatif.CauseNodeNotReady}, {NodeName: "n3", Cause: whatif.CauseNoPod}},
+		nodes:      []daemon.NodeReadOut{node("n2", notReady, daemon.HeldNone, oldUnready), node("n3", ready, daemon.HeldNone)},
 		wantReason: ReasonNodesNotReady,
 		wantMsg:    "nodes NotReady: n2; no pod yet on n3",
 	}, {
-		name:       "old pods",
-		nodes:      []whatif.UnavailableNode{{NodeName: "n4", Pod: oldPod, Cause: whatif.CauseNotReady}},
+		name:       "a pod being deleted is no pod",
+		nodes:      []daemon.NodeReadOut{node("n3", ready, daemon.HeldNone, rollout.PodState{Deleting: true})},
+		wantReason: ReasonPodsMissing,
+		wantMsg:    "no pod yet on n3",
+	}, {
+		name:       "old pods; nodes outside the scope do not count",
+		nodes:      []daemon.NodeReadOut{node("n4", ready, daemon.HeldNone, oldUnready), node("n6", notReady, daemon.HeldScope, oldUnready)},
 		wantReason: ReasonOldPodsUnavailable,
 		wantMsg:    "old pods unavailable on n4",
 	}, {
@@ -102,7 +120,7 @@ func TestBlockedCause(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, m := blockedCause(whatif.Unavailability{Nodes: tt.nodes}, "h", all)
+			r, m := blockedCause(&daemon.ReadOut{Nodes: tt.nodes})
 			if r != tt.wantReason || m != tt.wantMsg {
 				t.Errorf("blockedCause = %q, %q; want %q, %q", r, m, tt.wantReason, tt.wantMsg)
 			}

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/daemon/whatif"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -76,7 +75,7 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	}
 	switch have := findCondition(r.ds.Status.Conditions, ConditionBlocked); {
 	case r.deadlineHit:
-		reason, msg := blockedReason(r)
+		reason, msg := blockedCause(r.plan.ReadOut)
 		want = append(want, condition(ConditionBlocked, true, reason, fmt.Sprintf("no node became updated and available for %s: %s", deadline, msg)))
 	case r.selfPaused && have != nil && have.Status == corev1.ConditionTrue:
 		want = append(want, *have)
@@ -86,14 +85,4 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 		want = append(want, condition(ConditionBlocked, false, ReasonNotBlocked, messageNotBlocked))
 	}
 	return want
-}
-
-// blockedReason names why r's rollout made no progress, from the
-// breakdown of its unavailable nodes (see blockedCause).
-func blockedReason(r *rolloutSync) (reason, message string) {
-	u, err := whatif.Unavailable(r.ro.DaemonSet, r.nodes, r.pods, r.opts)
-	if err != nil {
-		return ReasonNoProgress, "the breakdown of unavailable nodes failed: " + syncer.MessageOf(err)
-	}
-	return blockedCause(u, r.plan.Hash, scopeFilter(&r.ro.Policy, r.nodes))
 }

@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -251,22 +250,6 @@ func (c *Companion) logSync(r *rolloutSync, deleted int, written bool, errs int)
 		"conditionsWritten", written, "requeueAfter", r.plan.RequeueAfter,
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
 		"errors", errs, "duration", c.Config.Clock.Since(r.now))
-}
-
-// scopeFilter returns whether a node, by name, is in the policy's scope.
-func scopeFilter(policy *daemon.RolloutPolicy, nodes []*corev1.Node) func(string) bool {
-	if policy.Scope == nil {
-		return func(string) bool { return true }
-	}
-	sel, err := metav1.LabelSelectorAsSelector(policy.Scope)
-	if err != nil {
-		return func(string) bool { return true }
-	}
-	in := map[string]bool{}
-	for _, n := range nodes {
-		in[n.Name] = sel.Matches(labels.Set(n.Labels))
-	}
-	return func(name string) bool { return in[name] }
 }
 
 // currentRevision returns ds's ControllerRevision with hash, or nil.

@@ -14,9 +14,9 @@ import (
 // 5,000 nodes this is most of the controller's memory (README,
 // "Footprint").
 //
-// What is kept, and who reads it (daemon.Compute and what it calls,
-// whatif.Unavailable, the companion's progress, the handlers, the
-// executor):
+// What is kept, and who reads it (daemon.Compute and what it calls, the
+// plan's read-out and progressive.Judge, which the companion reads, the
+// handlers, the executor):
 //
 //   - Pods: name, namespace, UID, resourceVersion (the informer's store
 //     tracks it, the fence compares it); labels (selector, revision hash,
@@ -31,7 +31,7 @@ import (
 //     (readiness, minReadySeconds; only the first counts, as upstream).
 //   - Nodes: name, UID, resourceVersion, labels (nodeSelector, node
 //     affinity, rollout order and scope); spec.taints (tolerations); the
-//     first Ready condition's type and status (whatif.Unavailable's
+//     first Ready condition's type and status (the companion's
 //     NodesNotReady).
 //   - DaemonSets and ControllerRevisions: everything but managedFields.
 //     The DaemonSet is written back whole by the status update (metadata
