@@ -59,5 +59,8 @@ func MessageOf(err error) string {
 // names the DaemonSet already; errors.As and errors.Is still see Err.
 type Keyless struct{ Err error }
 
+// Error is MessageOf(Err).
 func (e Keyless) Error() string { return MessageOf(e.Err) }
+
+// Unwrap returns Err.
 func (e Keyless) Unwrap() error { return e.Err }

@@ -34,6 +34,8 @@ type DaemonSetPlacement struct {
 	Selector labels.Selector
 }
 
+// NewPlacementCache returns an empty cache; comparisonOperators is the
+// TaintTolerationComparisonOperators feature gate.
 func NewPlacementCache(comparisonOperators bool) *PlacementCache {
 	return &PlacementCache{comparisonOperators: comparisonOperators, entries: map[types.UID]*DaemonSetPlacement{}}
 }
@@ -59,6 +61,7 @@ func (p *PlacementCache) Get(ds *appsv1.DaemonSet) *DaemonSetPlacement {
 	return e
 }
 
+// Forget drops the entry of the DaemonSet with uid.
 func (p *PlacementCache) Forget(uid types.UID) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

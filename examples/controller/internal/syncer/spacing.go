@@ -32,6 +32,7 @@ type SyncSpacer struct {
 	next map[string]time.Time
 }
 
+// NewSyncSpacer returns a spacer of factor (Config.SyncSpacing).
 func NewSyncSpacer(factor int) *SyncSpacer {
 	return &SyncSpacer{factor: factor, next: map[string]time.Time{}}
 }
