@@ -9,9 +9,9 @@
 // The sections below follow a sync: Compute (or a Planner) makes the Plan,
 // the caller executes its actions, Options carry what is not an object
 // (the clock, the revisions, the backoff state, the rollout policy),
-// RolloutPolicy and RolloutComplete shape and judge a rollout,
-// Eligibility is the placement check inside, and Plan.Format prints a
-// plan for people.
+// RolloutPolicy shapes a rollout, the plan's ReadOut says where each node
+// stands, Eligibility is the placement check inside, and Plan.Format
+// prints a plan for people.
 //
 // # Compute and the Planner
 //
@@ -29,8 +29,20 @@
 // changes or after RequeueAfter. Every action carries a Reason; Events are
 // the events upstream would record. Plan.IsZero reports that there is
 // nothing to do; Plan.Skip says why a sync does nothing by design (SkipOf
-// gives it from the DaemonSet alone). StatusByNode lists, node by node,
-// what the plan's status counts.
+// gives it from the DaemonSet alone).
+//
+// # The read-out
+//
+// With Options.ReadOut, a plan also says where each node stands
+// (Plan.ReadOut): every node it judged, desired or not, and the nodes pods
+// target that do not exist; whether a pod should run there; whether the
+// rollout policy holds it (outside the Scope, kept by the Partition, in a
+// wave not yet open, Paused) and its wave; its pods, each judged updated
+// (the current revision) or old, ready, available; and the pod the status
+// counts there, so that counted, the read-out gives Plan.Status. Nothing
+// has to walk the pods again. Without the option a plan costs what it
+// costs without a read-out (see BENCHMARKS.md); with it, the read-out is
+// the plan's own, also from a Planner.
 //
 // # Options
 //
@@ -46,12 +58,13 @@
 // (a canary), a Scope of nodes, Paused, an update Order (by a label's value
 // or a caller's comparator), per-domain budgets, Strict budgets and Waves
 // (a barrier between the values of the order label, with a bake). Its zero
-// value is upstream's behaviour; RolloutComplete judges a rollout under the
-// policy (complete at the partition) and says what holds it back, as a
-// RolloutReason. ParseRolloutAnnotations reads the same controls from a
-// DaemonSet's rollout.daemonplan.io/ annotations, the one schema the
-// example controller (beside or instead of kube-controller-manager) and
-// dsplan share.
+// value is upstream's behaviour. The progressive-rollout product is
+// package daemon/progressive, above this one: the rollout.daemonplan.io/
+// annotations through which a DaemonSet asks for a policy (the one schema
+// the example controller, beside or instead of kube-controller-manager,
+// and dsplan share), the step from a DaemonSet to what Compute needs
+// (ForDaemonSet), and the judge of a plan (Judge: complete, at the
+// partition too, or what holds the rollout back, in the policy's terms).
 //
 // # Placement
 //
@@ -137,7 +150,8 @@
 // autoscalers sizing nodes that do not exist yet, the pods a node or node
 // template would get (built by the planner's own code), what they take
 // from it, Yes, No or Maybe placement on a template, which pods are
-// DaemonSet pods and the unavailable count by cause; daemon/validation what
+// DaemonSet pods and the unavailable count by cause; daemon/progressive
+// the progressive rollouts (see Rollout controls); daemon/validation what
 // the API server rejects (Compute does not validate); daemon/snapshot
 // Compute's inputs from kubectl's YAML or JSON; daemon/daemontest builders,
 // plan invariants and a rollout simulator for tests.

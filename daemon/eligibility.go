@@ -39,9 +39,10 @@ func NewEligibility(ds *appsv1.DaemonSet, enableComparisonOperators bool) *Eligi
 	}
 }
 
-// Verdict is the placement verdict of one node, with the reason when the
-// node may not run a new pod.
-type Verdict struct {
+// NodeEligibility is whether one node may run the DaemonSet's pod
+// (Eligibility.Explain): may a new pod be placed there, may an existing
+// one stay, and the reason when not.
+type NodeEligibility struct {
 	// ShouldRun: a new daemon pod may be placed on the node.
 	ShouldRun bool
 	// ShouldContinueRunning: a daemon pod already on the node may stay.
@@ -106,7 +107,7 @@ func (e *Eligibility) ShouldRun(node *corev1.Node) (shouldRun, shouldContinueRun
 // NoSchedule and NoExecute taint. It does not allocate on a node that may
 // run the pod, nor for a nodeName or nodeSelector mismatch; it allocates
 // one slice to list failing affinity terms or untolerated taints.
-func (e *Eligibility) Explain(node *corev1.Node) Verdict {
+func (e *Eligibility) Explain(node *corev1.Node) NodeEligibility {
 	v := e.verdict(node)
 	switch v.Reason {
 	case IneligibleNodeName:
@@ -138,9 +139,9 @@ func (e *Eligibility) untoleratedTaints(node *corev1.Node) []corev1.Taint {
 }
 
 // verdict is the placement decision without the details Explain adds.
-func (e *Eligibility) verdict(node *corev1.Node) Verdict {
+func (e *Eligibility) verdict(node *corev1.Node) NodeEligibility {
 	if node == nil || e == nil || e.matcher == nil {
-		return Verdict{Reason: IneligibleNilNode}
+		return NodeEligibility{Reason: IneligibleNilNode}
 	}
 	return decide(node, e.nodeName,
 		func() bool { return e.matcher.Match(node) },
@@ -153,27 +154,27 @@ func (e *Eligibility) verdict(node *corev1.Node) Verdict {
 // nodeName, then the nodeSelector and required node affinity (matches), then
 // the taints (untolerated finds the first untolerated taint among effects).
 func decide(node *corev1.Node, templateNodeName string, matches func() bool,
-	untolerated func(tolerations.EffectSet) (corev1.Taint, bool)) Verdict {
+	untolerated func(tolerations.EffectSet) (corev1.Taint, bool)) NodeEligibility {
 	if templateNodeName != "" && templateNodeName != node.Name {
-		return Verdict{Reason: IneligibleNodeName}
+		return NodeEligibility{Reason: IneligibleNodeName}
 	}
 	if !matches() {
-		return Verdict{Reason: IneligibleNodeAffinity}
+		return NodeEligibility{Reason: IneligibleNodeAffinity}
 	}
 	if len(node.Spec.Taints) == 0 {
-		return Verdict{ShouldRun: true, ShouldContinueRunning: true}
+		return NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}
 	}
 	taint, found := untolerated(tolerations.NoSchedule | tolerations.NoExecute)
 	if !found {
-		return Verdict{ShouldRun: true, ShouldContinueRunning: true}
+		return NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}
 	}
 	if taint.Effect == corev1.TaintEffectNoExecute {
-		return Verdict{Reason: IneligibleNoExecuteTaint, Taint: taint}
+		return NodeEligibility{Reason: IneligibleNoExecuteTaint, Taint: taint}
 	}
 	if noExec, found := untolerated(tolerations.NoExecute); found {
-		return Verdict{Reason: IneligibleNoExecuteTaint, Taint: noExec}
+		return NodeEligibility{Reason: IneligibleNoExecuteTaint, Taint: noExec}
 	}
-	return Verdict{ShouldContinueRunning: true, Reason: IneligibleTaint, Taint: taint}
+	return NodeEligibility{ShouldContinueRunning: true, Reason: IneligibleTaint, Taint: taint}
 }
 
 // NodeShouldRunDaemonPod returns whether a new pod of ds may be placed on

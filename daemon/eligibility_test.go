@@ -37,20 +37,20 @@ func TestEligibilityExplain(t *testing.T) {
 		ds         *appsv1.DaemonSet
 		node       *corev1.Node
 		comparison bool
-		want       daemon.Verdict
+		want       daemon.NodeEligibility
 	}{
-		{name: "a node that fits", ds: ds, node: fits, want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
-		{name: "a nil node", ds: ds, node: nil, want: daemon.Verdict{Reason: daemon.IneligibleNilNode}},
-		{name: "a nil DaemonSet admits no node", ds: nil, node: fits, want: daemon.Verdict{Reason: daemon.IneligibleNilNode}},
-		{name: "the template names another node", ds: named, node: fits, want: daemon.Verdict{Reason: daemon.IneligibleNodeName, NodeName: "elsewhere"}},
+		{name: "a node that fits", ds: ds, node: fits, want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "a nil node", ds: ds, node: nil, want: daemon.NodeEligibility{Reason: daemon.IneligibleNilNode}},
+		{name: "a nil DaemonSet admits no node", ds: nil, node: fits, want: daemon.NodeEligibility{Reason: daemon.IneligibleNilNode}},
+		{name: "the template names another node", ds: named, node: fits, want: daemon.NodeEligibility{Reason: daemon.IneligibleNodeName, NodeName: "elsewhere"}},
 		{
 			name: "the nodeSelector does not match", ds: ds, node: dt.Node("plain"),
-			want: daemon.Verdict{Reason: daemon.IneligibleNodeAffinity, Affinity: affinity.Mismatch{NodeSelector: true, NodeSelectorKey: "kubernetes.io/os"}},
+			want: daemon.NodeEligibility{Reason: daemon.IneligibleNodeAffinity, Affinity: affinity.Mismatch{NodeSelector: true, NodeSelectorKey: "kubernetes.io/os"}},
 		},
 		{
 			name: "no affinity term matches: each term's failing requirement is named",
 			ds:   ds, node: dt.Node("linux", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("node.kubernetes.io/instance-type", "c5.large")),
-			want: daemon.Verdict{Reason: daemon.IneligibleNodeAffinity, Affinity: affinity.Mismatch{Terms: []affinity.TermMismatch{
+			want: daemon.NodeEligibility{Reason: daemon.IneligibleNodeAffinity, Affinity: affinity.Mismatch{Terms: []affinity.TermMismatch{
 				{Term: 0, Reason: affinity.TermUnmatched, Requirement: 0, Key: "node.kubernetes.io/instance-type"},
 				{Term: 1, Reason: affinity.TermUnmatched, Requirement: 0, Key: "pool"},
 			}}},
@@ -58,7 +58,7 @@ func TestEligibilityExplain(t *testing.T) {
 		{
 			name: "every untolerated taint is listed, with its value",
 			ds:   ds, node: withTaint(withTaint(withValuedTaint(fits, "team", "ml", corev1.TaintEffectNoSchedule), "soft", corev1.TaintEffectPreferNoSchedule), "evict", corev1.TaintEffectNoExecute),
-			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}, UntoleratedTaints: []corev1.Taint{
+			want: daemon.NodeEligibility{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}, UntoleratedTaints: []corev1.Taint{
 				{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule},
 				{Key: "evict", Effect: corev1.TaintEffectNoExecute},
 			}},
@@ -66,32 +66,32 @@ func TestEligibilityExplain(t *testing.T) {
 		{
 			name: "an untolerated NoSchedule taint keeps running pods",
 			ds:   ds, node: withTaint(fits, "quarantine", corev1.TaintEffectNoSchedule),
-			want: daemon.Verdict{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule},
+			want: daemon.NodeEligibility{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule},
 				UntoleratedTaints: []corev1.Taint{{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule}}},
 		},
 		{
 			name: "an untolerated NoExecute taint evicts",
 			ds:   ds, node: withTaint(fits, "evict", corev1.TaintEffectNoExecute),
-			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
+			want: daemon.NodeEligibility{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
 				UntoleratedTaints: []corev1.Taint{{Key: "evict", Effect: corev1.TaintEffectNoExecute}}},
 		},
 		{
 			name: "a NoExecute taint after an untolerated NoSchedule one still evicts",
 			ds:   ds, node: withTaint(withTaint(fits, "quarantine", corev1.TaintEffectNoSchedule), "evict", corev1.TaintEffectNoExecute),
-			want: daemon.Verdict{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
+			want: daemon.NodeEligibility{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
 				UntoleratedTaints: []corev1.Taint{{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule}, {Key: "evict", Effect: corev1.TaintEffectNoExecute}}},
 		},
-		{name: "a tolerated NoExecute taint", ds: ds, node: withTaint(fits, "spot", corev1.TaintEffectNoExecute), want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
-		{name: "PreferNoSchedule taints do not count", ds: ds, node: withTaint(fits, "soft", corev1.TaintEffectPreferNoSchedule), want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
-		{name: "the daemon tolerations are added", ds: ds, node: dt.Node("n", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("pool", "general"), dt.Unschedulable()), want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
-		{name: "an Equal toleration", ds: gpu, node: gpuNode, want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "a tolerated NoExecute taint", ds: ds, node: withTaint(fits, "spot", corev1.TaintEffectNoExecute), want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "PreferNoSchedule taints do not count", ds: ds, node: withTaint(fits, "soft", corev1.TaintEffectPreferNoSchedule), want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "the daemon tolerations are added", ds: ds, node: dt.Node("n", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("pool", "general"), dt.Unschedulable()), want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "an Equal toleration", ds: gpu, node: gpuNode, want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
 		{
 			name: "a Gt toleration does not match with the gate off",
 			ds:   gt, node: gpuNode,
-			want: daemon.Verdict{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule},
+			want: daemon.NodeEligibility{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule},
 				UntoleratedTaints: []corev1.Taint{{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule}}},
 		},
-		{name: "a Gt toleration matches with the gate on", ds: gt, node: gpuNode, comparison: true, want: daemon.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "a Gt toleration matches with the gate on", ds: gt, node: gpuNode, comparison: true, want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 // errors.Is, so that a caller needs one test: an input Compute cannot plan
 // from (a nil DaemonSet, nil entries, missing identity fields, duplicate
 // names), an invalid selector, an invalid Options.Rollout, an invalid
-// maxSurge or maxUnavailable, and the errors of ParseRolloutAnnotations and
-// RolloutAnnotations.Strategy. Such input stays invalid until it changes:
+// maxSurge or maxUnavailable, and the errors of the rollout annotations
+// (package daemon/progressive). Such input stays invalid until it changes:
 // planning it again cannot help. An *Error says which DaemonSet and which
 // stage; its cause names the field.
 var ErrInvalidInput = errors.New("invalid input")
@@ -45,8 +45,8 @@ const (
 
 // Error is an error of the plan of one DaemonSet, in the spirit of
 // *os.PathError: the DaemonSet, named once, the stage of the sync, and the
-// cause. Every error Compute, Planner.Compute, StatusByNode and
-// RolloutComplete return is an *Error; the packages around the planner
+// cause. Every error Compute and Planner.Compute return is an *Error (and
+// so is ReadOut.PausedErr); the packages around the planner
 // (daemon/whatif) return them too (see NewError).
 //
 // The cause names the field or the fact (a *field.Error, several joined, a

@@ -178,8 +178,11 @@ func TestComputeErrorText(t *testing.T) {
 			if diff := cmp.Diff(tt.want, shapeOf(perr)); diff != "" {
 				t.Errorf("Planner.Compute error (-want,+got):\n%s", diff)
 			}
-			if _, _, cerr := daemon.RolloutComplete(tt.in.ds, tt.in.nodes, tt.in.pods, tt.in.opts); cerr == nil || shapeOf(cerr).Stage != tt.want.Stage {
-				t.Errorf("RolloutComplete error = %v, want one of stage %q", cerr, tt.want.Stage)
+			// With the read-out, the same error.
+			ro := tt.in.opts
+			ro.ReadOut = true
+			if _, rerr := daemon.Compute(tt.in.ds, tt.in.nodes, tt.in.pods, ro); cmp.Diff(tt.want, shapeOf(rerr)) != "" {
+				t.Errorf("Compute with ReadOut error = %v, want %+v", rerr, tt.want)
 			}
 		})
 	}
@@ -287,31 +290,4 @@ func TestError(t *testing.T) {
 			t.Errorf("NewError(nil error) = %#v, want nil", err)
 		}
 	})
-}
-
-// TestStatusByNodeErrors: StatusByNode's errors are Compute's.
-func TestStatusByNodeErrors(t *testing.T) {
-	bad := dt.DaemonSet("x")
-	bad.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Near"}}
-	tests := []struct {
-		name  string
-		ds    *appsv1.DaemonSet
-		nodes []*corev1.Node
-	}{
-		{name: "nil DaemonSet", ds: nil},
-		{name: "invalid selector", ds: bad},
-		{name: "duplicate node", ds: dt.DaemonSet("x"), nodes: []*corev1.Node{dt.Node("a"), dt.Node("a")}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, want := daemon.Compute(tt.ds, tt.nodes, nil, daemon.Options{})
-			_, got := daemon.StatusByNode(tt.ds, tt.nodes, nil, daemon.Options{})
-			if diff := cmp.Diff(shapeOf(want), shapeOf(got)); diff != "" {
-				t.Errorf("StatusByNode error (-Compute,+StatusByNode):\n%s", diff)
-			}
-			if !errors.Is(got, daemon.ErrInvalidInput) {
-				t.Errorf("errors.Is(%v, ErrInvalidInput) = false", got)
-			}
-		})
-	}
 }

@@ -264,7 +264,7 @@ func revisionNumber(r *appsv1.ControllerRevision) string {
 
 // whyNot names what failed in v: the template's nodeName, the nodeSelector
 // key or each failing affinity term, or every untolerated taint.
-func whyNot(v Verdict) string {
+func whyNot(v NodeEligibility) string {
 	switch v.Reason {
 	case IneligibleNodeName:
 		return "nodeName " + strconv.Quote(v.NodeName)

@@ -85,7 +85,7 @@ const (
 // SkipOf returns why a sync of ds does nothing by design, SkipNone when it
 // plans: SkipSelectsAll when the selector is exactly {} (checked first, as
 // upstream does), else SkipDeleting when ds has a deletionTimestamp. It is
-// the one rule Compute, StatusByNode and the what-if answers skip by. A nil
+// the one rule Compute and the what-if answers skip by. A nil
 // ds gives SkipNone. It modifies nothing.
 func SkipOf(ds *appsv1.DaemonSet) Skip {
 	switch {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // plannerCase is one input for the Planner tests.
@@ -218,7 +219,7 @@ func FuzzPlannerMatchesCompute(f *testing.F) {
 		// A rollout policy on either writes facts on the Planner's nodes
 		// (holds, ranks, domains, waves) that the other plan must not see.
 		policy := daemon.RolloutPolicy{
-			Order: daemon.UpdateOrder{Label: "kubernetes.io/hostname"}, Waves: &daemon.WaveBarrier{Bake: time.Minute},
+			Order: daemon.UpdateOrder{Label: "kubernetes.io/hostname"}, Waves: &rollout.WaveBarrier{Bake: time.Minute},
 			Scope:        &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: metav1.LabelSelectorOpExists}}},
 			DomainBudget: &daemon.DomainBudget{Label: "kubernetes.io/hostname", MaxUnavailable: pios("1"), MaxSurge: pios("1")},
 			Strict:       true,

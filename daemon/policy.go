@@ -41,11 +41,9 @@ import (
 // nil.
 //
 // Annotations. A DaemonSet asks for a policy without Go code through its
-// annotations under AnnotationPrefix (rollout.daemonplan.io/partition,
-// …/scope, …/order-by, …); ParseRolloutAnnotations turns them into a
-// RolloutPolicy, the budget of an OnDelete DaemonSet and a progress
-// deadline, with errors at metadata.annotations[<key>]. A DaemonSet
-// without such keys has not opted in.
+// rollout.daemonplan.io/ annotations; package daemon/progressive reads
+// them (progressive.ForDaemonSet) and judges a rollout under the policy
+// (progressive.Judge). A DaemonSet without such keys has not opted in.
 type RolloutPolicy struct {
 	// Partition is the number of desired nodes in Scope that keep their old
 	// pods: the step stops replacing once only that many in-scope nodes run

@@ -34,7 +34,8 @@ func settle(current *corev1.Pod, pods []*corev1.Pod, done ...string) []*corev1.P
 
 // A canary: Partition keeps all but two nodes on the old revision; once
 // the canaries look good, lowering the partition to 0 releases the rest.
-// RolloutComplete is true at the partition.
+// The rollout is then complete at the partition: progressive.Judge says
+// so.
 func ExampleRolloutPolicy_canary() {
 	ds := dt.DaemonSet("agent", dt.WithImage("registry.example/agent:v2"), dt.WithMaxUnavailable("100%"))
 	nodes, pods := oldCluster(ds, 6)
@@ -44,15 +45,15 @@ func ExampleRolloutPolicy_canary() {
 	printPlan(plan)
 
 	pods = settle(dt.Pod(ds, "v2", ""), pods, "n1", "n2")
-	done, _, _ := daemon.RolloutComplete(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: canary})
-	fmt.Println("complete at the partition:", done)
+	plan, _ = daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: canary})
+	fmt.Println("at the partition:", plan.Rolling.Policy.Remaining, "old of", plan.Rolling.Policy.Partition, "kept; asks for", len(plan.Deletes), "deletes")
 
 	plan, _ = daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: daemon.RolloutPolicy{Partition: pios("0")}})
 	printPlan(plan)
 	// Output:
 	// delete agent-n1 on n1 (RollingUpdate)
 	// delete agent-n2 on n2 (RollingUpdate)
-	// complete at the partition: true
+	// at the partition: 4 old of 4 kept; asks for 0 deletes
 	// delete agent-n3 on n3 (RollingUpdate)
 	// delete agent-n4 on n4 (RollingUpdate)
 	// delete agent-n5 on n5 (RollingUpdate)
@@ -141,22 +142,4 @@ func ExampleRolloutPolicy_CompareNodes() {
 	fmt.Println()
 	// Output:
 	// n3 n2 n1
-}
-
-// RolloutComplete under a partition: complete once only the partition's
-// nodes run the old revision, and every node's pod is available; the
-// reason names the cause, as data.
-func ExampleRolloutComplete() {
-	ds := dt.DaemonSet("agent", dt.WithImage("registry.example/agent:v2"), dt.WithMaxUnavailable("100%"))
-	nodes, pods := oldCluster(ds, 3)
-	opts := daemon.Options{Now: dt.Epoch, Rollout: daemon.RolloutPolicy{Partition: pios("2")}}
-
-	done, reason, _ := daemon.RolloutComplete(ds, nodes, pods, opts)
-	fmt.Printf("%v %s: %s\n", done, reason.Cause, reason)
-	pods = settle(dt.Pod(ds, "v2", ""), pods, "n1")
-	done, reason, _ = daemon.RolloutComplete(ds, nodes, pods, opts)
-	fmt.Printf("%v %s: %s\n", done, reason.Cause, reason)
-	// Output:
-	// false Replacing: replacing 1 pod on n1
-	// true PartitionReached: complete at the partition: 2 nodes keep the old revision (partition 2)
 }

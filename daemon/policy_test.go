@@ -3,7 +3,6 @@ package daemon_test
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -270,103 +269,4 @@ func podsOf(ds *appsv1.DaemonSet, readyAt time.Time, kinds ...string) []*corev1.
 		pods = append(pods, dt.Pod(ds, ds.Name+"-"+node+"-"+k, node, opts...))
 	}
 	return pods
-}
-
-// TestRolloutComplete: the verdict and its reason, named in the policy's
-// terms. The cases marked "failed before" read, before RolloutReason, "the
-// plan still creates 0 and deletes 2 pods" (paused) and "4 of 6 desired
-// nodes have an available pod" (the budget used outside the scope), and
-// the waves had no reason at all.
-func TestRolloutComplete(t *testing.T) {
-	zoneA := &metav1.LabelSelector{MatchLabels: map[string]string{zone: "a"}}
-	waves := func(bake time.Duration) daemon.RolloutPolicy {
-		return daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &daemon.WaveBarrier{Bake: bake}}
-	}
-	tests := []struct {
-		name     string
-		ds       []dt.DaemonSetOption
-		kinds    []string
-		readyAgo time.Duration
-		// tainted nodes carry a NoSchedule taint the DaemonSet does not
-		// tolerate: they may no longer get a pod but keep theirs.
-		tainted  []string
-		pol      daemon.RolloutPolicy
-		want     daemon.RolloutReason
-		wantText string
-	}{
-		{name: "all old, zero policy", kinds: []string{"old", "old", "old", "old"},
-			want: daemon.RolloutReason{Cause: daemon.CauseReplacing, Count: 4, Nodes: []string{"n1", "n2", "n3", "n4"}}},
-		{name: "all updated, zero policy", kinds: []string{"new", "new", "new", "new"}, want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
-		{name: "a pod not ready, zero policy", kinds: []string{"new", "new-unready", "new", "new"},
-			want:     daemon.RolloutReason{Cause: daemon.CauseUnavailable, Count: 3, Of: 4, Nodes: []string{"n2"}},
-			wantText: "3 of 4 desired nodes have an available pod; waiting for n2"},
-		{name: "OnDelete waits for deletes", ds: []dt.DaemonSetOption{dt.OnDelete()}, kinds: []string{"new", "old", "old", "new"},
-			want: daemon.RolloutReason{Cause: daemon.CauseNotUpdated, Count: 2, Of: 4, Nodes: []string{"n2", "n3"}}},
-		{name: "a missing pod", kinds: []string{"new", "", "new", "new"},
-			want: daemon.RolloutReason{Cause: daemon.CauseCreatingDeleting, Count: 1, Nodes: []string{"n2"}}},
-		{name: "paused with pods to replace (failed before)", kinds: []string{"new", "new", "old", "old"}, pol: daemon.RolloutPolicy{Paused: true},
-			want:     daemon.RolloutReason{Cause: daemon.CausePaused, Count: 2, Nodes: []string{"n3", "n4"}},
-			wantText: "paused: the rolling step would replace 2 pods on n3, n4"},
-		{name: "paused at the partition", kinds: []string{"new", "new", "old", "old"}, pol: daemon.RolloutPolicy{Paused: true, Partition: pios("2")},
-			want: daemon.RolloutReason{Cause: daemon.CausePartitionReached, Count: 2, Of: 2}},
-		{name: "partition reached", kinds: []string{"new", "new", "old", "old"}, pol: daemon.RolloutPolicy{Partition: pios("2")},
-			want:     daemon.RolloutReason{Cause: daemon.CausePartitionReached, Count: 2, Of: 2},
-			wantText: "complete at the partition: 2 nodes keep the old revision (partition 2)"},
-		{name: "scope done", kinds: []string{"new", "old", "new", "old"}, pol: daemon.RolloutPolicy{Scope: zoneA},
-			want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
-		{name: "budget used up outside the scope (failed before)", ds: []dt.DaemonSetOption{dt.WithMaxUnavailable("2")},
-			kinds: []string{"old", "old-unready", "old", "old-unready", "old", "old"}, pol: daemon.RolloutPolicy{Scope: zoneA},
-			want:     daemon.RolloutReason{Cause: daemon.CauseBudgetOutsideScope, Count: 2, Of: 2, Nodes: []string{"n2", "n4"}},
-			wantText: "maxUnavailable (2) is used up, 2 nodes by unavailable nodes outside the scope: n2, n4"},
-		{name: "budget used up by a new pod not ready", ds: []dt.DaemonSetOption{dt.WithMaxUnavailable("1")},
-			kinds: []string{"new-unready", "old", "old", "old"}, pol: daemon.RolloutPolicy{Strict: true},
-			want: daemon.RolloutReason{Cause: daemon.CauseBudget, Count: 1, Of: 1, Nodes: []string{"n1"}}},
-		{name: "domain budgets used up", kinds: []string{"new-unready", "new-unready", "old", "old"},
-			pol:  daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: zone, MaxUnavailable: pios("1")}},
-			want: daemon.RolloutReason{Cause: daemon.CauseDomainBudget, Count: 2, Nodes: []string{"n1", "n2"}}},
-		{name: "a wave bakes (failed before: no reason)", kinds: []string{"new", "old", "new", "old"}, readyAgo: time.Minute, pol: waves(time.Hour),
-			want:     daemon.RolloutReason{Cause: daemon.CauseWaveBaking, Wave: zone + "=a", Until: dt.Epoch.Add(59 * time.Minute)},
-			wantText: "wave topology.kubernetes.io/zone=a is updated and available; it bakes until 2025-06-01T12:59:00Z"},
-		{name: "a wave waits for a node (failed before: no reason)", kinds: []string{"new-unready", "old", "new", "old"}, pol: waves(0),
-			want:     daemon.RolloutReason{Cause: daemon.CauseWaveWaiting, Wave: zone + "=a", Count: 1, Of: 2, Nodes: []string{"n1"}},
-			wantText: "wave topology.kubernetes.io/zone=a: 1/2 updated and available; waiting for n1"},
-		{name: "a node that may no longer run keeps an unavailable new pod (failed before: in flight, no node)",
-			kinds: []string{"new", "new", "new", "new-unready"}, tainted: []string{"n4"}, pol: waves(0),
-			want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
-		{name: "the budget spent by a node that may no longer run (failed before: named no node)", ds: []dt.DaemonSetOption{dt.WithMaxUnavailable("1")},
-			kinds: []string{"old", "old", "old", "new-unready"}, tainted: []string{"n4"}, pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}},
-			want:     daemon.RolloutReason{Cause: daemon.CauseBudget, Count: 1, Of: 1, Nodes: []string{"n4"}},
-			wantText: "maxUnavailable (1) is used up by 1 unavailable node: n4"},
-		{name: "the last wave's bake does not hold completion", kinds: []string{"new", "new", "new", "new"}, readyAgo: time.Minute, pol: waves(time.Hour),
-			want: daemon.RolloutReason{Cause: daemon.CauseComplete}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ds := dt.DaemonSet("agent", append([]dt.DaemonSetOption{dt.WithMaxUnavailable("100%")}, tt.ds...)...)
-			nodes, _ := oldCluster(ds, len(tt.kinds))
-			for _, n := range nodes {
-				if slices.Contains(tt.tainted, n.Name) {
-					n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "dedicated", Value: "other", Effect: corev1.TaintEffectNoSchedule})
-				}
-			}
-			readyAgo := tt.readyAgo
-			if readyAgo == 0 {
-				readyAgo = time.Hour
-			}
-			pods := podsOf(ds, dt.Epoch.Add(-readyAgo), tt.kinds...)
-			done, got, err := daemon.RolloutComplete(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: tt.pol})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("reason (-want +got):\n%s", diff)
-			}
-			if done != tt.want.Complete() {
-				t.Errorf("complete = %v, want %v", done, tt.want.Complete())
-			}
-			if tt.wantText != "" && got.String() != tt.wantText {
-				t.Errorf("String() = %q, want %q", got.String(), tt.wantText)
-			}
-		})
-	}
 }

@@ -32,7 +32,7 @@ func wavedCluster(ds *appsv1.DaemonSet, readyAt time.Time, unready []string, don
 
 func TestRolloutPolicyWaves(t *testing.T) {
 	byZone := daemon.UpdateOrder{Label: zone}
-	bake := &daemon.WaveBarrier{Bake: 10 * time.Minute}
+	bake := &rollout.WaveBarrier{Bake: 10 * time.Minute}
 	tests := []struct {
 		name     string
 		maxU     string
@@ -114,15 +114,6 @@ func TestWaveOf(t *testing.T) {
 		dt.Node("n1", dt.WithLabel(zone, "a")), dt.Node("n2", dt.WithLabel(zone, "c")), dt.Node("n3"),
 		dt.Node("n4", dt.WithLabel(zone, "")), nil, dt.Node("n5", dt.WithLabel(zone, "a")),
 	}
-	want := []daemon.Wave{
-		{Name: zone + "=c", Nodes: []string{"n2"}},
-		{Name: zone + "=", Nodes: []string{"n4"}},
-		{Name: zone + "=a", Nodes: []string{"n1", "n5"}},
-		{Name: "!" + zone, Nodes: []string{"n3"}},
-	}
-	if diff := cmp.Diff(want, p.WavesOf(nodes)); diff != "" {
-		t.Errorf("WavesOf (-want +got):\n%s", diff)
-	}
 	for _, tt := range []struct {
 		node *corev1.Node
 		want string
@@ -135,23 +126,17 @@ func TestWaveOf(t *testing.T) {
 	if got := none.WaveOf(nodes[0]); got != "" {
 		t.Errorf("WaveOf without an order label = %q, want \"\"", got)
 	}
-	if got := none.WavesOf(nodes); got != nil {
-		t.Errorf("WavesOf without an order label = %v, want nil", got)
-	}
 }
 
 // Waves by zone with a bake: zone a is replaced first; once its pods are
 // all new and available, zone b waits until they have been available for
 // the bake, and the plan asks to look again when it ends.
-func ExampleWaveBarrier() {
+func ExampleRolloutPolicy_waves() {
 	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
 	nodes, pods := oldCluster(ds, 4)
-	pol := daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &daemon.WaveBarrier{Bake: 15 * time.Minute}}
-	for _, w := range pol.WavesOf(nodes) {
-		fmt.Println("wave", w.Name, w.Nodes)
-	}
-
-	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol})
+	pol := daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &rollout.WaveBarrier{Bake: 15 * time.Minute}}
+	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
+	fmt.Println("waves", plan.ReadOut.Waves)
 	printPlan(plan)
 
 	// Ten minutes later zone a runs the new revision.
@@ -167,8 +152,7 @@ func ExampleWaveBarrier() {
 	plan, _ = daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch.Add(23 * time.Minute), Rollout: pol})
 	printPlan(plan)
 	// Output:
-	// wave topology.kubernetes.io/zone=a [n1 n3]
-	// wave topology.kubernetes.io/zone=b [n2 n4]
+	// waves [topology.kubernetes.io/zone=a topology.kubernetes.io/zone=b]
 	// delete agent-n1 on n1 (RollingUpdate)
 	// delete agent-n3 on n3 (RollingUpdate)
 	// topology.kubernetes.io/zone=a: 2/2 updated; baking until +23m0s; look again in 13m0s

@@ -32,8 +32,9 @@ type ReadOut struct {
 	// had the rollout not been paused (nil when the plan is not paused, or
 	// the step would not have run: the create/delete pass acted, or the
 	// strategy is not RollingUpdate). PausedErr is that step's error (an
-	// invalid budget, a surge step over a pod on a missing node), which the
-	// plan does not return while it is paused.
+	// *Error of StageRollingUpdate: an invalid budget, a surge step over a
+	// pod on a missing node), which the plan does not return while it is
+	// paused.
 	Paused    *RollingStep
 	PausedErr error
 	// BurstReplicas is the cap on creates, and on deletes, the plan
@@ -82,7 +83,9 @@ const (
 	// are outside any scope).
 	HeldScope Hold = "Scope"
 	// HeldPartition: the node runs only old pods and is among the last
-	// ones in update order that RolloutPolicy.Partition keeps.
+	// ones in update order (unavailable old pods go first, then available
+	// ones, each in the policy's order) that RolloutPolicy.Partition
+	// keeps.
 	HeldPartition Hold = "Partition"
 	// HeldWave: the node runs only old pods, in an order-label group after
 	// the one the wave barrier (RolloutPolicy.Waves) has open.
@@ -190,8 +193,10 @@ func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 	if p.Order.Label != "" {
 		ro.Waves = p.waveNames(ro.Nodes)
 	}
+	// The step replaces unavailable old pods before available ones, each
+	// kind in the policy's order: the partition keeps the last ones.
 	slices.SortStableFunc(old, func(a, b *NodeReadOut) int {
-		return cmp.Or(p.CompareNodes(a.Node, b.Node), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmpBool(a.HasAvailable(), b.HasAvailable()), p.CompareNodes(a.Node, b.Node), cmp.Compare(a.Name, b.Name))
 	})
 	kept := 0
 	if p.Partition != nil {
@@ -272,7 +277,7 @@ func (c *cluster) readOutOf(ds *appsv1.DaemonSet, hash string, opts *Options, id
 	if opts.Rollout.Paused && idle && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		s, err := c.rollingStep(ds, hash, opts)
 		if err != nil {
-			pausedErr = err
+			pausedErr = NewError(ds, StageRollingUpdate, err)
 		} else {
 			paused, step = &s, &s
 		}
@@ -280,4 +285,15 @@ func (c *cluster) readOutOf(ds *appsv1.DaemonSet, hash string, opts *Options, id
 	ro := c.readOut(&opts.Rollout, step, opts.burst())
 	ro.Paused, ro.PausedErr = paused, pausedErr
 	return ro
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }

@@ -2,10 +2,13 @@ package daemon_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -58,6 +61,9 @@ func TestReadOut(t *testing.T) {
 			want: []nodeLine{{"n1", true, "", "", "oa"}, {"n2", true, daemon.HeldScope, "", "oa"}, {"n3", true, "", "", "oa"}, {"n4", true, daemon.HeldScope, "", "oa"}}},
 		{name: "partition keeps the last old nodes", kinds: []string{"new", "old", "old", "old"}, pol: daemon.RolloutPolicy{Partition: pios("2")},
 			want: []nodeLine{{"n1", true, "", "", "ua"}, {"n2", true, "", "", "oa"}, {"n3", true, daemon.HeldPartition, "", "oa"}, {"n4", true, daemon.HeldPartition, "", "oa"}}},
+		{name: "partition: an unavailable old pod goes first, the available ones are kept", kinds: []string{"new", "old", "old-unready", "old"},
+			pol:  daemon.RolloutPolicy{Partition: pios("2")},
+			want: []nodeLine{{"n1", true, "", "", "ua"}, {"n2", true, daemon.HeldPartition, "", "oa"}, {"n3", true, "", "", "o-"}, {"n4", true, daemon.HeldPartition, "", "oa"}}},
 		{name: "a later wave waits", kinds: []string{"new-unready", "old", "old", "old"},
 			pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &rollout.WaveBarrier{}},
 			want: []nodeLine{{"n1", true, "", zone + "=a", "u-"}, {"n2", true, daemon.HeldWave, zone + "=b", "oa"},
@@ -114,4 +120,96 @@ func ExamplePlan_readOut() {
 	// n1 desired=true updated=true available=true held=""
 	// n2 desired=true updated=false available=true held="Partition"
 	// n3 desired=true updated=false available=true held="Partition"
+}
+
+// countStatus counts a read-out into the counters of a status, with the
+// pod the status counts on each node.
+func countStatus(ro *daemon.ReadOut) appsv1.DaemonSetStatus {
+	var st appsv1.DaemonSetStatus
+	for _, n := range ro.Nodes {
+		if n.Missing {
+			continue
+		}
+		if !n.ShouldRun {
+			if len(n.Pods) > 0 {
+				st.NumberMisscheduled++
+			}
+			continue
+		}
+		st.DesiredNumberScheduled++
+		if n.Oldest < 0 {
+			st.NumberUnavailable++
+			continue
+		}
+		st.CurrentNumberScheduled++
+		s := n.States[n.Oldest]
+		if s.Ready {
+			st.NumberReady++
+		}
+		if s.Ready && s.Available {
+			st.NumberAvailable++
+		} else {
+			st.NumberUnavailable++
+		}
+		if s.Updated {
+			st.UpdatedNumberScheduled++
+		}
+	}
+	return st
+}
+
+// TestReadOutCountsToStatus holds the read-out to the plan's status over
+// generated clusters (under drawn policies too) and the conformance
+// corpus: counted, its nodes give every counter of the status.
+func TestReadOutCountsToStatus(t *testing.T) {
+	checked := 0
+	check := func(name string, ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) {
+		t.Helper()
+		opts.ReadOut = true
+		plan, err := daemon.Compute(ds, nodes, pods, opts)
+		if plan.ReadOut == nil {
+			if err == nil && plan.Skip == "" {
+				t.Errorf("%s: a plan without error or skip has no read-out", name)
+			}
+			return
+		}
+		want := plan.Status
+		want = appsv1.DaemonSetStatus{
+			DesiredNumberScheduled: want.DesiredNumberScheduled, CurrentNumberScheduled: want.CurrentNumberScheduled,
+			NumberMisscheduled: want.NumberMisscheduled, NumberReady: want.NumberReady, UpdatedNumberScheduled: want.UpdatedNumberScheduled,
+			NumberAvailable: want.NumberAvailable, NumberUnavailable: want.NumberUnavailable,
+		}
+		if diff := cmp.Diff(want, countStatus(plan.ReadOut)); diff != "" {
+			t.Errorf("%s: read-out counted (-status +counted):\n%s", name, diff)
+		}
+		existing := 0
+		for _, n := range plan.ReadOut.Nodes {
+			if !n.Missing {
+				existing++
+			}
+		}
+		if existing != len(nodes) {
+			t.Errorf("%s: the read-out has %d nodes for %d", name, existing, len(nodes))
+		}
+		checked++
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 100 {
+		c := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%4 == 0, Rollout: i%4 == 0})
+		if i%3 == 0 {
+			c.Rollout = daemon.RolloutPolicy{Partition: pios("1"), Order: daemon.UpdateOrder{Label: "kubernetes.io/hostname"},
+				Waves: &rollout.WaveBarrier{}, Paused: i%2 == 0}
+		}
+		in := c.Input()
+		check(fmt.Sprintf("generated %d", i), in.DaemonSet, in.Nodes, in.Pods, in.Options)
+	}
+	for i, s := range loadConformanceScenarios(t) {
+		if i%2 == 1 {
+			continue // half the corpus covers the cases; all of it costs seconds under -race
+		}
+		check(s.Name, s.DaemonSet, s.Nodes, s.Pods, daemon.Options{Now: s.Now, Revisions: s.Revisions})
+	}
+	if checked < 150 {
+		t.Errorf("only %d inputs compared", checked)
+	}
 }

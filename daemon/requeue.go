@@ -39,7 +39,7 @@ func availabilityWait(c *cluster, minReady int32, now time.Time) time.Duration {
 }
 
 // bakeWait returns how long from now until the bake of the current wave
-// ends (see WaveBarrier), when step waits for it; 0 otherwise. It is capped
+// ends (see RolloutPolicy.Waves), when step waits for it; 0 otherwise. It is capped
 // at bake, even when a pod's Ready transition lies after now (clock skew).
 func bakeWait(step *rollout.Step, bake time.Duration, now time.Time) time.Duration {
 	if step == nil || step.Policy == nil || step.Policy.Wave == nil {

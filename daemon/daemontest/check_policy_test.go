@@ -8,6 +8,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // policyInput is six nodes in zones a and b running old pods (the ones in
@@ -48,9 +49,9 @@ func TestPolicyInvariants(t *testing.T) {
 		{name: "domain budget", in: policyInput("100%"), pol: daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: zoneKey, MaxUnavailable: intOrStr("1")}},
 			broken: dt.InvariantDomainBudget},
 		{name: "strict", in: policyInput("1", 1, 2, 4), pol: daemon.RolloutPolicy{Strict: true}, broken: dt.InvariantStrictBudget},
-		{name: "waves", in: policyInput("100%"), pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &daemon.WaveBarrier{}},
+		{name: "waves", in: policyInput("100%"), pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &rollout.WaveBarrier{}},
 			broken: dt.InvariantWaveBarrier},
-		{name: "waves hold unavailable old pods too", in: policyInput("1", 1), pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &daemon.WaveBarrier{}},
+		{name: "waves hold unavailable old pods too", in: policyInput("1", 1), pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &rollout.WaveBarrier{}},
 			broken: dt.InvariantWaveBarrier},
 	}
 	for _, tt := range tests {

@@ -53,7 +53,7 @@
 // become Ready after the delay counted from their creation, pods
 // FailingReason calls failing stay down. It records a StepTrace per sync
 // (SimConfig.OnStep also sees the cluster after each, for charts) and
-// stops at convergence (see Converged, or daemon.RolloutComplete under a
+// stops at convergence (see Converged, or progressive.Judge under a
 // rollout policy), at a deadlock, or at a step limit. SimResult.Peak sums
 // a run up: the worst unavailability and surge, and the steps over budget.
 package daemontest

@@ -28,7 +28,7 @@ type Cluster struct {
 	BurstReplicas                            int
 	EnableTaintTolerationComparisonOperators bool
 	// Rollout becomes Options.Rollout; Simulate judges convergence with
-	// daemon.RolloutComplete when it is not zero.
+	// progressive.Judge when it is not zero.
 	Rollout daemon.RolloutPolicy
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // drawPolicy draws a rollout policy from r: each option on or off, with
@@ -41,7 +42,7 @@ func drawPolicy(r *rand.Rand) daemon.RolloutPolicy {
 	}
 	p.Strict = r.IntN(3) == 0
 	if p.Order.Label != "" && r.IntN(2) == 0 {
-		p.Waves = &daemon.WaveBarrier{Bake: []time.Duration{0, 3 * time.Second, time.Minute}[r.IntN(3)]}
+		p.Waves = &rollout.WaveBarrier{Bake: []time.Duration{0, 3 * time.Second, time.Minute}[r.IntN(3)]}
 	}
 	return p
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 const zoneKey = "topology.kubernetes.io/zone"
@@ -59,12 +60,12 @@ func policies() []struct {
 		{"zone order, partition 1, strict", daemon.RolloutPolicy{Partition: intOrStr("1"), Strict: true,
 			Order: daemon.UpdateOrder{Label: zoneKey}}},
 		{"zone waves, bake 30s", daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zoneKey, Values: []string{"zone-b"}},
-			Waves: &daemon.WaveBarrier{Bake: 30 * time.Second}}},
+			Waves: &rollout.WaveBarrier{Bake: 30 * time.Second}}},
 		{"zone waves, 1 per zone, partition 1, strict", daemon.RolloutPolicy{Partition: intOrStr("1"), Strict: true,
-			Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &daemon.WaveBarrier{Bake: 10 * time.Second},
+			Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &rollout.WaveBarrier{Bake: 10 * time.Second},
 			DomainBudget: &daemon.DomainBudget{Label: zoneKey, MaxUnavailable: intOrStr("1"), MaxSurge: intOrStr("1")}}},
 		{"canary waves, scope zone-a and zone-b", daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "canary"},
-			Waves: &daemon.WaveBarrier{},
+			Waves: &rollout.WaveBarrier{},
 			Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: zoneKey, Operator: metav1.LabelSelectorOpIn, Values: []string{"zone-a", "zone-b"}}}}}},
 	}
 }

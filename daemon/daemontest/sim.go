@@ -479,11 +479,11 @@ func (s *sim) converged(last daemon.Plan) error {
 		return err
 	}
 	in := s.c.Input()
-	ok, reason, err := daemon.RolloutComplete(in.DaemonSet, in.Nodes, in.Pods, in.Options)
+	ok, reason, err := rolloutComplete(in)
 	switch {
 	case err != nil:
 		return err
-	case !ok && s.c.Rollout.Paused && reason.Cause != daemon.CausePaused:
+	case !ok && s.c.Rollout.Paused && reason.Cause != causePaused:
 		return errors.New("the rollout is paused; " + reason.String())
 	case !ok:
 		return errors.New(reason.String())

@@ -58,13 +58,17 @@ func zoned(c *dt.Cluster) {
 	}
 }
 
-// FuzzJudgeMatchesRolloutComplete holds Judge, reading one plan, equal to
-// daemon.RolloutComplete, which walks the pods again, on the same inputs:
-// clusters drawn as daemontest's policy fuzzers draw them, under a drawn
-// policy, and every sync of a simulated rollout from the healthy ones. The
-// plan is computed by a Planner that then plans another cluster, so that
-// the read-out is also checked to outlive the Planner's next plan.
-func FuzzJudgeMatchesRolloutComplete(f *testing.F) {
+// FuzzJudge judges clusters drawn as daemontest's policy fuzzers draw
+// them, under a drawn policy, and every sync of a simulated rollout from
+// the healthy ones, and checks what a judgement promises: the judgement of
+// a Planner's plan is Compute's, also after the Planner planned another
+// cluster (the read-out is the plan's own); Complete is the reason's; a
+// complete rollout's plan asks for nothing; the counts add up (per wave to
+// the total; updated and waiting within desired; kept within old); a
+// paused cause only under Paused. Until the judge replaced it, this target
+// also held Judge equal to daemon.RolloutComplete on every input (its
+// corpus was found then).
+func FuzzJudge(f *testing.F) {
 	for seed := range uint64(12) {
 		f.Add(seed, uint8(seed))
 	}
@@ -78,9 +82,9 @@ func FuzzJudgeMatchesRolloutComplete(f *testing.F) {
 		p := daemon.NewPlanner()
 		check := func(cl *dt.Cluster) {
 			in := cl.Input()
-			wantDone, want, wantErr := daemon.RolloutComplete(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 			opts := in.Options
 			opts.ReadOut = true
+			want, wantErr := judge(in.DaemonSet, in.Nodes, in.Pods, opts)
 			plan, err := p.Compute(in.DaemonSet, in.Nodes, in.Pods, opts)
 			_, _ = p.Compute(other.DaemonSet, other.Nodes, other.Pods, daemon.Options{Now: other.Options.Now, Rollout: c.Rollout, ReadOut: true})
 			var got progressive.Judgement
@@ -88,13 +92,16 @@ func FuzzJudgeMatchesRolloutComplete(f *testing.F) {
 				got, err = progressive.Judge(in.DaemonSet, &plan)
 			}
 			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-				t.Fatalf("policy %+v: error %v, RolloutComplete's %v", cl.Rollout, err, wantErr)
+				t.Fatalf("policy %+v: Planner: error %v, Compute's %v", cl.Rollout, err, wantErr)
 			}
 			if err != nil {
 				return
 			}
-			if diff := cmp.Diff(fromOld(want), got.Reason); diff != "" || got.Complete != wantDone {
-				t.Fatalf("policy %+v: complete %v, RolloutComplete's %v; reason (-RolloutComplete +Judge):\n%s", cl.Rollout, got.Complete, wantDone, diff)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("policy %+v: judgement (-Compute +Planner):\n%s", cl.Rollout, diff)
+			}
+			if v := judgementViolations(cl, &plan, got); v != "" {
+				t.Fatalf("policy %+v: %s; judgement %+v", cl.Rollout, v, got)
 			}
 		}
 		check(c)
@@ -106,8 +113,40 @@ func FuzzJudgeMatchesRolloutComplete(f *testing.F) {
 	})
 }
 
-// fromOld is RolloutComplete's reason as a Reason.
-func fromOld(r daemon.RolloutReason) progressive.Reason {
-	return progressive.Reason{Cause: progressive.Cause(r.Cause), Count: r.Count, Of: r.Of, Nodes: r.Nodes, MoreNodes: r.MoreNodes,
-		Wave: r.Wave, Until: r.Until, Skip: r.Skip, Surge: r.Surge}
+// judgementViolations says what j, the judgement of plan, breaks of its
+// promises; "" when nothing.
+func judgementViolations(cl *dt.Cluster, plan *daemon.Plan, j progressive.Judgement) string {
+	acts := len(plan.Creates) + len(plan.Deletes) + plan.DeferredCreates + plan.DeferredDeletes
+	switch {
+	case j.Complete != j.Reason.Complete():
+		return "Complete is not the reason's"
+	case j.Reason.Cause == "":
+		return "no cause"
+	case plan.Skip != daemon.SkipNone && j.Reason.Cause != progressive.CauseSkipped:
+		return "a skipped plan not judged skipped"
+	case j.Complete && acts > 0:
+		return "complete while the plan acts"
+	case j.Reason.Cause == progressive.CausePaused && !cl.Rollout.Paused:
+		return "paused without Paused"
+	}
+	t := j.Total
+	if t.Updated+t.Waiting > t.Desired || t.Available > t.Desired || t.Old > t.Desired || t.Kept > t.Old {
+		return "total counts out of range"
+	}
+	if len(j.Waiting) != t.Waiting {
+		return "Waiting names another count"
+	}
+	if len(j.Waves) > 0 {
+		var sum progressive.Tally
+		for _, w := range j.Waves {
+			sum.Desired += w.Desired
+			sum.Updated += w.Updated
+			sum.Held += w.Held
+			sum.Waiting += w.Waiting
+		}
+		if sum.Desired != t.Desired || sum.Updated != t.Updated || sum.Held != t.Held || sum.Waiting != t.Waiting {
+			return "the waves do not add up to the total"
+		}
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"errors"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -67,47 +68,71 @@ func (u Unavailability) Count(cause UnavailableCause) int {
 // would write for the same input: every node that should run the pod and
 // has no available one, with the cause. Compute's status counts the same
 // nodes (len(Nodes) == Plan.Status.NumberUnavailable): the nodes and the
-// pods judged are daemon.StatusByNode's. opts.Now is the clock of
-// availability; the revisions, backoff and burst play no part. A DaemonSet
+// pods judged are those of the plan's read-out (daemon.Plan.ReadOut), the
+// pod of a node being the one the status counts (NodeReadOut.Oldest).
+// opts.Now is the clock of availability and
+// opts.EnableTaintTolerationComparisonOperators plays its part; the
+// revisions, backoff, burst and rollout policy play none. A DaemonSet
 // Compute skips (a {} selector, being deleted) gives the zero
 // Unavailability. Input errors are Compute's (a *daemon.Error of
 // daemon.StageInput, matching daemon.ErrInvalidInput: an input Compute
-// cannot plan from, an invalid selector). It modifies none of its arguments; Nodes share the
-// caller's pods.
+// cannot plan from, an invalid selector); an invalid rolling-update budget
+// is not one, since no step is judged. It modifies none of its arguments;
+// Nodes share the caller's pods.
 func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (Unavailability, error) {
-	byNode, err := daemon.StatusByNode(ds, nodes, pods, opts)
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: opts.Now, ReadOut: true,
+		EnableTaintTolerationComparisonOperators: opts.EnableTaintTolerationComparisonOperators})
 	if err != nil {
-		return Unavailability{}, err
+		var de *daemon.Error
+		if !errors.As(err, &de) || de.Stage != daemon.StageRollingUpdate || plan.ReadOut == nil {
+			return Unavailability{}, err
+		}
 	}
+	return UnavailableIn(ds, plan.ReadOut), nil
+}
+
+// UnavailableIn is Unavailable of a plan already computed for ds, from its
+// read-out ro (daemon.Plan.ReadOut; nil, as a skipped plan's, gives the
+// zero Unavailability): a caller that planned with Options.ReadOut need
+// not plan again. It modifies nothing.
+func UnavailableIn(ds *appsv1.DaemonSet, ro *daemon.ReadOut) Unavailability {
 	var u Unavailability
-	for _, n := range byNode {
-		if !n.ShouldRun || n.Available {
+	if ro == nil {
+		return u
+	}
+	for i := range ro.Nodes {
+		n := &ro.Nodes[i]
+		if !n.ShouldRun {
 			continue
 		}
-		if n.Pod == nil {
-			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.Node.Name, Cause: CauseNoPod})
+		if n.Oldest < 0 {
+			u.Nodes = append(u.Nodes, UnavailableNode{NodeName: n.Name, Cause: CauseNoPod})
 			continue
 		}
-		un := UnavailableNode{NodeName: n.Node.Name, Pod: n.Pod, Cause: causeOf(n)}
+		pod, st := n.Pods[n.Oldest], n.States[n.Oldest]
+		if st.Available {
+			continue
+		}
+		un := UnavailableNode{NodeName: n.Name, Pod: pod, Cause: causeOf(n.Node, pod, st.Ready)}
 		if un.Cause == CauseMinReadySeconds {
-			un.AvailableAt, _ = rollout.AvailableAt(n.Pod, ds.Spec.MinReadySeconds)
+			un.AvailableAt, _ = rollout.AvailableAt(pod, ds.Spec.MinReadySeconds)
 		}
 		u.Nodes = append(u.Nodes, un)
 	}
-	return u, nil
+	return u
 }
 
-// causeOf is the cause of the unavailable pod of n.
-func causeOf(n daemon.StatusNode) UnavailableCause {
-	pod := n.Pod
+// causeOf is the cause of the unavailable pod on node; ready is its
+// readiness as the plan judged it.
+func causeOf(node *corev1.Node, pod *corev1.Pod, ready bool) UnavailableCause {
 	switch {
 	case pod.DeletionTimestamp != nil:
 		return CauseTerminating
-	case !nodeReady(n.Node):
+	case !nodeReady(node):
 		return CauseNodeNotReady
 	case pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodPending:
 		return CausePending
-	case !n.Ready:
+	case !ready:
 		return CauseNotReady
 	default:
 		return CauseMinReadySeconds

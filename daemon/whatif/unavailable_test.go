@@ -67,31 +67,43 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
-// TestUnavailableIsStatusByNode: Unavailable lists, in order, exactly the
-// nodes daemon.StatusByNode gives that should run a pod and have no
-// available one (package daemon holds StatusByNode to Compute's status,
-// over generated clusters and the conformance corpus).
-func TestUnavailableIsStatusByNode(t *testing.T) {
+// TestUnavailableIsReadOut: Unavailable lists, in order, exactly the
+// nodes of the plan's read-out that should run a pod and have no available
+// one (the pod the status counts), and as many as the status counts, over
+// generated clusters.
+func TestUnavailableIsReadOut(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	compared := 0
 	for i := range 100 {
 		in := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%4 == 0}).Input()
 		u, err := whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, in.Options)
-		byNode, byNodeErr := daemon.StatusByNode(in.DaemonSet, in.Nodes, in.Pods, in.Options)
-		if (err == nil) != (byNodeErr == nil) {
-			t.Fatalf("cluster %d: Unavailable() error = %v, StatusByNode() error = %v", i, err, byNodeErr)
+		opts := daemon.Options{Now: in.Options.Now, ReadOut: true}
+		plan, planErr := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, opts)
+		if planErr != nil && plan.ReadOut == nil {
+			if err == nil {
+				t.Fatalf("cluster %d: Unavailable() error = nil, Compute() error = %v", i, planErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("cluster %d: Unavailable() error = %v, Compute() error = %v", i, err, planErr)
 		}
 		var want, got []string
-		for _, n := range byNode {
-			if n.ShouldRun && !n.Available {
-				want = append(want, n.Node.Name)
+		if plan.ReadOut != nil {
+			for _, n := range plan.ReadOut.Nodes {
+				if n.ShouldRun && (n.Oldest < 0 || !n.States[n.Oldest].Available) {
+					want = append(want, n.Name)
+				}
+			}
+			if int32(len(u.Nodes)) != plan.Status.NumberUnavailable {
+				t.Errorf("cluster %d: Unavailable() lists %d nodes, the status counts %d", i, len(u.Nodes), plan.Status.NumberUnavailable)
 			}
 		}
 		for _, n := range u.Nodes {
 			got = append(got, n.NodeName)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("cluster %d: Unavailable() nodes (-StatusByNode +Unavailable):\n%s", i, diff)
+			t.Errorf("cluster %d: Unavailable() nodes (-read-out +Unavailable):\n%s", i, diff)
 		}
 		compared += len(got)
 	}

@@ -20,12 +20,14 @@
 // SELECTOR, --paused, --order-label KEY [--order-values V1,V2,...],
 // --domain-label KEY with --domain-max-unavailable N|N% and
 // --domain-max-surge N|N%, --strict, and --wave-bake D (a wave barrier
-// between the values of the order label). A simulation under them ends at
-// daemon.RolloutComplete, at the partition rather than at 100%, and a
-// stall says why in the policy's terms (daemon.RolloutReason).
+// between the values of the order label). A simulation under them ends
+// when progressive.Judge says the rollout is complete, at the partition
+// rather than at 100%, and a stall says why in the policy's terms
+// (progressive.Reason). explain says where the node stands in each
+// rollout (the plan's read-out) and the judgement.
 //
 // A DaemonSet's rollout annotations (rollout.daemonplan.io/...,
-// daemon.ParseRolloutAnnotations) give its policy first, so that the plan
+// progressive.ForDaemonSet) give its policy first, so that the plan
 // and the preview are what the example controller will do: an OnDelete
 // DaemonSet with them is planned as companion mode rolls it out
 // (RollingUpdate with the annotated max-unavailable, maxSurge 0), and the

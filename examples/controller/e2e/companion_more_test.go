@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/deploy"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/companion"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
@@ -176,9 +176,9 @@ func (e *companionEnv) waitStandbyLeads(old string) {
 func TestCompanionCanary(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
-		daemon.AnnotationMaxUnavailable: "2",
-		daemon.AnnotationOrderBy:        zoneLabel,
-		daemon.AnnotationPartition:      "16",
+		progressive.AnnotationMaxUnavailable: "2",
+		progressive.AnnotationOrderBy:        zoneLabel,
+		progressive.AnnotationPartition:      "16",
 	})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	oldHash := e.currentHash(e.daemonSet("agent"))
@@ -214,7 +214,7 @@ func TestCompanionCanary(t *testing.T) {
 		t.Errorf("the partition did not hold: %d old nodes, then %d", len(before[oldHash]), len(after[oldHash]))
 	}
 
-	e.setAnnotations("agent", map[string]string{daemon.AnnotationPartition: "0"})
+	e.setAnnotations("agent", map[string]string{progressive.AnnotationPartition: "0"})
 	e.waitRolledOut("rollout complete once the partition is 0", "agent", names(nodes), rolloutTimeout)
 	_, events := m.stopAndFailOnViolations(t)
 	t.Logf("companion-canary: 8 of 24 nodes at the partition in %s (%q), the rest in %s; %d pod events checked",
@@ -229,7 +229,7 @@ func TestCompanionCanary(t *testing.T) {
 func TestCompanionPauseResume(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b"}, 6)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 1 },
-		annotate(map[string]string{daemon.AnnotationMaxUnavailable: "1"})))
+		annotate(map[string]string{progressive.AnnotationMaxUnavailable: "1"})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	m, dw := e.startDeletionMonitor("agent", budgetCheck("agent", names(nodes), 1, 1))
 	e.setImage("agent", "example.invalid/agent:v2")
@@ -237,7 +237,7 @@ func TestCompanionPauseResume(t *testing.T) {
 		n := dw.count()
 		return n >= 3, fmt.Sprintf("%d old pods deleted", n)
 	})
-	e.setAnnotations("agent", map[string]string{daemon.AnnotationPaused: "true"})
+	e.setAnnotations("agent", map[string]string{progressive.AnnotationPaused: "true"})
 	e.eventually("RolloutPaused", 30*time.Second, func() (bool, string) {
 		if ok, why := e.conditionIs("agent", companion.ConditionPaused, corev1.ConditionTrue, companion.ReasonPausedByAnnotation); !ok {
 			return false, why
@@ -252,7 +252,7 @@ func TestCompanionPauseResume(t *testing.T) {
 	if pausedAt >= len(nodes) {
 		t.Fatalf("the rollout was over (%d deletes) before the pause", pausedAt)
 	}
-	e.setAnnotations("agent", map[string]string{daemon.AnnotationPaused: "false"})
+	e.setAnnotations("agent", map[string]string{progressive.AnnotationPaused: "false"})
 	e.waitRolledOut("rollout complete after resuming", "agent", names(nodes), rolloutTimeout)
 	if ok, why := e.conditionIs("agent", companion.ConditionPaused, corev1.ConditionFalse, companion.ReasonNotPaused); !ok {
 		t.Errorf("after resuming: %s", why)
@@ -300,10 +300,10 @@ func (c *cluster) argoHealth(name string) (string, string) {
 func TestCompanionProgressDeadline(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
-		daemon.AnnotationMaxUnavailable:   "1",
-		daemon.AnnotationStrict:           "true",
-		daemon.AnnotationOrderBy:          zoneLabel,
-		daemon.AnnotationProgressDeadline: "5s",
+		progressive.AnnotationMaxUnavailable:   "1",
+		progressive.AnnotationStrict:           "true",
+		progressive.AnnotationOrderBy:          zoneLabel,
+		progressive.AnnotationProgressDeadline: "5s",
 	})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	m, dw := e.startDeletionMonitor("agent", budgetCheck("agent", names(nodes), 1, 1))
@@ -375,7 +375,7 @@ func TestCompanionProgressDeadline(t *testing.T) {
 func TestCompanionNodeJoinAndFailover(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 1 },
-		annotate(map[string]string{daemon.AnnotationMaxUnavailable: "1", daemon.AnnotationOrderBy: zoneLabel})))
+		annotate(map[string]string{progressive.AnnotationMaxUnavailable: "1", progressive.AnnotationOrderBy: zoneLabel})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	joined := nodeSpec{name: "zone-c-joined", labels: map[string]string{zoneLabel: "zone-c"}}
 	all := append(append([]nodeSpec(nil), nodes...), joined)

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/companion"
 )
 
@@ -74,10 +74,10 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	const deadline = 30 * time.Second
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
-		daemon.AnnotationMaxUnavailable:   "2",
-		daemon.AnnotationStrict:           "true",
-		daemon.AnnotationOrderBy:          zoneLabel,
-		daemon.AnnotationProgressDeadline: deadline.String(),
+		progressive.AnnotationMaxUnavailable:   "2",
+		progressive.AnnotationStrict:           "true",
+		progressive.AnnotationOrderBy:          zoneLabel,
+		progressive.AnnotationProgressDeadline: deadline.String(),
 	})))
 	e.converge("agent", names(nodes), 3*time.Minute)
 	e.waitRolledOut("companion reports generation 1 complete", "agent", names(nodes), 2*time.Minute)
@@ -137,7 +137,7 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	}
 	e.startKubelet(down)
 	resumed := time.Now()
-	e.setAnnotations("agent", map[string]string{daemon.AnnotationPaused: "false"})
+	e.setAnnotations("agent", map[string]string{progressive.AnnotationPaused: "false"})
 	// rollout status exits 3 while RolloutBlocked stays True: start it once
 	// the companion has seen the resume.
 	e.eventually("resumed", 2*time.Minute, func() (bool, string) {

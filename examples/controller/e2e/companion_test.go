@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/companion"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
@@ -214,9 +214,9 @@ func TestCompanionZoneRollout(t *testing.T) {
 	zones := []string{"zone-a", "zone-b", "zone-c"}
 	e, nodes := startCompanionScenario(t, zones, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
-		daemon.AnnotationMaxUnavailable:   "1",
-		daemon.AnnotationOrderBy:          zoneLabel,
-		daemon.AnnotationProgressDeadline: "10m",
+		progressive.AnnotationMaxUnavailable:   "1",
+		progressive.AnnotationOrderBy:          zoneLabel,
+		progressive.AnnotationProgressDeadline: "10m",
 	})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	e.waitRolledOut("companion reports generation 1 complete", "agent", names(nodes), time.Minute)

@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -34,7 +34,7 @@ func cond(ds *appsv1.DaemonSet, t appsv1.DaemonSetConditionType) string {
 // the node has no pod, and while the new pod is not available; then the
 // next one. It never creates a pod or writes more than its conditions.
 func TestCompanionReplacesOneNodeAtATime(t *testing.T) {
-	ds := companionDS(map[string]string{daemon.AnnotationMaxUnavailable: "1"})
+	ds := companionDS(map[string]string{progressive.AnnotationMaxUnavailable: "1"})
 	rev, hash := revisionOf(t, ds)
 	objs := []runtime.Object{ds, rev}
 	old := map[string]*corev1.Pod{}
@@ -108,7 +108,7 @@ func TestCompanionReplacesOneNodeAtATime(t *testing.T) {
 // status write: a strategic merge patch of status.conditions with the
 // UID, on the status subresource, under the companion's field manager.
 func TestCompanionConditionsPatchTouchesOnlyConditions(t *testing.T) {
-	ds := companionDS(map[string]string{daemon.AnnotationPaused: "true"})
+	ds := companionDS(map[string]string{progressive.AnnotationPaused: "true"})
 	ds.Status = appsv1.DaemonSetStatus{DesiredNumberScheduled: 1, ObservedGeneration: 1,
 		Conditions: []appsv1.DaemonSetCondition{{Type: "SomeoneElses", Status: corev1.ConditionTrue}}}
 	rev, _ := revisionOf(t, ds)
@@ -169,24 +169,24 @@ func TestCompanionRefusesWhatItCannotDo(t *testing.T) {
 		wantCond  string
 	}{{
 		name:      "an invalid annotation",
-		ds:        companionDS(map[string]string{daemon.AnnotationPartition: "x"}),
+		ds:        companionDS(map[string]string{progressive.AnnotationPartition: "x"}),
 		wantEvent: "Warning InvalidAnnotations metadata.annotations[rollout.daemonplan.io/partition]: Invalid value: \"x\"",
 		wantCond:  "False InvalidAnnotations",
 	}, {
 		name:      "an unknown key",
-		ds:        companionDS(map[string]string{daemon.AnnotationPrefix + "max-surge": "1"}),
+		ds:        companionDS(map[string]string{progressive.AnnotationPrefix + "max-surge": "1"}),
 		wantEvent: "Warning InvalidAnnotations metadata.annotations[rollout.daemonplan.io/max-surge]",
 		wantCond:  "False InvalidAnnotations",
 	}, {
 		name: "surge asked for in the OnDelete spec",
-		ds: companionDS(map[string]string{daemon.AnnotationMaxUnavailable: "1"}, func(ds *appsv1.DaemonSet) {
+		ds: companionDS(map[string]string{progressive.AnnotationMaxUnavailable: "1"}, func(ds *appsv1.DaemonSet) {
 			ds.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{MaxSurge: &one}
 		}),
 		wantEvent: "Warning SurgeUnsupported spec.updateStrategy.rollingUpdate.maxSurge",
 		wantCond:  "False SurgeUnsupported",
 	}, {
 		name: "a RollingUpdate DaemonSet",
-		ds: companionDS(map[string]string{daemon.AnnotationMaxUnavailable: "1"}, func(ds *appsv1.DaemonSet) {
+		ds: companionDS(map[string]string{progressive.AnnotationMaxUnavailable: "1"}, func(ds *appsv1.DaemonSet) {
 			ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
 				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &one}}
 		}),
@@ -231,7 +231,7 @@ func TestCompanionRefusesWhatItCannotDo(t *testing.T) {
 // only the DaemonSet, stays paused even once the pod is ready; changing the
 // paused annotation resumes it.
 func TestCompanionPausesItselfAtTheDeadline(t *testing.T) {
-	ds := companionDS(map[string]string{daemon.AnnotationProgressDeadline: "10m"})
+	ds := companionDS(map[string]string{progressive.AnnotationProgressDeadline: "10m"})
 	// The companion has known the DaemonSet for an hour.
 	ds.Status.Conditions = []appsv1.DaemonSetCondition{{Type: ConditionPaused, Status: corev1.ConditionFalse, Reason: ReasonNotPaused,
 		LastTransitionTime: metav1.NewTime(t0.Add(-time.Hour))}}
@@ -279,7 +279,7 @@ func TestCompanionPausesItselfAtTheDeadline(t *testing.T) {
 
 	// Resumed by the paused annotation: the next old pod goes.
 	resumed := h2.refreshDS("ns", "ds").DeepCopy()
-	resumed.Annotations[daemon.AnnotationPaused] = "false"
+	resumed.Annotations[progressive.AnnotationPaused] = "false"
 	if _, err := h2.Client.AppsV1().DaemonSets("ns").Update(context.Background(), resumed, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestHoldMessage(t *testing.T) {
 // revision of the current template is in the cache, the companion deletes
 // nothing (the plan's hash is then unconfirmed); once it is, it acts.
 func TestCompanionWaitsForTheRevision(t *testing.T) {
-	ds := companionDS(map[string]string{daemon.AnnotationMaxUnavailable: "1"})
+	ds := companionDS(map[string]string{progressive.AnnotationMaxUnavailable: "1"})
 	rev, _ := revisionOf(t, ds)
 	objs := []runtime.Object{ds}
 	for _, n := range []string{"n1", "n2"} {
@@ -371,7 +371,7 @@ func TestCompanionWaitsForTheRevision(t *testing.T) {
 // annotation, then False once it is removed, with a message saying it is
 // not paused (it once kept "paused by the ... annotation").
 func TestPausedByAnnotationThenResumed(t *testing.T) {
-	ds := companionDS(map[string]string{daemon.AnnotationMaxUnavailable: "1", daemon.AnnotationPaused: "true"})
+	ds := companionDS(map[string]string{progressive.AnnotationMaxUnavailable: "1", progressive.AnnotationPaused: "true"})
 	rev, _ := revisionOf(t, ds)
 	h := newHarness(t, syncer.Config{}, ds, rev, testNode("n1", nil), daemonPod(ds, "old-n1", "n1", "old", t0.Add(-time.Hour)))
 	h.syncCompanion("ns/ds")
@@ -380,7 +380,7 @@ func TestPausedByAnnotationThenResumed(t *testing.T) {
 		t.Fatalf("RolloutPaused while annotated: %+v", c)
 	}
 	resumed := paused.DeepCopy()
-	delete(resumed.Annotations, daemon.AnnotationPaused)
+	delete(resumed.Annotations, progressive.AnnotationPaused)
 	if _, err := h.Client.AppsV1().DaemonSets("ns").Update(context.Background(), resumed, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestPartitionMessage(t *testing.T) {
 		{name: "one old pod", oldNodes: []string{"n3"}, want: "2/3 nodes updated; the partition keeps 1 on the old revision (generation 1)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ds := companionDS(map[string]string{daemon.AnnotationPartition: "3"})
+			ds := companionDS(map[string]string{progressive.AnnotationPartition: "3"})
 			rev, hash := revisionOf(t, ds)
 			objs := []runtime.Object{ds, rev}
 			for _, n := range []string{"n1", "n2", "n3"} {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -143,7 +144,7 @@ var selfPauseState = regexp.MustCompile(`\[paused=(unset|true|false) revision=([
 
 // pausedValue is the paused annotation's value as selfPause keeps it.
 func pausedValue(ds *appsv1.DaemonSet) string {
-	if v, ok := ds.Annotations[daemon.AnnotationPaused]; ok {
+	if v, ok := ds.Annotations[progressive.AnnotationPaused]; ok {
 		return v
 	}
 	return "unset"
@@ -166,7 +167,7 @@ func readSelfPause(conds []appsv1.DaemonSetCondition) (selfPause, bool) {
 // end.
 func (s selfPause) message(deadline time.Duration) string {
 	return fmt.Sprintf("paused itself: no node became updated and available for %s; change the template or the %s annotation to resume [paused=%s revision=%s]",
-		deadline, daemon.AnnotationPaused, s.Paused, s.Hash)
+		deadline, progressive.AnnotationPaused, s.Paused, s.Hash)
 }
 
 // blockedCause names the cause of a rollout stopped at its deadline from

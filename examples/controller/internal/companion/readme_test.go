@@ -13,7 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -33,7 +33,7 @@ var quotedMessage = regexp.MustCompile("`([^`]*\\(generation \\d+\\))`")
 // counts could not happen together.
 func TestREADMEQuotesRealMessages(t *testing.T) {
 	zone := "topology.kubernetes.io/zone"
-	ann := map[string]string{daemon.AnnotationOrderBy: zone, daemon.AnnotationMaxUnavailable: "1"}
+	ann := map[string]string{progressive.AnnotationOrderBy: zone, progressive.AnnotationMaxUnavailable: "1"}
 	var produced []string
 	// 30 nodes w-01..w-30 in three zones of ten; the first zone done, four
 	// of the second, w-15's new pod not yet available.

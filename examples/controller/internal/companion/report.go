@@ -7,7 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -65,7 +65,7 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 		want = append(want, condition(ConditionPaused, true, ReasonProgressDeadlineExceeded, r.sp.message(deadline)))
 	case r.paused():
 		want = append(want, condition(ConditionProgressing, false, ReasonPaused, sum+gen))
-		want = append(want, condition(ConditionPaused, true, ReasonPausedByAnnotation, "paused by the "+daemon.AnnotationPaused+" annotation"))
+		want = append(want, condition(ConditionPaused, true, ReasonPausedByAnnotation, "paused by the "+progressive.AnnotationPaused+" annotation"))
 	case r.judgement.Complete:
 		want = append(want, condition(ConditionProgressing, true, ReasonComplete, sum+gen))
 		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))

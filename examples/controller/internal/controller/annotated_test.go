@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -21,9 +21,9 @@ func TestReplaceModeReadsTheAnnotations(t *testing.T) {
 		wantDeletes int
 		wantEvent   string
 	}{
-		{name: "budget 2", ann: map[string]string{daemon.AnnotationMaxUnavailable: "2"}, wantDeletes: 2},
+		{name: "budget 2", ann: map[string]string{progressive.AnnotationMaxUnavailable: "2"}, wantDeletes: 2},
 		{name: "not opted in: OnDelete replaces nothing", ann: nil},
-		{name: "invalid: nothing replaced", ann: map[string]string{daemon.AnnotationMaxUnavailable: "two"}, wantEvent: "Warning InvalidAnnotations"},
+		{name: "invalid: nothing replaced", ann: map[string]string{progressive.AnnotationMaxUnavailable: "two"}, wantEvent: "Warning InvalidAnnotations"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ds := companionDS(tt.ann)

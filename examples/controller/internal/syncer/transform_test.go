@@ -16,6 +16,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/kubetest"
 )
@@ -74,9 +75,16 @@ func verdicts(in dt.Input) verdictSet {
 	var err error
 	v.Plan, err = daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	v.Err = errText(err)
-	var reason daemon.RolloutReason
-	v.Complete, reason, err = daemon.RolloutComplete(in.DaemonSet, in.Nodes, in.Pods, in.Options)
-	v.Reason, v.CompleteErr = reason.String(), errText(err)
+	// The rollout's judgement, from a plan with its read-out, as the
+	// companion judges it.
+	withReadOut := in.Options
+	withReadOut.ReadOut = true
+	if plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, withReadOut); err != nil {
+		v.CompleteErr = errText(err)
+	} else {
+		j, err := progressive.Judge(in.DaemonSet, &plan)
+		v.Complete, v.Reason, v.CompleteErr = j.Complete, j.Reason.String(), errText(err)
+	}
 	v.Unavailable, err = whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	v.UnavailErr = errText(err)
 	elig := daemon.NewEligibility(in.DaemonSet, in.Options.EnableTaintTolerationComparisonOperators)

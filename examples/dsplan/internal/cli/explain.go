@@ -16,6 +16,7 @@ import (
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
@@ -157,9 +158,40 @@ type explainDSJSON struct {
 	Rollout *rolloutJSON `json:"rollout,omitempty"`
 	// Next are the next sync's actions on the node, in words.
 	Next []string `json:"next"`
+	// Standing is where the node stands in the DaemonSet's rollout (the
+	// plan's read-out) and the rollout's judgement (progressive.Judge);
+	// absent when the plan failed.
+	Standing *standingJSON `json:"standing,omitempty"`
 	// Error is Compute's error, when it failed: its stage and cause without
 	// the DaemonSet.
 	Error string `json:"error,omitempty"`
+}
+
+// standingJSON is where a node stands in a rollout.
+type standingJSON struct {
+	// Held is why the rollout policy keeps the node's pods as they are:
+	// Scope (outside it), Partition (kept by it), Wave (its wave is not
+	// open yet) or Paused; "" when it does not.
+	Held string `json:"held,omitempty"`
+	// Wave is the node's wave, its group of the order label
+	// ("label=value", "!label" without it); "" without an order label.
+	Wave string `json:"wave,omitempty"`
+	// Updated is whether a pod of the node runs the current revision.
+	Updated bool `json:"updated"`
+	// Complete is whether the DaemonSet's rollout is complete (at its
+	// partition, under one).
+	Complete bool `json:"complete"`
+	// Judgement says why the rollout is complete, or why not, in the
+	// policy's terms (progressive.Reason).
+	Judgement string `json:"judgement"`
+}
+
+// heldWords says a hold in words.
+var heldWords = map[string]string{
+	string(daemon.HeldScope):     "outside the scope",
+	string(daemon.HeldPartition): "kept by the partition",
+	string(daemon.HeldWave):      "its wave is not open yet",
+	string(daemon.HeldPaused):    "the rollout is paused",
 }
 
 // podJSON is a pod as explain shows it.
@@ -229,18 +261,21 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 		}
 		out.Pods = append(out.Pods, podOf(p, l.now, nodeIsReady(node)))
 	}
-	if in, err := l.snap.For(r.ds.Namespace, r.ds.Name); err == nil {
-		if u, err := whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now, Revisions: in.Revisions}); err == nil {
-			for _, un := range u.Nodes {
-				if un.NodeName != node.Name {
-					continue
-				}
-				out.Unavailable = &unavailableJSON{Cause: string(un.Cause)}
-				if !un.AvailableAt.IsZero() {
-					at := un.AvailableAt.UTC()
-					out.Unavailable.AvailableAt = &at
-				}
-			}
+	var u whatif.Unavailability
+	if r.plan.ReadOut != nil {
+		u = whatif.UnavailableIn(r.rollout.ds, r.plan.ReadOut)
+	} else if in, err := l.snap.For(r.ds.Namespace, r.ds.Name); err == nil {
+		// The plan failed before judging the pods: judge them alone.
+		u, _ = whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now})
+	}
+	for _, un := range u.Nodes {
+		if un.NodeName != node.Name {
+			continue
+		}
+		out.Unavailable = &unavailableJSON{Cause: string(un.Cause)}
+		if !un.AvailableAt.IsZero() {
+			at := un.AvailableAt.UTC()
+			out.Unavailable.AvailableAt = &at
 		}
 	}
 	if r.err != nil {
@@ -256,6 +291,15 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 		if d.NodeName == node.Name {
 			out.Next = append(out.Next, "delete "+d.Pod.Name+" ("+string(d.Reason)+")")
 		}
+	}
+	if j, err := progressive.Judge(r.rollout.ds, &r.plan); err == nil && r.plan.ReadOut != nil {
+		st := &standingJSON{Complete: j.Complete, Judgement: j.Reason.String()}
+		for _, n := range r.plan.ReadOut.Nodes {
+			if n.Name == node.Name {
+				st.Held, st.Wave, st.Updated = string(n.Held), n.Wave, n.HasUpdated()
+			}
+		}
+		out.Standing = st
 	}
 	return out
 }
@@ -334,6 +378,23 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 		return
 	}
 	fmt.Fprintf(w, "  next sync here: %s\n", orNothing(e.Next))
+	if s := e.Standing; s != nil {
+		var here []string
+		switch {
+		case s.Held != "":
+			here = append(here, heldWords[s.Held])
+		case e.ShouldRun:
+			here = append(here, "not held")
+		}
+		if s.Wave != "" {
+			here = append(here, "wave "+s.Wave)
+		}
+		line := "  its rollout: " + s.Judgement
+		if len(here) > 0 {
+			line += "; this node: " + strings.Join(here, ", ")
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 func orNothing(s []string) string {
@@ -367,7 +428,7 @@ func ownedBy(p *corev1.Pod, uid types.UID) bool {
 }
 
 // reasons says in words why v is not a plain yes.
-func reasons(v daemon.Verdict) []string {
+func reasons(v daemon.NodeEligibility) []string {
 	switch v.Reason {
 	case daemon.IneligibleNilNode:
 		return []string{"no node"}

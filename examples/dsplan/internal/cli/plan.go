@@ -176,6 +176,7 @@ func computeAll(l *loaded, burst int, pf *policyFlags) ([]result, error) {
 			Revisions:     in.Revisions,
 			BurstReplicas: burst,
 			Rollout:       r.rollout.policy,
+			ReadOut:       true,
 		})
 		out = append(out, r)
 	}

@@ -12,11 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // policyFlags are the rollout-control flags of "dsplan plan" and "dsplan
 // simulate": each sets one field of daemon.RolloutPolicy. A DaemonSet's
-// rollout annotations (daemon.ParseRolloutAnnotations) give its policy
+// rollout annotations (progressive.ForDaemonSet) give its policy
 // first; the flags set on the command line override the fields they name
 // (see rolloutOf). With neither, the policy is zero: upstream's behaviour.
 type policyFlags struct {
@@ -123,7 +125,7 @@ func (p *policyFlags) override(pol daemon.RolloutPolicy) (daemon.RolloutPolicy, 
 		pol.Strict = p.strict
 	}
 	if set["wave-bake"] {
-		pol.Waves = &daemon.WaveBarrier{Bake: p.waveBake.d}
+		pol.Waves = &rollout.WaveBarrier{Bake: p.waveBake.d}
 	}
 	var values []string
 	if p.orderValues != "" {
@@ -181,7 +183,7 @@ type dsRollout struct {
 	// annotations are the rollout annotations read (nil: none);
 	// parsed what they say.
 	annotations map[string]string
-	parsed      *daemon.RolloutAnnotations
+	parsed      *progressive.Annotations
 	// strategy says how the strategy was taken, "" when the DaemonSet's
 	// own was kept without annotations.
 	strategy string
@@ -198,29 +200,22 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
 	r := dsRollout{ds: ds}
 	name := ds.Namespace + "/" + ds.Name
 	for k, v := range ds.Annotations {
-		if strings.HasPrefix(k, daemon.AnnotationPrefix) {
+		if strings.HasPrefix(k, progressive.AnnotationPrefix) {
 			if r.annotations == nil {
 				r.annotations = map[string]string{}
 			}
 			r.annotations[k] = v
 		}
 	}
-	a, err := daemon.ParseRolloutAnnotations(ds.Annotations)
+	planned, err := progressive.ForDaemonSet(ds)
 	if err != nil {
 		return r, &inputError{fmt.Errorf("daemonset %q: rollout annotations: %w", name, err)}
 	}
-	var base daemon.RolloutPolicy
-	if a != nil {
-		r.parsed, base = a, a.Policy
-		strategy, err := a.Strategy(ds)
-		if err != nil {
-			return r, &inputError{fmt.Errorf("daemonset %q: rollout annotations: %w", name, err)}
-		}
+	r.ds, r.parsed = planned.DaemonSet, planned.Annotations
+	base := planned.Policy
+	if a := planned.Annotations; a != nil {
 		if ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType {
-			planned := *ds
-			planned.Spec.UpdateStrategy = strategy
-			r.ds = &planned
-			ru := strategy.RollingUpdate
+			ru := r.ds.Spec.UpdateStrategy.RollingUpdate
 			r.strategy = fmt.Sprintf("OnDelete with rollout annotations: planned as companion mode rolls it out (RollingUpdate, maxUnavailable %s, maxSurge 0: it deletes old pods, kube-controller-manager recreates them)",
 				ru.MaxUnavailable.String())
 		} else {
@@ -232,18 +227,18 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
 	if err != nil {
 		return r, err
 	}
-	if a != nil {
+	if r.parsed != nil {
 		r.overrides = p.given()
 	}
 	if pol.Order.Values != nil && pol.Order.Label == "" {
-		return r, &usageError{fmt.Sprintf("rollout controls of %s: --order-values needs --order-label (or the %s annotation)", name, daemon.AnnotationOrderBy)}
+		return r, &usageError{fmt.Sprintf("rollout controls of %s: --order-values needs --order-label (or the %s annotation)", name, progressive.AnnotationOrderBy)}
 	}
 	if d := pol.DomainBudget; d != nil && d.Label == "" {
-		return r, &usageError{fmt.Sprintf("rollout controls of %s: --domain-max-unavailable and --domain-max-surge need --domain-label (or the %s annotation)", name, daemon.AnnotationDomain)}
+		return r, &usageError{fmt.Sprintf("rollout controls of %s: --domain-max-unavailable and --domain-max-surge need --domain-label (or the %s annotation)", name, progressive.AnnotationDomain)}
 	}
 	if err := pol.Validate(); err != nil {
 		from := "the flags"
-		if a != nil {
+		if r.parsed != nil {
 			from = "its annotations and the flags"
 		}
 		return r, &usageError{fmt.Sprintf("rollout controls of %s (%s): %v", name, from, err)}
@@ -261,9 +256,9 @@ func (r *dsRollout) describe() string {
 	keys := slices.Sorted(maps.Keys(r.annotations))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = strings.TrimPrefix(k, daemon.AnnotationPrefix) + "=" + r.annotations[k]
+		parts[i] = strings.TrimPrefix(k, progressive.AnnotationPrefix) + "=" + r.annotations[k]
 	}
-	s := fmt.Sprintf("rollout annotations read (%s): %s; %s", strings.TrimSuffix(daemon.AnnotationPrefix, "/"), strings.Join(parts, ", "), r.strategy)
+	s := fmt.Sprintf("rollout annotations read (%s): %s; %s", strings.TrimSuffix(progressive.AnnotationPrefix, "/"), strings.Join(parts, ", "), r.strategy)
 	if len(r.overrides) > 0 {
 		s += "; overridden by " + strings.Join(r.overrides, ", ")
 	}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 func ios(v string) *intstr.IntOrString {
@@ -27,19 +29,19 @@ func ios(v string) *intstr.IntOrString {
 func TestRolloutOf(t *testing.T) {
 	const zone = "topology.kubernetes.io/zone"
 	annotated := map[string]string{
-		daemon.AnnotationMaxUnavailable:       "3",
-		daemon.AnnotationOrderBy:              zone,
-		daemon.AnnotationOrderValues:          "b",
-		daemon.AnnotationDomain:               zone,
-		daemon.AnnotationDomainMaxUnavailable: "1",
-		daemon.AnnotationWaveBake:             "1m",
-		daemon.AnnotationPaused:               "true",
+		progressive.AnnotationMaxUnavailable:       "3",
+		progressive.AnnotationOrderBy:              zone,
+		progressive.AnnotationOrderValues:          "b",
+		progressive.AnnotationDomain:               zone,
+		progressive.AnnotationDomainMaxUnavailable: "1",
+		progressive.AnnotationWaveBake:             "1m",
+		progressive.AnnotationPaused:               "true",
 	}
 	annotatedPolicy := daemon.RolloutPolicy{
 		Paused:       true,
 		Order:        daemon.UpdateOrder{Label: zone, Values: []string{"b"}},
 		DomainBudget: &daemon.DomainBudget{Label: zone, MaxUnavailable: ios("1")},
-		Waves:        &daemon.WaveBarrier{Bake: time.Minute},
+		Waves:        &rollout.WaveBarrier{Bake: time.Minute},
 	}
 	tests := []struct {
 		name        string
@@ -60,14 +62,14 @@ func TestRolloutOf(t *testing.T) {
 		{name: "annotations of an OnDelete DaemonSet: companion mode", strategy: appsv1.OnDeleteDaemonSetStrategyType,
 			annotations: annotated, want: annotatedPolicy, wantBudget: "3"},
 		{name: "max-unavailable defaults to 1", strategy: appsv1.OnDeleteDaemonSetStrategyType,
-			annotations: map[string]string{daemon.AnnotationStrict: "true"}, want: daemon.RolloutPolicy{Strict: true}, wantBudget: "1"},
+			annotations: map[string]string{progressive.AnnotationStrict: "true"}, want: daemon.RolloutPolicy{Strict: true}, wantBudget: "1"},
 		{name: "a RollingUpdate DaemonSet keeps its budget", strategy: appsv1.RollingUpdateDaemonSetStrategyType,
-			annotations: map[string]string{daemon.AnnotationPartition: "2"}, want: daemon.RolloutPolicy{Partition: ios("2")}},
+			annotations: map[string]string{progressive.AnnotationPartition: "2"}, want: daemon.RolloutPolicy{Partition: ios("2")}},
 		{name: "--paused=false and --wave-bake override", strategy: appsv1.OnDeleteDaemonSetStrategyType,
 			annotations: annotated, args: []string{"--paused=false", "--wave-bake", "0s"},
 			want: func() daemon.RolloutPolicy {
 				p := annotatedPolicy
-				p.Paused, p.Waves = false, &daemon.WaveBarrier{}
+				p.Paused, p.Waves = false, &rollout.WaveBarrier{}
 				return p
 			}(), wantBudget: "3", wantOverrides: []string{"--paused", "--wave-bake"}},
 		{name: "--order-label replaces the whole order", strategy: appsv1.OnDeleteDaemonSetStrategyType,
@@ -92,17 +94,17 @@ func TestRolloutOf(t *testing.T) {
 				return p
 			}(), wantBudget: "3", wantOverrides: []string{"--domain-max-unavailable"}},
 		{name: "--wave-bake with the annotated order label", strategy: appsv1.OnDeleteDaemonSetStrategyType,
-			annotations: map[string]string{daemon.AnnotationOrderBy: zone}, args: []string{"--wave-bake", "5s"},
-			want:       daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &daemon.WaveBarrier{Bake: 5 * time.Second}},
+			annotations: map[string]string{progressive.AnnotationOrderBy: zone}, args: []string{"--wave-bake", "5s"},
+			want:       daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &rollout.WaveBarrier{Bake: 5 * time.Second}},
 			wantBudget: "1", wantOverrides: []string{"--wave-bake"}},
 		{name: "--wave-bake without any order label", strategy: appsv1.OnDeleteDaemonSetStrategyType,
 			args: []string{"--wave-bake", "5s"}, wantUsage: true},
 		{name: "--domain-max-unavailable without any domain", strategy: appsv1.OnDeleteDaemonSetStrategyType,
-			annotations: map[string]string{daemon.AnnotationStrict: "true"}, args: []string{"--domain-max-unavailable", "1"}, wantUsage: true},
+			annotations: map[string]string{progressive.AnnotationStrict: "true"}, args: []string{"--domain-max-unavailable", "1"}, wantUsage: true},
 		{name: "invalid annotations", strategy: appsv1.OnDeleteDaemonSetStrategyType,
-			annotations: map[string]string{daemon.AnnotationPartition: "x"}, wantInput: true},
+			annotations: map[string]string{progressive.AnnotationPartition: "x"}, wantInput: true},
 		{name: "max-unavailable on a RollingUpdate DaemonSet", strategy: appsv1.RollingUpdateDaemonSetStrategyType,
-			annotations: map[string]string{daemon.AnnotationMaxUnavailable: "2"}, wantInput: true},
+			annotations: map[string]string{progressive.AnnotationMaxUnavailable: "2"}, wantInput: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // Default delays, when neither a flag nor the pods give them.
@@ -156,11 +157,12 @@ type simReport struct {
 	groupBy  string
 	blocks   []string
 	chart    *chartData
-	// planned are the waves of the order label (daemon.RolloutPolicy
-	// WavesOf), before the rollout starts; barrier is the wave barrier,
-	// when the policy has one.
-	planned []daemon.Wave
-	barrier *daemon.WaveBarrier
+	// planned are the waves of the order label (progressive.WavesOf of
+	// the nodes the first sync's read-out says should run the pod), before
+	// the rollout starts; barrier is the wave barrier, when the policy has
+	// one.
+	planned []progressive.Wave
+	barrier *rollout.WaveBarrier
 	// timing is when each planned wave starts and is done, in the run
 	// with the p50 delays (the same order as planned).
 	timing []waveTiming
@@ -261,7 +263,7 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		rep.p90 = rep.res
 	}
 	rep.waves = wavesOf(rep.res, cl, rep.groupBy)
-	rep.planned, rep.barrier = policy.WavesOf(desiredNodes(cl)), policy.Waves
+	rep.planned, rep.barrier = progressive.WavesOf(&policy, desiredNodes(cl)), policy.Waves
 	rep.timing = timeWaves(rep.planned, rep.res, cl)
 	rep.blocks = blocksOf(cl, rep.res)
 	return rep, nil

@@ -56,13 +56,20 @@ func groupLabel(p *daemon.RolloutPolicy, cl *daemontest.Cluster) string {
 	return ""
 }
 
-// desiredNodes are the nodes of cl where its DaemonSet should run.
+// desiredNodes are the nodes of cl where its DaemonSet should run, as the
+// read-out of the plan of its first sync judges them (none when that plan
+// fails: the simulation reports why).
 func desiredNodes(cl *daemontest.Cluster) []*corev1.Node {
-	elig := daemon.NewEligibility(cl.DaemonSet, false)
+	in := cl.Input()
+	in.Options.ReadOut = true
+	plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
+	if err != nil || plan.ReadOut == nil {
+		return nil
+	}
 	var out []*corev1.Node
-	for _, n := range cl.Nodes {
-		if run, _ := elig.ShouldRun(n); run {
-			out = append(out, n)
+	for _, n := range plan.ReadOut.Nodes {
+		if n.ShouldRun {
+			out = append(out, n.Node)
 		}
 	}
 	return out

@@ -8,8 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // The planned waves' times: when the first node of each wave of the order
@@ -42,7 +42,7 @@ func (t waveTiming) took() time.Duration {
 }
 
 // timeWaves times each planned wave in res, which simulated cl.
-func timeWaves(planned []daemon.Wave, res daemontest.SimResult, cl *daemontest.Cluster) []waveTiming {
+func timeWaves(planned []progressive.Wave, res daemontest.SimResult, cl *daemontest.Cluster) []waveTiming {
 	if len(planned) == 0 {
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
@@ -53,7 +54,7 @@ Waits until the rollout of the DaemonSet is complete under its rollout
 policy, printing progress, and exits 0 then: the step a CI pipeline or a
 Helm post-upgrade hook runs after changing a DaemonSet's template.
 
-Complete is daemon.RolloutComplete on the live objects, judged again each
+Complete is progressive.Judge of the plan of the live objects, judged again each
 time the DaemonSet, its pods, its ControllerRevisions or the nodes change
 (informers: get, list and watch on those four): every desired node runs one
 updated, available pod (Ready for minReadySeconds), or, under a partition,
@@ -66,7 +67,9 @@ annotations it is upstream's rollout, as kubectl rollout status judges it.
 Each change of where the rollout stands prints one line: the time since
 the start, the nodes updated and available of the desired ones, per wave
 of the order label (rollout.daemonplan.io/order-by), and what the rollout
-waits for, in the policy's terms (daemon.RolloutReason).
+waits for, in the policy's terms (progressive.Reason). Under a scope, the
+counts are of the desired nodes in it; those outside are said apart, as the
+companion's RolloutProgressing condition says them.
 
 It stops early when the rollout cannot complete by itself:
   - the DaemonSet's RolloutBlocked condition is True for its current
@@ -318,60 +321,46 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 	if ds.DeletionTimestamp != nil {
 		return statusError, fmt.Sprintf("daemonset %s is being deleted", key), true
 	}
-	a, err := daemon.ParseRolloutAnnotations(ds.Annotations)
+	r, err := progressive.ForDaemonSet(ds)
 	if err != nil {
 		return statusError, fmt.Sprintf("daemonset %s: rollout annotations: %v", key, err), true
 	}
-	planned := ds
-	var policy daemon.RolloutPolicy
-	if a != nil {
-		strategy, err := a.Strategy(ds)
-		if err != nil {
-			return statusError, fmt.Sprintf("daemonset %s: rollout annotations: %v", key, err), true
-		}
-		cp := *ds
-		cp.Spec.UpdateStrategy = strategy
-		planned, policy = &cp, a.Policy
-	}
 	now := w.clock()
-	opts := daemon.Options{Now: now, Revisions: revs, Rollout: policy}
-	complete, reason, err := daemon.RolloutComplete(planned, nodes, pods, opts)
+	opts := r.Options(daemon.Options{Now: now, Revisions: revs})
+	plan, err := daemon.Compute(r.DaemonSet, nodes, pods, opts)
 	if err != nil {
 		return statusError, fmt.Sprintf("daemonset %s: %v", key, err), true
 	}
-	pr, err := measure(planned, &policy, nodes, pods, opts)
+	j, err := progressive.Judge(r.DaemonSet, &plan)
 	if err != nil {
 		return statusError, fmt.Sprintf("daemonset %s: %v", key, err), true
 	}
-	line := pr.line(reason)
+	reason := j.Reason
+	line := progressLine(j, r.Policy.Order.Label)
 	if line != w.last {
 		fmt.Fprintf(w.out, "[%6s] %s\n", w.since(), line)
 		w.last = line
 	}
-	if complete {
-		return statusComplete, fmt.Sprintf("daemonset %s: rollout complete: %s (generation %d, %d/%d nodes updated and available, %s)",
-			key, reason, ds.Generation, pr.updated, pr.desired, w.since()), true
+	if j.Complete {
+		return statusComplete, fmt.Sprintf("daemonset %s: rollout complete: %s (generation %d, %s, %s)",
+			key, reason, ds.Generation, doneCount(j), w.since()), true
 	}
 	reports := conditionOf(ds, conditionProgressing) != nil
 	if b := conditionOf(ds, conditionBlocked); b != nil && b.Status == corev1.ConditionTrue && w.forGeneration(ds) {
 		return statusBlocked, fmt.Sprintf("daemonset %s: RolloutBlocked (%s): %s", key, b.Reason, b.Message), true
 	}
 	deadline := w.deadline
-	if deadline == 0 && a != nil && !reports {
-		deadline = a.ProgressDeadline
+	if deadline == 0 && r.Annotations != nil && !reports {
+		deadline = r.Annotations.ProgressDeadline
 	}
-	paused := policy.Paused
+	paused := r.Policy.Paused
 	if p := conditionOf(ds, conditionPaused); p != nil && p.Status == corev1.ConditionTrue {
 		paused = true
 	}
 	if deadline > 0 && !paused {
-		since := w.start
-		if pr.lastAvailable.After(since) {
-			since = pr.lastAvailable
-		}
-		if now.Sub(since) >= deadline {
+		if exceeded, _ := j.Deadline(w.start, deadline, now); exceeded {
 			cause := "no node is unavailable"
-			if u, err := whatif.Unavailable(planned, nodes, pods, opts); err == nil && len(u.Nodes) > 0 {
+			if u := whatif.UnavailableIn(r.DaemonSet, plan.ReadOut); len(u.Nodes) > 0 {
 				var parts []string
 				for i, n := range u.Nodes {
 					if i == 5 {
@@ -387,6 +376,16 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 		}
 	}
 	return 0, "", false
+}
+
+// doneCount is "N/M nodes updated and available", with the nodes outside
+// the scope said apart.
+func doneCount(j progressive.Judgement) string {
+	s := fmt.Sprintf("%d/%d nodes updated and available", j.Total.Updated, j.Total.Desired)
+	if j.Total.Held > 0 {
+		s += fmt.Sprintf(" (%d outside the scope)", j.Total.Held)
+	}
+	return s
 }
 
 // forGeneration reports whether the companion's conditions describe ds's

@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // TestJudge judges rollouts of one OnDelete DaemonSet with rollout
@@ -26,7 +26,7 @@ func TestJudge(t *testing.T) {
 		ds.Status.Conditions = conds
 		return ds
 	}
-	annotated := map[string]string{daemon.AnnotationMaxUnavailable: "1", daemon.AnnotationOrderBy: "zone"}
+	annotated := map[string]string{progressive.AnnotationMaxUnavailable: "1", progressive.AnnotationOrderBy: "zone"}
 	nodes := []*corev1.Node{
 		daemontest.Node("a-1", daemontest.WithLabel("zone", "a")),
 		daemontest.Node("b-1", daemontest.WithLabel("zone", "b")),
@@ -71,6 +71,10 @@ func TestJudge(t *testing.T) {
 		{name: "under way: the first wave replaced, per wave", ds: base(annotated),
 			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1") },
 			want: []string{"1/3 nodes updated and available (waves by zone: a 1/1, b 0/2); replacing 1 pod on b-1"}},
+		{name: "a scope: the nodes outside it are said apart, as the companion says them (failed before: 1/3)",
+			ds:       base(map[string]string{progressive.AnnotationScope: "zone=a"}),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1") },
+			wantDone: true, wantCode: statusComplete, want: []string{"1/1 nodes updated and available (2 outside the scope)"}},
 		{name: "blocked for this generation", ds: base(annotated, progressing(2), blocked),
 			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") },
 			wantDone: true, wantCode: statusBlocked, want: []string{"RolloutBlocked (NewRevisionUnavailable)", "not becoming available on a-1"}},
@@ -94,14 +98,14 @@ func TestJudge(t *testing.T) {
 			},
 			deadline: time.Minute, started: 2 * time.Minute, want: []string{"1/3 nodes updated and available"}},
 		{name: "the annotation's deadline applies when no controller reports conditions",
-			ds:   base(map[string]string{daemon.AnnotationOrderBy: "zone", daemon.AnnotationProgressDeadline: "1m"}),
+			ds:   base(map[string]string{progressive.AnnotationOrderBy: "zone", progressive.AnnotationProgressDeadline: "1m"}),
 			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") }, started: 2 * time.Minute,
 			wantDone: true, wantCode: statusDeadline},
 		{name: "a paused rollout is waited for",
-			ds:   base(map[string]string{daemon.AnnotationPaused: "true", daemon.AnnotationProgressDeadline: "1m"}),
+			ds:   base(map[string]string{progressive.AnnotationPaused: "true", progressive.AnnotationProgressDeadline: "1m"}),
 			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1") }, started: 2 * time.Minute,
 			want: []string{"paused: the rolling step would replace"}},
-		{name: "invalid annotations", ds: base(map[string]string{daemon.AnnotationPartition: "x"}),
+		{name: "invalid annotations", ds: base(map[string]string{progressive.AnnotationPartition: "x"}),
 			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds) },
 			wantDone: true, wantCode: statusError, want: []string{"metadata.annotations[rollout.daemonplan.io/partition]"}},
 		{name: "being deleted", ds: func() *appsv1.DaemonSet {

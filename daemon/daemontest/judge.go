@@ -1,0 +1,23 @@
+package daemontest
+
+import (
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+)
+
+// causePaused is the cause of a rollout paused with replacements to make.
+const causePaused = progressive.CausePaused
+
+// rolloutComplete plans in with its read-out and judges the plan
+// (progressive.Judge): whether the rollout under in.Options.Rollout is
+// complete, and why.
+func rolloutComplete(in Input) (bool, progressive.Reason, error) {
+	opts := in.Options
+	opts.ReadOut = true
+	plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, opts)
+	if err != nil {
+		return false, progressive.Reason{}, err
+	}
+	j, err := progressive.Judge(in.DaemonSet, &plan)
+	return j.Complete, j.Reason, err
+}
