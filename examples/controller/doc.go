@@ -11,7 +11,9 @@
 // It serves /healthz (liveness), /readyz (ready once its informer caches
 // have synced, or as a leader-election standby) and /metrics on
 // --metrics-addr, logs one structured line per sync, and stops cleanly on
-// SIGTERM. The command is package internal/app (app.Main), the controller
-// package internal/controller; README.md describes its design, and
-// examples/image builds its container image.
+// SIGTERM. The command is package internal/app (app.Main); the replace mode
+// is package internal/controller, the companion mode internal/companion,
+// and what both share (informers, queue, expectations, writers)
+// internal/syncer; README.md describes its design, and examples/image
+// builds its container image.
 package main

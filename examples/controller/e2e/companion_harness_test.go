@@ -26,7 +26,8 @@ import (
 	"k8s.io/klog/v2/textlogger"
 
 	"github.com/daemonplan/daemonplan/examples/controller/deploy"
-	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/app"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // applyDeploy creates the objects of the shipped manifests (the Helm
@@ -94,14 +95,14 @@ func (c *cluster) companionConfig() *rest.Config {
 		BearerToken:     tok.Status.Token,
 		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
 		QPS:             200, Burst: 400,
-		UserAgent: controller.ComponentName,
+		UserAgent: syncer.ComponentName,
 	}
 }
 
 // companionFlags are the Deployment's flags the in-process companion
 // honours.
 type companionFlags struct {
-	mode                 controller.Mode
+	mode                 app.Mode
 	leaseNamespace, name string
 }
 
@@ -113,7 +114,7 @@ func flagsOf(t *testing.T, dep *appsv1.Deployment) companionFlags {
 		k, v, _ := strings.Cut(a, "=")
 		switch k {
 		case "--mode":
-			m, err := controller.ParseMode(v)
+			m, err := app.ParseMode(v)
 			if err != nil {
 				t.Fatalf("Deployment: %v", err)
 			}
@@ -126,7 +127,7 @@ func flagsOf(t *testing.T, dep *appsv1.Deployment) companionFlags {
 			f.name = v
 		}
 	}
-	if f.mode != controller.ModeCompanion || !elect {
+	if f.mode != app.ModeCompanion || !elect {
 		t.Fatalf("the Deployment's args %q do not run a leader-elected companion", dep.Spec.Template.Spec.Containers[0].Args)
 	}
 	return f
@@ -207,7 +208,7 @@ func (c *cluster) startCompanion(name string, dep *appsv1.Deployment) *replica {
 				r.leading.Store(true)
 				logger.Info("Leading", "identity", name)
 				factory := informers.NewSharedInformerFactory(cs, 0)
-				ctl := controller.New(cs, factory, controller.Config{Mode: f.mode, Workers: 2}, logger)
+				ctl := app.NewController(f.mode, cs, factory, syncer.Config{Workers: 2}, logger)
 				if err := ctl.Run(ctx); err != nil {
 					logger.Error(err, "Companion stopped")
 				}

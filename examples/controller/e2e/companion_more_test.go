@@ -15,9 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/deploy"
-	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/companion"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // setAnnotations merges ann into the DaemonSet's annotations; an empty
@@ -61,7 +62,7 @@ func (c *cluster) conditionIs(name string, t appsv1.DaemonSetConditionType, stat
 	if cond.Status != status || cond.Reason != reason {
 		return false, fmt.Sprintf("%s = %s %s: %s", t, cond.Status, cond.Reason, cond.Message)
 	}
-	if t == controller.ConditionProgressing && !strings.HasSuffix(cond.Message, fmt.Sprintf("(generation %d)", ds.Generation)) {
+	if t == companion.ConditionProgressing && !strings.HasSuffix(cond.Message, fmt.Sprintf("(generation %d)", ds.Generation)) {
 		return false, fmt.Sprintf("%s for another generation: %s", t, cond.Message)
 	}
 	return true, ""
@@ -78,9 +79,9 @@ type conditionWant struct {
 // deadline, it has blocked a rollout whose new revision does not become
 // available and paused it.
 var blockedAtDeadline = []conditionWant{
-	{controller.ConditionBlocked, corev1.ConditionTrue, controller.ReasonNewRevisionUnavailable},
-	{controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonProgressDeadlineExceeded},
-	{controller.ConditionProgressing, corev1.ConditionFalse, controller.ReasonProgressDeadlineExceeded},
+	{companion.ConditionBlocked, corev1.ConditionTrue, companion.ReasonNewRevisionUnavailable},
+	{companion.ConditionPaused, corev1.ConditionTrue, companion.ReasonProgressDeadlineExceeded},
+	{companion.ConditionProgressing, corev1.ConditionFalse, companion.ReasonProgressDeadlineExceeded},
 }
 
 // conditionsAre is conditionIs for each of want in turn: false, and why,
@@ -175,9 +176,9 @@ func (e *companionEnv) waitStandbyLeads(old string) {
 func TestCompanionCanary(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
-		daemon.AnnotationMaxUnavailable: "2",
-		daemon.AnnotationOrderBy:        zoneLabel,
-		daemon.AnnotationPartition:      "16",
+		progressive.AnnotationMaxUnavailable: "2",
+		progressive.AnnotationOrderBy:        zoneLabel,
+		progressive.AnnotationPartition:      "16",
 	})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	oldHash := e.currentHash(e.daemonSet("agent"))
@@ -185,7 +186,7 @@ func TestCompanionCanary(t *testing.T) {
 	start := time.Now()
 	e.setImage("agent", "example.invalid/agent:v2")
 	e.eventually("complete at the partition", rolloutTimeout, func() (bool, string) {
-		if ok, why := e.conditionIs("agent", controller.ConditionProgressing, corev1.ConditionTrue, controller.ReasonComplete); !ok {
+		if ok, why := e.conditionIs("agent", companion.ConditionProgressing, corev1.ConditionTrue, companion.ReasonComplete); !ok {
 			return false, why
 		}
 		revs := e.revisions("agent")
@@ -202,7 +203,7 @@ func TestCompanionCanary(t *testing.T) {
 	if len(updated) != 8 {
 		t.Errorf("%d nodes updated, want 8: %v", len(updated), updated)
 	}
-	msg := conditionOf(e.daemonSet("agent"), controller.ConditionProgressing).Message
+	msg := conditionOf(e.daemonSet("agent"), companion.ConditionProgressing).Message
 	if !strings.Contains(msg, "the partition keeps 16") {
 		t.Errorf("RolloutProgressing message %q does not say the partition holds", msg)
 	}
@@ -213,7 +214,7 @@ func TestCompanionCanary(t *testing.T) {
 		t.Errorf("the partition did not hold: %d old nodes, then %d", len(before[oldHash]), len(after[oldHash]))
 	}
 
-	e.setAnnotations("agent", map[string]string{daemon.AnnotationPartition: "0"})
+	e.setAnnotations("agent", map[string]string{progressive.AnnotationPartition: "0"})
 	e.waitRolledOut("rollout complete once the partition is 0", "agent", names(nodes), rolloutTimeout)
 	_, events := m.stopAndFailOnViolations(t)
 	t.Logf("companion-canary: 8 of 24 nodes at the partition in %s (%q), the rest in %s; %d pod events checked",
@@ -228,7 +229,7 @@ func TestCompanionCanary(t *testing.T) {
 func TestCompanionPauseResume(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b"}, 6)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 1 },
-		annotate(map[string]string{daemon.AnnotationMaxUnavailable: "1"})))
+		annotate(map[string]string{progressive.AnnotationMaxUnavailable: "1"})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	m, dw := e.startDeletionMonitor("agent", budgetCheck("agent", names(nodes), 1, 1))
 	e.setImage("agent", "example.invalid/agent:v2")
@@ -236,12 +237,12 @@ func TestCompanionPauseResume(t *testing.T) {
 		n := dw.count()
 		return n >= 3, fmt.Sprintf("%d old pods deleted", n)
 	})
-	e.setAnnotations("agent", map[string]string{daemon.AnnotationPaused: "true"})
+	e.setAnnotations("agent", map[string]string{progressive.AnnotationPaused: "true"})
 	e.eventually("RolloutPaused", 30*time.Second, func() (bool, string) {
-		if ok, why := e.conditionIs("agent", controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonPausedByAnnotation); !ok {
+		if ok, why := e.conditionIs("agent", companion.ConditionPaused, corev1.ConditionTrue, companion.ReasonPausedByAnnotation); !ok {
 			return false, why
 		}
-		return e.conditionIs("agent", controller.ConditionProgressing, corev1.ConditionFalse, controller.ReasonPaused)
+		return e.conditionIs("agent", companion.ConditionProgressing, corev1.ConditionFalse, companion.ReasonPaused)
 	})
 	pausedAt := dw.count()
 	time.Sleep(5 * time.Second)
@@ -251,9 +252,9 @@ func TestCompanionPauseResume(t *testing.T) {
 	if pausedAt >= len(nodes) {
 		t.Fatalf("the rollout was over (%d deletes) before the pause", pausedAt)
 	}
-	e.setAnnotations("agent", map[string]string{daemon.AnnotationPaused: "false"})
+	e.setAnnotations("agent", map[string]string{progressive.AnnotationPaused: "false"})
 	e.waitRolledOut("rollout complete after resuming", "agent", names(nodes), rolloutTimeout)
-	if ok, why := e.conditionIs("agent", controller.ConditionPaused, corev1.ConditionFalse, controller.ReasonNotPaused); !ok {
+	if ok, why := e.conditionIs("agent", companion.ConditionPaused, corev1.ConditionFalse, companion.ReasonNotPaused); !ok {
 		t.Errorf("after resuming: %s", why)
 	}
 	_, events := m.stopAndFailOnViolations(t)
@@ -299,10 +300,10 @@ func (c *cluster) argoHealth(name string) (string, string) {
 func TestCompanionProgressDeadline(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
-		daemon.AnnotationMaxUnavailable:   "1",
-		daemon.AnnotationStrict:           "true",
-		daemon.AnnotationOrderBy:          zoneLabel,
-		daemon.AnnotationProgressDeadline: "5s",
+		progressive.AnnotationMaxUnavailable:   "1",
+		progressive.AnnotationStrict:           "true",
+		progressive.AnnotationOrderBy:          zoneLabel,
+		progressive.AnnotationProgressDeadline: "5s",
 	})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	m, dw := e.startDeletionMonitor("agent", budgetCheck("agent", names(nodes), 1, 1))
@@ -316,7 +317,7 @@ func TestCompanionProgressDeadline(t *testing.T) {
 		return e.conditionsAre("agent", blockedAtDeadline)
 	})
 	blockedAfter := time.Since(start)
-	blocked := conditionOf(e.daemonSet("agent"), controller.ConditionBlocked)
+	blocked := conditionOf(e.daemonSet("agent"), companion.ConditionBlocked)
 	if !strings.Contains(blocked.Message, "not becoming available on zone-a-000") {
 		t.Errorf("RolloutBlocked message %q does not name zone-a-000", blocked.Message)
 	}
@@ -332,7 +333,7 @@ func TestCompanionProgressDeadline(t *testing.T) {
 	leader.stop()
 	e.waitStandbyLeads(leader.name)
 	time.Sleep(3 * time.Second)
-	if ok, why := e.conditionIs("agent", controller.ConditionPaused, corev1.ConditionTrue, controller.ReasonProgressDeadlineExceeded); !ok {
+	if ok, why := e.conditionIs("agent", companion.ConditionPaused, corev1.ConditionTrue, companion.ReasonProgressDeadlineExceeded); !ok {
 		t.Errorf("after the failover: %s", why)
 	}
 	if n := dw.count(); n != 1 {
@@ -346,8 +347,8 @@ func TestCompanionProgressDeadline(t *testing.T) {
 	})
 	e.waitRolledOut("rollout to v3 complete", "agent", names(nodes), rolloutTimeout)
 	for _, c := range []conditionWant{
-		{controller.ConditionBlocked, corev1.ConditionFalse, controller.ReasonNotBlocked},
-		{controller.ConditionPaused, corev1.ConditionFalse, controller.ReasonNotPaused},
+		{companion.ConditionBlocked, corev1.ConditionFalse, companion.ReasonNotBlocked},
+		{companion.ConditionPaused, corev1.ConditionFalse, companion.ReasonNotPaused},
 	} {
 		if ok, why := e.conditionIs("agent", c.t, c.status, c.reason); !ok {
 			t.Errorf("after the new template: %s", why)
@@ -356,7 +357,7 @@ func TestCompanionProgressDeadline(t *testing.T) {
 	if status, msg := e.argoHealth("agent"); status != "Healthy" {
 		t.Errorf("Argo CD health at the end: %s %q, want Healthy", status, msg)
 	}
-	if ev := e.eventsOf("agent", controller.ComponentName, "RolloutBlocked"); len(ev) != 1 {
+	if ev := e.eventsOf("agent", syncer.ComponentName, "RolloutBlocked"); len(ev) != 1 {
 		t.Errorf("RolloutBlocked events %q, want one", ev)
 	}
 	_, events := m.stopAndFailOnViolations(t)
@@ -374,7 +375,7 @@ func TestCompanionProgressDeadline(t *testing.T) {
 func TestCompanionNodeJoinAndFailover(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 1 },
-		annotate(map[string]string{daemon.AnnotationMaxUnavailable: "1", daemon.AnnotationOrderBy: zoneLabel})))
+		annotate(map[string]string{progressive.AnnotationMaxUnavailable: "1", progressive.AnnotationOrderBy: zoneLabel})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	joined := nodeSpec{name: "zone-c-joined", labels: map[string]string{zoneLabel: "zone-c"}}
 	all := append(append([]nodeSpec(nil), nodes...), joined)

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/companion"
 )
 
 // statusWatch follows one DaemonSet's status through every watch event and
@@ -80,13 +80,13 @@ func (w *statusWatch) check(prev, cur *appsv1.DaemonSet) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.events++
-	if p := conditionOf(cur, controller.ConditionProgressing); p != nil && (len(w.messages) == 0 || w.messages[len(w.messages)-1] != p.Message) {
+	if p := conditionOf(cur, companion.ConditionProgressing); p != nil && (len(w.messages) == 0 || w.messages[len(w.messages)-1] != p.Message) {
 		w.messages = append(w.messages, p.Message)
 	}
 	if prev == nil {
 		return
 	}
-	for _, t := range []appsv1.DaemonSetConditionType{controller.ConditionProgressing, controller.ConditionPaused, controller.ConditionBlocked} {
+	for _, t := range []appsv1.DaemonSetConditionType{companion.ConditionProgressing, companion.ConditionPaused, companion.ConditionBlocked} {
 		if conditionOf(prev, t) != nil && conditionOf(cur, t) == nil {
 			w.violations = append(w.violations, fmt.Sprintf("resourceVersion %s: condition %s lost", cur.ResourceVersion, t))
 		}

@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/companion"
 )
 
 // squat runs a pod that is not the DaemonSet's on node, holding hostPort,
@@ -74,10 +74,10 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	e, nodes := startCompanionScenario(t, []string{"zone-a", "zone-b", "zone-c"}, 8)
 	const deadline = 30 * time.Second
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
-		daemon.AnnotationMaxUnavailable:   "2",
-		daemon.AnnotationStrict:           "true",
-		daemon.AnnotationOrderBy:          zoneLabel,
-		daemon.AnnotationProgressDeadline: deadline.String(),
+		progressive.AnnotationMaxUnavailable:   "2",
+		progressive.AnnotationStrict:           "true",
+		progressive.AnnotationOrderBy:          zoneLabel,
+		progressive.AnnotationProgressDeadline: deadline.String(),
 	})))
 	e.converge("agent", names(nodes), 3*time.Minute)
 	e.waitRolledOut("companion reports generation 1 complete", "agent", names(nodes), 2*time.Minute)
@@ -101,7 +101,7 @@ func TestCompanionStrictNotReady(t *testing.T) {
 		return e.conditionsAre("agent", blockedAtDeadline)
 	})
 	blockedAfter := time.Since(start)
-	blocked := conditionOf(e.daemonSet("agent"), controller.ConditionBlocked)
+	blocked := conditionOf(e.daemonSet("agent"), companion.ConditionBlocked)
 	for _, want := range []string{"not becoming available on " + stuck, "nodes NotReady: " + down} {
 		if !strings.Contains(blocked.Message, want) {
 			t.Errorf("RolloutBlocked message %q does not say %q", blocked.Message, want)
@@ -123,7 +123,7 @@ func TestCompanionStrictNotReady(t *testing.T) {
 		t.Errorf("%d old pods deleted, %d nodes updated and available: want one or two more deletes (%s, and %s when replaced first)", deleted, updatedAvail, stuck, down)
 	}
 	if status.waitOrFail(t, 2*time.Minute, "the block") {
-		if status.code != 3 || !strings.Contains(status.stderr, "RolloutBlocked ("+controller.ReasonNewRevisionUnavailable+")") {
+		if status.code != 3 || !strings.Contains(status.stderr, "RolloutBlocked ("+companion.ReasonNewRevisionUnavailable+")") {
 			t.Errorf("dsplan rollout status: exit %d, want 3 (blocked)\n%s%s", status.code, status.stdout, status.stderr)
 		}
 		t.Logf("companion-strict-notready: dsplan rollout status exited %d after %s: %s", status.code, status.took.Round(100*time.Millisecond), strings.TrimSpace(status.stderr))
@@ -137,15 +137,15 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	}
 	e.startKubelet(down)
 	resumed := time.Now()
-	e.setAnnotations("agent", map[string]string{daemon.AnnotationPaused: "false"})
+	e.setAnnotations("agent", map[string]string{progressive.AnnotationPaused: "false"})
 	// rollout status exits 3 while RolloutBlocked stays True: start it once
 	// the companion has seen the resume.
 	e.eventually("resumed", 2*time.Minute, func() (bool, string) {
-		return e.conditionIs("agent", controller.ConditionBlocked, corev1.ConditionFalse, controller.ReasonNotBlocked)
+		return e.conditionIs("agent", companion.ConditionBlocked, corev1.ConditionFalse, companion.ReasonNotBlocked)
 	})
 	final := e.rolloutStatus("agent", "--timeout", "10m")
 	e.waitRolledOut("rollout complete after resuming", "agent", names(nodes), 8*time.Minute)
-	if ok, why := e.conditionIs("agent", controller.ConditionBlocked, corev1.ConditionFalse, controller.ReasonNotBlocked); !ok {
+	if ok, why := e.conditionIs("agent", companion.ConditionBlocked, corev1.ConditionFalse, companion.ReasonNotBlocked); !ok {
 		t.Errorf("after resuming: %s", why)
 	}
 	if final.waitOrFail(t, 2*time.Minute, "the rollout's end") && final.code != 0 {
@@ -164,10 +164,10 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	e.setImage("agent", "example.invalid/agent:v3")
 	status = e.rolloutStatus("agent", "--timeout", "10m")
 	e.eventually("blocked by the NotReady node", 6*time.Minute, func() (bool, string) {
-		return e.conditionIs("agent", controller.ConditionBlocked, corev1.ConditionTrue, controller.ReasonNodesNotReady)
+		return e.conditionIs("agent", companion.ConditionBlocked, corev1.ConditionTrue, companion.ReasonNodesNotReady)
 	})
 	blockedAfter = time.Since(third)
-	blocked = conditionOf(e.daemonSet("agent"), controller.ConditionBlocked)
+	blocked = conditionOf(e.daemonSet("agent"), companion.ConditionBlocked)
 	if !strings.Contains(blocked.Message, "nodes NotReady: "+down) || strings.Contains(blocked.Message, "new revision") {
 		t.Errorf("RolloutBlocked message %q: want the NotReady node %s alone", blocked.Message, down)
 	}
@@ -175,7 +175,7 @@ func TestCompanionStrictNotReady(t *testing.T) {
 	if updatedAvail != len(nodes)-1 {
 		t.Errorf("%d nodes updated and available, want %d (all but %s)", updatedAvail, len(nodes)-1, down)
 	}
-	if status.waitOrFail(t, 2*time.Minute, "the block") && (status.code != 3 || !strings.Contains(status.stderr, "RolloutBlocked ("+controller.ReasonNodesNotReady+")")) {
+	if status.waitOrFail(t, 2*time.Minute, "the block") && (status.code != 3 || !strings.Contains(status.stderr, "RolloutBlocked ("+companion.ReasonNodesNotReady+")")) {
 		t.Errorf("dsplan rollout status: exit %d, want 3 (blocked by the NotReady node)\n%s%s", status.code, status.stdout, status.stderr)
 	}
 	_, events := m.stopAndFailOnViolations(t)

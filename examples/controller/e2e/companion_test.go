@@ -13,8 +13,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/companion"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 const zoneLabel = "topology.kubernetes.io/zone"
@@ -134,8 +135,8 @@ func (c *cluster) rolledOut(name string, want []string) (bool, string) {
 			return false, fmt.Sprintf("node %s has %d pods", w, perNode[w])
 		}
 	}
-	p := conditionOf(ds, controller.ConditionProgressing)
-	if p == nil || p.Reason != controller.ReasonComplete || !strings.HasSuffix(p.Message, fmt.Sprintf("(generation %d)", ds.Generation)) {
+	p := conditionOf(ds, companion.ConditionProgressing)
+	if p == nil || p.Reason != companion.ReasonComplete || !strings.HasSuffix(p.Message, fmt.Sprintf("(generation %d)", ds.Generation)) {
 		return false, fmt.Sprintf("RolloutProgressing %+v", p)
 	}
 	return true, ""
@@ -213,9 +214,9 @@ func TestCompanionZoneRollout(t *testing.T) {
 	zones := []string{"zone-a", "zone-b", "zone-c"}
 	e, nodes := startCompanionScenario(t, zones, 8)
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), annotate(map[string]string{
-		daemon.AnnotationMaxUnavailable:   "1",
-		daemon.AnnotationOrderBy:          zoneLabel,
-		daemon.AnnotationProgressDeadline: "10m",
+		progressive.AnnotationMaxUnavailable:   "1",
+		progressive.AnnotationOrderBy:          zoneLabel,
+		progressive.AnnotationProgressDeadline: "10m",
 	})))
 	e.converge("agent", names(nodes), 2*time.Minute)
 	e.waitRolledOut("companion reports generation 1 complete", "agent", names(nodes), time.Minute)
@@ -247,9 +248,9 @@ func TestCompanionZoneRollout(t *testing.T) {
 		t.Errorf("kube-controller-manager's counters: %+v", st)
 	}
 	for typ, want := range map[appsv1.DaemonSetConditionType]string{
-		controller.ConditionProgressing: "True " + controller.ReasonComplete,
-		controller.ConditionPaused:      "False " + controller.ReasonNotPaused,
-		controller.ConditionBlocked:     "False " + controller.ReasonNotBlocked,
+		companion.ConditionProgressing: "True " + companion.ReasonComplete,
+		companion.ConditionPaused:      "False " + companion.ReasonNotPaused,
+		companion.ConditionBlocked:     "False " + companion.ReasonNotBlocked,
 	} {
 		c := conditionOf(ds, typ)
 		if c == nil || string(c.Status)+" "+c.Reason != want {
@@ -286,8 +287,8 @@ func TestCompanionZoneRollout(t *testing.T) {
 	// Events are recorded after the conditions, and sent asynchronously.
 	var waves []string
 	e.eventually("one WaveComplete event per zone and one RolloutComplete", 20*time.Second, func() (bool, string) {
-		waves = e.eventsOf("agent", controller.ComponentName, "WaveComplete")
-		done := e.eventsOf("agent", controller.ComponentName, "RolloutComplete")
+		waves = e.eventsOf("agent", syncer.ComponentName, "WaveComplete")
+		done := e.eventsOf("agent", syncer.ComponentName, "RolloutComplete")
 		return len(waves) == len(zones) && len(done) > 0 && strings.HasSuffix(done[len(done)-1], "(generation 2)"),
 			fmt.Sprintf("WaveComplete %q, RolloutComplete %q", waves, done)
 	})

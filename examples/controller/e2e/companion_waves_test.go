@@ -11,7 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // availableSince is when p became available as the controllers judge it:
@@ -169,13 +169,13 @@ func TestCompanionZoneWaves(t *testing.T) {
 	const minReady, bake = 2 * time.Second, 5 * time.Second
 	e.createDaemonSet(newDaemonSet("agent", onDelete(), func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = int32(minReady / time.Second) },
 		annotate(map[string]string{
-			daemon.AnnotationMaxUnavailable:       "2",
-			daemon.AnnotationOrderBy:              zoneLabel,
-			daemon.AnnotationOrderValues:          "zone-b",
-			daemon.AnnotationDomain:               zoneLabel,
-			daemon.AnnotationDomainMaxUnavailable: "1",
-			daemon.AnnotationWaveBake:             bake.String(),
-			daemon.AnnotationProgressDeadline:     "10m",
+			progressive.AnnotationMaxUnavailable:       "2",
+			progressive.AnnotationOrderBy:              zoneLabel,
+			progressive.AnnotationOrderValues:          "zone-b",
+			progressive.AnnotationDomain:               zoneLabel,
+			progressive.AnnotationDomainMaxUnavailable: "1",
+			progressive.AnnotationWaveBake:             bake.String(),
+			progressive.AnnotationProgressDeadline:     "10m",
 		})))
 	e.converge("agent", names(nodes), 3*time.Minute)
 	e.waitRolledOut("companion reports generation 1 complete", "agent", names(nodes), 2*time.Minute)
@@ -186,7 +186,7 @@ func TestCompanionZoneWaves(t *testing.T) {
 	if pv.Outcome != "Converged" {
 		t.Fatalf("the preview did not converge: %s %s", pv.Outcome, pv.Reason)
 	}
-	if pv.Rollout == nil || pv.Rollout.Annotations[daemon.AnnotationWaveBake] != bake.String() || pv.WaveBake != bake.String() {
+	if pv.Rollout == nil || pv.Rollout.Annotations[progressive.AnnotationWaveBake] != bake.String() || pv.WaveBake != bake.String() {
 		t.Errorf("the preview did not read the annotations: rollout %+v, waveBake %q", pv.Rollout, pv.WaveBake)
 	}
 	predicted := pv.waveOf()

@@ -9,7 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/deploy"
 )
 
@@ -88,7 +88,7 @@ func runCompanionFault(t *testing.T, sc faultScenario) {
 		nodes := workers("node", faultNodes, pool)
 		f.addNodes(append(workers("excluded", 2, map[string]string{"pool": "b"}), nodes...)...)
 		f.createDaemonSet(newDaemonSet("agent", nodeSelector(pool), onDelete(), annotate(map[string]string{
-			daemon.AnnotationMaxUnavailable: strconv.Itoa(companionMaxUnavailable),
+			progressive.AnnotationMaxUnavailable: strconv.Itoa(companionMaxUnavailable),
 		})))
 		if sc.start != nil {
 			sc.start(f)

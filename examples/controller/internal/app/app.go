@@ -29,6 +29,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // protobuf is the Kubernetes protobuf media type, jsonType JSON's: the
@@ -40,7 +41,7 @@ const (
 
 // options are the command-line flags.
 type options struct {
-	mode            controller.Mode
+	mode            Mode
 	kubeconfig      string
 	master          string
 	workers         int
@@ -64,7 +65,7 @@ func parseFlags(args []string) (options, error) {
 	var o options
 	var mode string
 	fs := flag.NewFlagSet("controller", flag.ContinueOnError)
-	fs.StringVar(&mode, "mode", string(controller.ModeReplace), "replace: be the cluster's DaemonSet controller (kube-controller-manager's must be off); companion: run beside kube-controller-manager and roll out only OnDelete DaemonSets with rollout.daemonplan.io/ annotations, by deleting old pods")
+	fs.StringVar(&mode, "mode", string(ModeReplace), "replace: be the cluster's DaemonSet controller (kube-controller-manager's must be off); companion: run beside kube-controller-manager and roll out only OnDelete DaemonSets with rollout.daemonplan.io/ annotations, by deleting old pods")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig; empty means in-cluster configuration")
 	fs.StringVar(&o.master, "master", "", "address of the API server, overriding the kubeconfig's")
 	fs.IntVar(&o.workers, "workers", 2, "DaemonSets synced at once (kube-controller-manager's --concurrent-daemonset-syncs)")
@@ -76,7 +77,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.resync, "resync", 0, "informer resync period; 0 disables resyncs")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "queries per second to the API server")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of queries to the API server")
-	fs.IntVar(&o.syncSpacing, "sync-spacing", controller.DefaultSyncSpacing, "space the syncs of one DaemonSet by this many times its last plan's duration (at most 1s), so that planning it takes at most about 1/N of a core however fast its pods change; negative syncs on every event")
+	fs.IntVar(&o.syncSpacing, "sync-spacing", syncer.DefaultSyncSpacing, "space the syncs of one DaemonSet by this many times its last plan's duration (at most 1s), so that planning it takes at most about 1/N of a core however fast its pods change; negative syncs on every event")
 	fs.StringVar(&o.contentType, "kube-api-content-type", protobuf, "content type of requests to the API server: "+protobuf+" (kube-controller-manager's default, several times cheaper to decode than JSON) or "+jsonType)
 	fs.BoolVar(&o.profiling, "profiling", false, "serve Go's profiles under /debug/pprof/ on --metrics-addr")
 	fs.BoolVar(&o.comparisonGates, "taint-toleration-comparison-operators", false, "enable the Gt and Lt toleration operators (feature gate TaintTolerationComparisonOperators)")
@@ -87,7 +88,7 @@ func parseFlags(args []string) (options, error) {
 	if err != nil {
 		return o, err
 	}
-	if o.mode, err = controller.ParseMode(mode); err != nil {
+	if o.mode, err = ParseMode(mode); err != nil {
 		return o, fmt.Errorf("--mode: %w", err)
 	}
 	if o.workers < 1 {
@@ -148,7 +149,7 @@ func run(ctx context.Context, o options) error {
 		// Objects without a protobuf encoding come as JSON.
 		cfg.AcceptContentTypes = protobuf + "," + jsonType
 	}
-	cfg = rest.AddUserAgent(cfg, controller.ComponentName)
+	cfg = rest.AddUserAgent(cfg, syncer.ComponentName)
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("build client: %w", err)
@@ -175,8 +176,7 @@ func run(ctx context.Context, o options) error {
 
 	start := func(ctx context.Context) error {
 		factory := informers.NewSharedInformerFactory(client, o.resync)
-		c := controller.New(client, factory, controller.Config{
-			Mode:                                     o.mode,
+		c := NewController(o.mode, client, factory, syncer.Config{
 			Workers:                                  o.workers,
 			BurstReplicas:                            o.burstReplicas,
 			Registerer:                               reg,

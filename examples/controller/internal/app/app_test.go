@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/daemonplan/daemonplan/examples/controller/internal/controller"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -25,12 +26,12 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			want: options{mode: controller.ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100, statusInterval: controller.DefaultStatusWriteInterval, syncSpacing: controller.DefaultSyncSpacing, contentType: protobuf},
+			want: options{mode: ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100, statusInterval: controller.DefaultStatusWriteInterval, syncSpacing: syncer.DefaultSyncSpacing, contentType: protobuf},
 		},
 		{
 			name: "all set",
 			args: []string{"--mode", "companion", "--kubeconfig", "/k", "--workers", "5", "--burst-replicas", "10", "--leader-elect", "--metrics-addr", "127.0.0.1:0", "--status-write-interval", "-1s", "--sync-spacing", "5", "--kube-api-content-type", "application/json", "--profiling"},
-			want: options{mode: controller.ModeCompanion, kubeconfig: "/k", workers: 5, burstReplicas: 10, leaderElect: true, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: "127.0.0.1:0", qps: 50, burst: 100, statusInterval: -time.Second, syncSpacing: 5, contentType: "application/json", profiling: true},
+			want: options{mode: ModeCompanion, kubeconfig: "/k", workers: 5, burstReplicas: 10, leaderElect: true, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: "127.0.0.1:0", qps: 50, burst: 100, statusInterval: -time.Second, syncSpacing: 5, contentType: "application/json", profiling: true},
 		},
 		{name: "unknown mode", args: []string{"--mode", "beside"}, wantErr: true},
 		{name: "zero workers", args: []string{"--workers", "0"}, wantErr: true},
@@ -42,7 +43,7 @@ func TestParseFlags(t *testing.T) {
 		{
 			name: "version",
 			args: []string{"--version"},
-			want: options{mode: controller.ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100, statusInterval: controller.DefaultStatusWriteInterval, syncSpacing: controller.DefaultSyncSpacing, contentType: protobuf, version: true},
+			want: options{mode: ModeReplace, workers: 2, burstReplicas: 250, leaseNamespace: "kube-system", leaseName: "daemonplan-controller", metricsAddr: ":8080", qps: 50, burst: 100, statusInterval: controller.DefaultStatusWriteInterval, syncSpacing: syncer.DefaultSyncSpacing, contentType: protobuf, version: true},
 		},
 	}
 	for _, tt := range tests {

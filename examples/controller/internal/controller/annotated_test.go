@@ -7,7 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // TestReplaceModeReadsTheAnnotations: in ModeReplace an annotated OnDelete
@@ -20,9 +21,9 @@ func TestReplaceModeReadsTheAnnotations(t *testing.T) {
 		wantDeletes int
 		wantEvent   string
 	}{
-		{name: "budget 2", ann: map[string]string{daemon.AnnotationMaxUnavailable: "2"}, wantDeletes: 2},
+		{name: "budget 2", ann: map[string]string{progressive.AnnotationMaxUnavailable: "2"}, wantDeletes: 2},
 		{name: "not opted in: OnDelete replaces nothing", ann: nil},
-		{name: "invalid: nothing replaced", ann: map[string]string{daemon.AnnotationMaxUnavailable: "two"}, wantEvent: "Warning InvalidAnnotations"},
+		{name: "invalid: nothing replaced", ann: map[string]string{progressive.AnnotationMaxUnavailable: "two"}, wantEvent: "Warning InvalidAnnotations"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ds := companionDS(tt.ann)
@@ -31,14 +32,14 @@ func TestReplaceModeReadsTheAnnotations(t *testing.T) {
 			for _, n := range []string{"n1", "n2", "n3"} {
 				objs = append(objs, testNode(n, nil), daemonPod(ds, "old-"+n, n, "old", t0.Add(-time.Hour)))
 			}
-			h := newHarness(t, Config{}, objs...)
+			h := newHarness(t, syncer.Config{}, objs...)
 			for range 2 {
 				if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
 					t.Fatal(err)
 				}
 			}
 			deletes := 0
-			for _, w := range h.writes() {
+			for _, w := range h.Writes() {
 				if w == "delete pods" {
 					deletes++
 				}
@@ -46,7 +47,7 @@ func TestReplaceModeReadsTheAnnotations(t *testing.T) {
 			if deletes != tt.wantDeletes {
 				t.Errorf("%d deletes, want %d", deletes, tt.wantDeletes)
 			}
-			events := h.events()
+			events := h.Events()
 			n := 0
 			for _, e := range events {
 				if tt.wantEvent != "" && len(e) >= len(tt.wantEvent) && e[:len(tt.wantEvent)] == tt.wantEvent {

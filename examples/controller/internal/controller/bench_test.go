@@ -5,38 +5,12 @@ import (
 	"fmt"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
-
-// BenchmarkNodeHeartbeat is the cost of a node status update (a heartbeat)
-// with 100 DaemonSets: one compiled placement check per DaemonSet and
-// nothing enqueued.
-func BenchmarkNodeHeartbeat(b *testing.B) {
-	h := newHarness(b, Config{})
-	for i := range 100 {
-		h.cache(testDS("ns", fmt.Sprintf("ds-%03d", i), func(ds *appsv1.DaemonSet) {
-			if i%2 == 0 {
-				ds.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "a"}
-			}
-		}))
-	}
-	old := testNode("n1", map[string]string{"pool": "a"})
-	cur := old.DeepCopy()
-	cur.ResourceVersion = "2"
-	cur.Status.Conditions[0].LastHeartbeatTime = metav1.Now()
-	h.c.updateNode(old, cur) // compile the placement checks
-	b.ReportAllocs()
-	for b.Loop() {
-		h.c.updateNode(old, cur)
-	}
-	if h.c.queue.Len() != 0 {
-		b.Fatalf("a heartbeat enqueued %d DaemonSets", h.c.queue.Len())
-	}
-}
 
 // BenchmarkSync is one sync of a settled DaemonSet (nothing to do, no
 // write) on clusters of 1,000 and 5,000 nodes, planned through the
@@ -49,23 +23,23 @@ func BenchmarkSync(b *testing.B) {
 			b.Run(fmt.Sprintf("nodes=%d/planner=%s", n, pool), func(b *testing.B) {
 				ds := daemontest.DaemonSet("agent")
 				cl := daemontest.SteadyCluster(ds, n)
-				h := newHarness(b, Config{})
-				h.c.logger = klog.Logger{} // discards: the log line costs more than a plan
-				h.clock.SetTime(cl.Now)
-				h.cache(cl.DaemonSet)
+				h := newHarness(b, syncer.Config{})
+				h.c.Logger = klog.Logger{} // discards: the log line costs more than a plan
+				h.Clock.SetTime(cl.Now)
+				h.Cache(cl.DaemonSet)
 				for _, o := range cl.Nodes {
-					h.cache(o)
+					h.Cache(o)
 				}
 				for _, o := range cl.Pods {
-					h.cache(o)
+					h.Cache(o)
 				}
 				for _, o := range cl.Revisions {
-					h.cache(o)
+					h.Cache(o)
 				}
 				if pool == "none" {
-					h.c.planners = nil
+					h.c.Planners = nil
 				}
-				key := dsKey(cl.DaemonSet)
+				key := cache.MetaObjectToName(cl.DaemonSet).String()
 				ctx := context.Background()
 				b.ReportAllocs()
 				for b.Loop() {
@@ -73,7 +47,7 @@ func BenchmarkSync(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				if w := h.writes(); len(w) > 0 {
+				if w := h.Writes(); len(w) > 0 {
 					b.Fatalf("a settled sync wrote %v", w)
 				}
 			})

@@ -1,5 +1,7 @@
-// Package controller is a DaemonSet controller built on daemon.Compute: it
-// watches DaemonSets, nodes, pods and ControllerRevisions through shared
-// informers, computes one plan per DaemonSet and carries it out against the
-// API server, with expectations so that no sync acts twice on a stale cache.
+// Package controller is the replace controller, a DaemonSet controller
+// built on daemon.Compute that takes kube-controller-manager's place: for
+// each DaemonSet its syncs (driven by package syncer's informers, queue and
+// expectations) compute one plan and carry all of it out against the API
+// server — revision history, adoption and release, pod creates and
+// deletes, status — as upstream does, one sync at a time.
 package controller

@@ -10,8 +10,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // outcome is what execute did.
@@ -25,21 +27,6 @@ type outcome struct {
 	// errs are the API errors of the actions that failed; the others were
 	// still carried out.
 	errs []error
-}
-
-// errorList collects errors from concurrent actions.
-type errorList struct {
-	mu   sync.Mutex
-	errs []error
-}
-
-func (l *errorList) add(err error) {
-	if err == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.errs = append(l.errs, err)
 }
 
 // execute carries out plan for ds, in upstream's order: revision history,
@@ -56,13 +43,13 @@ func (l *errorList) add(err error) {
 // interval. The caller keeps the plan's failed-pod backoff.
 func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, podsAllowed bool) outcome {
 	var out outcome
-	var errs errorList
+	var errs syncer.ErrorList
 	if plan.Skip != daemon.SkipNone {
 		// A skipped DaemonSet (selector {}, being deleted) stays so until
 		// its spec changes: its warning is recorded once per spec.
 		if len(plan.Events) > 0 && c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
 			for _, ev := range plan.Events {
-				c.recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
+				c.Recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
 			}
 		}
 		return out
@@ -72,7 +59,7 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 	if len(plan.Adopt) > 0 || len(plan.History.Adopt) > 0 {
 		if err := c.canAdopt(ctx, ds); err != nil {
 			adoptOK = false
-			errs.add(err)
+			errs.Add(err)
 		}
 	}
 
@@ -88,19 +75,19 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 		}
 		if err := c.patchOwner(ctx, "pod", pod.Namespace, pod.Name, pod.UID, ds, true); err != nil {
 			notOwned[pod.UID] = true
-			errs.add(err)
+			errs.Add(err)
 			continue
 		}
 		out.adopted++
-		c.metrics.actions.WithLabelValues("adopt", "Orphan").Inc()
+		c.Metrics.Actions.WithLabelValues("adopt", "Orphan").Inc()
 	}
 	for _, pod := range plan.Release {
 		if err := c.patchOwner(ctx, "pod", pod.Namespace, pod.Name, pod.UID, ds, false); err != nil {
-			errs.add(err)
+			errs.Add(err)
 			continue
 		}
 		out.released++
-		c.metrics.actions.WithLabelValues("release", "LabelsMismatch").Inc()
+		c.Metrics.Actions.WithLabelValues("release", "LabelsMismatch").Inc()
 	}
 
 	// No pod is created or deleted when the current revision could not be
@@ -108,24 +95,24 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 	// DaemonSet may be gone: its pods would be orphans at birth).
 	if podsAllowed && historyOK && adoptOK {
 		for _, ev := range plan.Events {
-			c.recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
+			c.Recorder.Event(ds, ev.Type, ev.Reason, ev.Message)
 		}
 		c.applyPods(ctx, key, ds, plan, notOwned, &out, &errs)
 	}
 
 	if plan.StatusChanged {
 		minor := minorStatusChange(ds, plan.Status)
-		if wait := c.statusWrites.hold(key, minor, c.cfg.Clock.Now()); wait > 0 {
+		if wait := c.statusWrites.Hold(key, minor, c.Config.Clock.Now()); wait > 0 {
 			out.statusHeld = true
-			c.queue.AddAfter(key, wait)
+			c.Queue.AddAfter(key, wait)
 		} else if err := c.writeStatus(ctx, ds, plan.Status); err != nil {
-			errs.add(err)
+			errs.Add(err)
 		} else {
 			out.statusWritten = true
-			c.metrics.actions.WithLabelValues("status", "StatusChanged").Inc()
+			c.Metrics.Actions.WithLabelValues("status", "StatusChanged").Inc()
 		}
 	}
-	out.errs = errs.errs
+	out.errs = errs.Errs()
 	return out
 }
 
@@ -133,7 +120,7 @@ func (c *Controller) execute(ctx context.Context, key string, ds *appsv1.DaemonS
 // is adopted: a DaemonSet deleted and re-created under the same name, or
 // being deleted, must not take pods or revisions.
 func (c *Controller) canAdopt(ctx context.Context, ds *appsv1.DaemonSet) error {
-	fresh, err := c.client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
+	fresh, err := c.Client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("recheck before adopting: %w", err)
 	}
@@ -149,42 +136,42 @@ func (c *Controller) canAdopt(ctx context.Context, ds *appsv1.DaemonSet) error {
 // applyHistory carries out plan.History: adoption and release of revisions,
 // updates, relabelled pods, the create of the current revision, deletes.
 // It returns false when the current revision could not be created.
-func (c *Controller) applyHistory(ctx context.Context, ds *appsv1.DaemonSet, plan daemon.Plan, adoptOK bool, out *outcome, errs *errorList) bool {
+func (c *Controller) applyHistory(ctx context.Context, ds *appsv1.DaemonSet, plan daemon.Plan, adoptOK bool, out *outcome, errs *syncer.ErrorList) bool {
 	h := plan.History
-	revs := c.client.AppsV1().ControllerRevisions(ds.Namespace)
+	revs := c.Client.AppsV1().ControllerRevisions(ds.Namespace)
 	if adoptOK {
 		for _, rev := range h.Adopt {
 			if err := c.patchOwner(ctx, "controllerrevision", rev.Namespace, rev.Name, rev.UID, ds, true); err != nil {
-				errs.add(err)
+				errs.Add(err)
 				continue
 			}
 			out.revisionWrites++
-			c.metrics.actions.WithLabelValues("revision_adopt", "Orphan").Inc()
+			c.Metrics.Actions.WithLabelValues("revision_adopt", "Orphan").Inc()
 		}
 	}
 	for _, rev := range h.Release {
 		if err := c.patchOwner(ctx, "controllerrevision", rev.Namespace, rev.Name, rev.UID, ds, false); err != nil {
-			errs.add(err)
+			errs.Add(err)
 			continue
 		}
 		out.revisionWrites++
-		c.metrics.actions.WithLabelValues("revision_release", "LabelsMismatch").Inc()
+		c.Metrics.Actions.WithLabelValues("revision_release", "LabelsMismatch").Inc()
 	}
 	for _, rev := range h.Update {
 		if _, err := revs.Update(ctx, rev, metav1.UpdateOptions{}); err != nil {
-			c.metrics.actionErrors.WithLabelValues("revision_update").Inc()
-			errs.add(fmt.Errorf("update controllerrevision %s/%s: %w", rev.Namespace, rev.Name, err))
+			c.Metrics.ActionErrors.WithLabelValues("revision_update").Inc()
+			errs.Add(fmt.Errorf("update controllerrevision %s/%s: %w", rev.Namespace, rev.Name, err))
 			continue
 		}
 		out.revisionWrites++
-		c.metrics.actions.WithLabelValues("revision_update", "History").Inc()
+		c.Metrics.Actions.WithLabelValues("revision_update", "History").Inc()
 	}
 	for _, pod := range h.Relabel {
-		if err := c.patchHashLabel(ctx, dsKey(ds), pod, plan.Hash); err != nil {
-			errs.add(err)
+		if err := c.patchHashLabel(ctx, cache.MetaObjectToName(ds).String(), pod, plan.Hash); err != nil {
+			errs.Add(err)
 			continue
 		}
-		c.metrics.actions.WithLabelValues("relabel", "DuplicateRevision").Inc()
+		c.Metrics.Actions.WithLabelValues("relabel", "DuplicateRevision").Inc()
 	}
 	ok := true
 	if h.Create != nil {
@@ -192,26 +179,26 @@ func (c *Controller) applyHistory(ctx context.Context, ds *appsv1.DaemonSet, pla
 		switch {
 		case err == nil:
 			out.revisionWrites++
-			c.metrics.actions.WithLabelValues("revision_create", "CurrentRevision").Inc()
+			c.Metrics.Actions.WithLabelValues("revision_create", "CurrentRevision").Inc()
 		case apierrors.IsAlreadyExists(err):
 			// The revision exists (an unowned copy of the same data, or a
 			// create the cache has not seen yet): the next sync takes it
 			// over, or finds a collision and bumps the count.
 		default:
 			ok = false
-			c.metrics.actionErrors.WithLabelValues("revision_create").Inc()
-			errs.add(fmt.Errorf("create controllerrevision %s/%s: %w", h.Create.Namespace, h.Create.Name, err))
+			c.Metrics.ActionErrors.WithLabelValues("revision_create").Inc()
+			errs.Add(fmt.Errorf("create controllerrevision %s/%s: %w", h.Create.Namespace, h.Create.Name, err))
 		}
 	}
 	for _, rev := range h.Delete {
 		err := revs.Delete(ctx, rev.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &rev.UID}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			c.metrics.actionErrors.WithLabelValues("revision_delete").Inc()
-			errs.add(fmt.Errorf("delete controllerrevision %s/%s: %w", rev.Namespace, rev.Name, err))
+			c.Metrics.ActionErrors.WithLabelValues("revision_delete").Inc()
+			errs.Add(fmt.Errorf("delete controllerrevision %s/%s: %w", rev.Namespace, rev.Name, err))
 			continue
 		}
 		out.revisionWrites++
-		c.metrics.actions.WithLabelValues("revision_delete", "History").Inc()
+		c.Metrics.Actions.WithLabelValues("revision_delete", "History").Inc()
 	}
 	return ok
 }
@@ -219,7 +206,7 @@ func (c *Controller) applyHistory(ctx context.Context, ds *appsv1.DaemonSet, pla
 // applyPods creates the plan's pods in slow-start batches, then deletes its
 // pods but those in notOwned (orphans whose adoption failed), after raising
 // the expectations of key by what it is about to do.
-func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, notOwned map[types.UID]bool, out *outcome, errs *errorList) {
+func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.DaemonSet, plan daemon.Plan, notOwned map[types.UID]bool, out *outcome, errs *syncer.ErrorList) {
 	deletes := make([]daemon.Delete, 0, len(plan.Deletes))
 	for _, d := range plan.Deletes {
 		if !notOwned[d.Pod.UID] {
@@ -233,52 +220,52 @@ func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.Daemo
 	for i, d := range deletes {
 		uids[i] = d.Pod.UID
 	}
-	c.expectations.Expect(key, len(plan.Creates), uids)
+	c.Expectations.Expect(key, len(plan.Creates), uids)
 
-	pods := c.client.CoreV1().Pods(ds.Namespace)
+	pods := c.Client.CoreV1().Pods(ds.Namespace)
 	var mu sync.Mutex
-	calls, _ := slowStartBatch(len(plan.Creates), c.cfg.BurstReplicas, func(i int) error {
+	calls, _ := syncer.SlowStartBatch(len(plan.Creates), c.Config.BurstReplicas, func(i int) error {
 		cr := plan.Creates[i]
 		created, err := pods.Create(ctx, cr.Pod, metav1.CreateOptions{})
 		switch {
 		case err == nil:
-			c.fence.wrote(key, fencePods, created.ResourceVersion)
+			c.Fence.Wrote(key, syncer.FencePods, created.ResourceVersion)
 			mu.Lock()
 			out.created++
 			mu.Unlock()
-			c.metrics.actions.WithLabelValues("create", string(cr.Reason)).Inc()
-			c.recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", created.Name)
+			c.Metrics.Actions.WithLabelValues("create", string(cr.Reason)).Inc()
+			c.Recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", created.Name)
 			return nil
 		case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 			// Nothing can be created in a namespace being deleted, and it
 			// is not worth retrying.
-			c.expectations.CreationObserved(key)
+			c.Expectations.CreationObserved(key)
 			return nil
 		case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
 			// The pod may exist: let the informer or the expectations'
 			// timeout settle it.
-			c.fence.markUnsure(key)
+			c.Fence.MarkUnsure(key)
 		default:
-			c.expectations.CreationObserved(key)
-			if mayHaveApplied(err) {
+			c.Expectations.CreationObserved(key)
+			if syncer.MayHaveApplied(err) {
 				// The pod may exist all the same: the next sync waits
 				// until the cache would show it.
-				c.fence.markUnsure(key)
+				c.Fence.MarkUnsure(key)
 			}
 		}
-		c.metrics.actionErrors.WithLabelValues("create").Inc()
-		c.recorder.Eventf(ds, corev1.EventTypeWarning, "FailedCreate", "Error creating pod on node %s: %v", cr.NodeName, err)
+		c.Metrics.ActionErrors.WithLabelValues("create").Inc()
+		c.Recorder.Eventf(ds, corev1.EventTypeWarning, "FailedCreate", "Error creating pod on node %s: %v", cr.NodeName, err)
 		err = fmt.Errorf("create pod on node %s: %w", cr.NodeName, err)
-		errs.add(err)
+		errs.Add(err)
 		return err
 	})
 	// The creates skipped after a failed batch will not be observed.
 	for range len(plan.Creates) - calls {
-		c.expectations.CreationObserved(key)
+		c.Expectations.CreationObserved(key)
 	}
 
-	c.deletePods(ctx, key, ds, deletes, out, errs, func(d daemon.Delete) {
-		c.recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", d.Pod.Name)
+	out.deleted += c.DeletePods(ctx, key, ds, deletes, errs, func(d daemon.Delete) {
+		c.Recorder.Eventf(ds, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", d.Pod.Name)
 	})
 }
 
@@ -292,10 +279,10 @@ func (c *Controller) applyPods(ctx context.Context, key string, ds *appsv1.Daemo
 func (c *Controller) writeStatus(ctx context.Context, ds *appsv1.DaemonSet, status appsv1.DaemonSetStatus) error {
 	toUpdate := ds.DeepCopy()
 	toUpdate.Status = status
-	written, err := c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, toUpdate, metav1.UpdateOptions{})
+	written, err := c.Client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, toUpdate, metav1.UpdateOptions{})
 	if apierrors.IsConflict(err) {
-		c.metrics.actionErrors.WithLabelValues("status").Inc()
-		fresh, getErr := c.client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
+		c.Metrics.ActionErrors.WithLabelValues("status").Inc()
+		fresh, getErr := c.Client.AppsV1().DaemonSets(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
 		switch {
 		case getErr != nil:
 			err = fmt.Errorf("%w; reading it again: %w", err, getErr)
@@ -304,13 +291,13 @@ func (c *Controller) writeStatus(ctx context.Context, ds *appsv1.DaemonSet, stat
 			// was made for the old object, so the conflict stands.
 		default:
 			fresh.Status = status
-			written, err = c.client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+			written, err = c.Client.AppsV1().DaemonSets(ds.Namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
 		}
 	}
 	if err != nil {
-		c.metrics.actionErrors.WithLabelValues("status").Inc()
+		c.Metrics.ActionErrors.WithLabelValues("status").Inc()
 		return fmt.Errorf("update status: %w", err)
 	}
-	c.fence.wrote(dsKey(ds), fenceDaemonSets, written.ResourceVersion)
+	c.Fence.Wrote(cache.MetaObjectToName(ds).String(), syncer.FenceDaemonSets, written.ResourceVersion)
 	return nil
 }

@@ -9,6 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // ownerPatch returns the strategic merge patch that adds (adopt) or removes
@@ -62,15 +65,15 @@ func (c *Controller) patchOwner(ctx context.Context, kind, ns, name string, uid 
 	switch kind {
 	case "pod":
 		var patched *corev1.Pod
-		patched, err = c.client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		patched, err = c.Client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
 		if err == nil {
-			c.fence.wrote(dsKey(ds), fencePods, patched.ResourceVersion)
+			c.Fence.Wrote(cache.MetaObjectToName(ds).String(), syncer.FencePods, patched.ResourceVersion)
 		}
 	default:
-		_, err = c.client.AppsV1().ControllerRevisions(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		_, err = c.Client.AppsV1().ControllerRevisions(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
 	}
 	if err != nil {
-		c.metrics.actionErrors.WithLabelValues(verb).Inc()
+		c.Metrics.ActionErrors.WithLabelValues(verb).Inc()
 		return fmt.Errorf("%s %s %s/%s: %w", verb, kind, ns, name, err)
 	}
 	return nil
@@ -86,13 +89,13 @@ func (c *Controller) patchHashLabel(ctx context.Context, key string, pod interfa
 	patch, err := hashLabelPatch(pod.GetUID(), hash)
 	if err == nil {
 		var patched *corev1.Pod
-		patched, err = c.client.CoreV1().Pods(pod.GetNamespace()).Patch(ctx, pod.GetName(), types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		patched, err = c.Client.CoreV1().Pods(pod.GetNamespace()).Patch(ctx, pod.GetName(), types.StrategicMergePatchType, patch, metav1.PatchOptions{})
 		if err == nil {
-			c.fence.wrote(key, fencePods, patched.ResourceVersion)
+			c.Fence.Wrote(key, syncer.FencePods, patched.ResourceVersion)
 		}
 	}
 	if err != nil {
-		c.metrics.actionErrors.WithLabelValues("relabel").Inc()
+		c.Metrics.ActionErrors.WithLabelValues("relabel").Inc()
 		return fmt.Errorf("relabel pod %s/%s: %w", pod.GetNamespace(), pod.GetName(), err)
 	}
 	return nil

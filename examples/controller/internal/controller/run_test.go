@@ -19,6 +19,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // TestRunConvergesAndShutsDown runs the whole loop (informers, queue,
@@ -38,7 +40,7 @@ func TestRunConvergesAndShutsDown(t *testing.T) {
 	})
 	factory := informers.NewSharedInformerFactory(client, 0)
 	reg := prometheus.NewRegistry()
-	c := New(client, factory, Config{Workers: 2, Recorder: record.NewFakeRecorder(1000), Registerer: reg}, ktesting.NewLogger(t, ktesting.NewConfig()))
+	c := New(client, factory, syncer.Config{Workers: 2, Recorder: record.NewFakeRecorder(1000), Registerer: reg}, ktesting.NewLogger(t, ktesting.NewConfig()))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -77,10 +79,10 @@ func TestRunConvergesAndShutsDown(t *testing.T) {
 			t.Errorf("node %s has %d pods, want 1", node, perNode[node])
 		}
 	}
-	if got := testutil.ToFloat64(c.metrics.actions.WithLabelValues("create", "NodeNeedsPod")); got != 3 {
+	if got := testutil.ToFloat64(c.Metrics.Actions.WithLabelValues("create", "NodeNeedsPod")); got != 3 {
 		t.Errorf("plan_actions_total{create,NodeNeedsPod} = %v, want 3", got)
 	}
-	if testutil.CollectAndCount(c.metrics.syncs) == 0 {
+	if n, err := testutil.GatherAndCount(reg, syncer.MetricsNamespace+"_syncs_total"); err != nil || n == 0 {
 		t.Error("no sync counted")
 	}
 }

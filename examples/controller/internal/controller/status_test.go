@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // TestWriteStatusConflict pins what a status write does when the API server
@@ -38,9 +40,9 @@ func TestWriteStatusConflict(t *testing.T) {
 			cached := testDS("ns", "ds")
 			stored := cached.DeepCopy()
 			stored.UID = tt.storedUID
-			h := newHarness(t, Config{}, stored)
+			h := newHarness(t, syncer.Config{}, stored)
 			calls := 0
-			h.client.PrependReactor("update", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			h.Client.PrependReactor("update", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
 				if a.GetSubresource() != "status" {
 					return false, nil, nil
 				}
@@ -57,7 +59,7 @@ func TestWriteStatusConflict(t *testing.T) {
 			if calls != tt.wantCalls {
 				t.Errorf("status updates = %d, want %d", calls, tt.wantCalls)
 			}
-			got, err := h.client.AppsV1().DaemonSets("ns").Get(context.Background(), "ds", metav1.GetOptions{})
+			got, err := h.Client.AppsV1().DaemonSets("ns").Get(context.Background(), "ds", metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

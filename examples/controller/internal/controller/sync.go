@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // sync computes the plan of the DaemonSet key from the informers' caches and
@@ -23,13 +24,13 @@ import (
 // spec (UID and generation) and is not requeued: the next change of the
 // DaemonSet, or of its pods, brings it back.
 func (c *Controller) sync(ctx context.Context, key string) (err error) {
-	start := c.cfg.Clock.Now()
-	var found syncFacts
-	defer func() { c.metrics.observeSync(found.result(err), c.cfg.Clock.Since(start)) }()
+	start := c.Config.Clock.Now()
+	var found syncer.SyncFacts
+	defer func() { c.Metrics.ObserveSync(found.Result(err), c.Config.Clock.Since(start)) }()
 
-	ds, err := c.cachedDaemonSet(ctx, key)
+	ds, err := c.CachedDaemonSet(ctx, key)
 	if ds == nil {
-		found.gone = true
+		found.Gone = true
 		return err
 	}
 	ns := ds.Namespace
@@ -38,28 +39,28 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	// store before its handlers observe the delete), so the pods listed
 	// next show it. Read after, an event coming in between satisfies them
 	// while the list still shows the pod, and the plan deletes it again.
-	satisfied := c.expectations.Satisfied(key)
-	found.waiting = !satisfied
-	nodes, pods, revs, err := c.cached(ns)
+	satisfied := c.Expectations.Satisfied(key)
+	found.Waiting = !satisfied
+	nodes, pods, revs, err := c.Cached(ns)
 	if err != nil {
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
 	planned, policy := c.annotatedRollout(key, ds)
-	plan, computeErr := c.plan(key, planned, nodes, pods, daemon.Options{
+	plan, computeErr := c.Plan(key, planned, nodes, pods, daemon.Options{
 		Now:                                      start,
 		Revisions:                                revs,
 		FailedPodBackoff:                         c.state.getBackoff(key),
-		BurstReplicas:                            c.cfg.BurstReplicas,
-		EnableTaintTolerationComparisonOperators: c.cfg.EnableTaintTolerationComparisonOperators,
+		BurstReplicas:                            c.Config.BurstReplicas,
+		EnableTaintTolerationComparisonOperators: c.Config.EnableTaintTolerationComparisonOperators,
 		Rollout:                                  policy,
 	})
-	invalid := computeErr != nil && isInvalidSpec(computeErr)
-	found.invalid = invalid
+	invalid := computeErr != nil && syncer.IsInvalidSpec(computeErr)
+	found.Invalid = invalid
 	if invalid {
 		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
-			c.recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", messageOf(computeErr))
-			c.logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", messageOf(computeErr))
+			c.Recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", syncer.MessageOf(computeErr))
+			c.Logger.Info("DaemonSet rejected, not retried until it changes", "daemonset", key, "generation", ds.Generation, "reason", syncer.MessageOf(computeErr))
 		}
 	} else if computeErr == nil && plan.Skip == daemon.SkipNone {
 		c.state.clearInvalid(key)
@@ -74,17 +75,17 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	if !satisfied {
 		// A lost watch event must not stall the DaemonSet: look again when
 		// the expectations expire.
-		c.queue.AddAfter(key, c.cfg.ExpectationsTimeout)
+		c.Queue.AddAfter(key, c.Config.ExpectationsTimeout)
 	}
 	if plan.RequeueAfter > 0 {
-		c.queue.AddAfter(key, plan.RequeueAfter)
+		c.Queue.AddAfter(key, plan.RequeueAfter)
 	}
-	pendingCreates, pendingDeletes := c.expectations.Pending(key)
+	pendingCreates, pendingDeletes := c.Expectations.Pending(key)
 	level := 2
 	if !plan.IsZero() || computeErr != nil || len(out.errs) > 0 {
 		level = 0
 	}
-	c.logger.V(level).Info("Synced",
+	c.Logger.V(level).Info("Synced",
 		"daemonset", key,
 		"hash", plan.Hash,
 		"satisfied", satisfied,
@@ -97,7 +98,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		"requeueAfter", plan.RequeueAfter,
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
 		"errors", len(out.errs),
-		"duration", c.cfg.Clock.Since(start),
+		"duration", c.Config.Clock.Since(start),
 	)
 
 	switch {
@@ -109,40 +110,9 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	case computeErr != nil || len(out.errs) > 0:
 		all := out.errs
 		if computeErr != nil {
-			all = append([]error{keyless{computeErr}}, all...)
+			all = append([]error{syncer.Keyless{Err: computeErr}}, all...)
 		}
 		return fmt.Errorf("daemonset %q: %w", key, errors.Join(all...))
 	}
 	return nil
 }
-
-// isInvalidSpec reports whether err from daemon.Compute says the DaemonSet
-// itself is wrong (retrying cannot help until it changes): input Compute
-// cannot use, an invalid selector, rollout policy, maxSurge or
-// maxUnavailable all match daemon.ErrInvalidInput.
-func isInvalidSpec(err error) bool {
-	return errors.Is(err, daemon.ErrInvalidInput)
-}
-
-// messageOf returns err's text for people who already know which
-// DaemonSet it is about (an event on the object, a log line with the key):
-// a plan's error without its DaemonSet, its stage and cause
-// (daemon.Error.Message), which name the field and the problem only; any
-// other error as it is. "" for nil.
-func messageOf(err error) string {
-	var de *daemon.Error
-	switch {
-	case errors.As(err, &de):
-		return de.Message()
-	case err != nil:
-		return err.Error()
-	}
-	return ""
-}
-
-// keyless is err printed as messageOf prints it, for an error whose text
-// names the DaemonSet already; errors.As and errors.Is still see err.
-type keyless struct{ err error }
-
-func (e keyless) Error() string { return messageOf(e.err) }
-func (e keyless) Unwrap() error { return e.err }

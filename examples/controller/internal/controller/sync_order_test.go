@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	corelisters "k8s.io/client-go/listers/core/v1"
+
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // racingPods is a pod lister whose namespace listers run after, once the
@@ -57,28 +59,28 @@ func TestSyncReadsExpectationsBeforePods(t *testing.T) {
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 		objs = append(objs, testNode(n, nil), p)
 	}
-	h := newHarness(t, Config{}, objs...)
+	h := newHarness(t, syncer.Config{}, objs...)
 	ctx := context.Background()
 	if err := h.c.sync(ctx, "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
-	if got := without(h.writes(), "update daemonsets/status"); !slices.Contains(got, "delete pods") {
+	if got := without(h.Writes(), "update daemonsets/status"); !slices.Contains(got, "delete pods") {
 		t.Fatalf("first sync: writes %q, want a delete of an old pod", got)
 	}
-	stored, err := h.client.AppsV1().DaemonSets("ns").Get(ctx, "ds", metav1.GetOptions{})
+	stored, err := h.Client.AppsV1().DaemonSets("ns").Get(ctx, "ds", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.cache(stored)
+	h.Cache(stored)
 	h.observeAll("ns")
 
 	// The cache still shows old-n1 alive; its delete is observed as soon
 	// as the sync has listed the pods.
-	h.c.pods = racingPods{PodLister: h.c.pods, after: func() { h.c.expectations.DeletionObserved("ns/ds", "uid-old-n1") }}
+	h.c.Pods = racingPods{PodLister: h.c.Pods, after: func() { h.c.Expectations.DeletionObserved("ns/ds", "uid-old-n1") }}
 	if err := h.c.sync(ctx, "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
-	if got := without(h.writes(), "update daemonsets/status"); slices.Contains(got, "delete pods") {
+	if got := without(h.Writes(), "update daemonsets/status"); slices.Contains(got, "delete pods") {
 		t.Errorf("second sync, from a list older than its expectations: writes %q, want no delete", got)
 	}
 }

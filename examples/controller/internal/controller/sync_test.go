@@ -14,10 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -25,7 +24,7 @@ func TestSyncCreatesOnceUntilObserved(t *testing.T) {
 	ds := testDS("ns", "ds", func(ds *appsv1.DaemonSet) {
 		ds.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "a"}
 	})
-	h := newHarness(t, Config{},
+	h := newHarness(t, syncer.Config{},
 		ds,
 		testNode("n1", map[string]string{"pool": "a"}),
 		testNode("n2", map[string]string{"pool": "a"}),
@@ -64,7 +63,7 @@ func TestSyncCreatesOnceUntilObserved(t *testing.T) {
 		if err := h.c.sync(ctx, "ns/ds"); err != nil {
 			t.Fatalf("%s: sync: %v", s.name, err)
 		}
-		got := h.writes()
+		got := h.Writes()
 		// The status is written while the cached DaemonSet keeps its
 		// stale status; that is not what this test is about.
 		got = without(got, "update daemonsets/status")
@@ -72,28 +71,28 @@ func TestSyncCreatesOnceUntilObserved(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: writes (-want,+got):\n%s", s.name, diff)
 		}
-		pods, _ := h.client.CoreV1().Pods("ns").List(ctx, metav1.ListOptions{})
+		pods, _ := h.Client.CoreV1().Pods("ns").List(ctx, metav1.ListOptions{})
 		if len(pods.Items) != s.wantPods {
 			t.Errorf("%s: %d pods exist, want %d", s.name, len(pods.Items), s.wantPods)
 		}
-		h.client.ClearActions()
+		h.Client.ClearActions()
 	}
 
 	// A restarted controller, its caches filled from the API server,
 	// creates nothing.
-	h2 := newHarness(t, Config{}, ds, testNode("n1", map[string]string{"pool": "a"}), testNode("n2", map[string]string{"pool": "a"}))
-	pods, _ := h.client.CoreV1().Pods("ns").List(ctx, metav1.ListOptions{})
+	h2 := newHarness(t, syncer.Config{}, ds, testNode("n1", map[string]string{"pool": "a"}), testNode("n2", map[string]string{"pool": "a"}))
+	pods, _ := h.Client.CoreV1().Pods("ns").List(ctx, metav1.ListOptions{})
 	for i := range pods.Items {
-		h2.cache(&pods.Items[i])
+		h2.Cache(&pods.Items[i])
 	}
-	revs, _ := h.client.AppsV1().ControllerRevisions("ns").List(ctx, metav1.ListOptions{})
+	revs, _ := h.Client.AppsV1().ControllerRevisions("ns").List(ctx, metav1.ListOptions{})
 	for i := range revs.Items {
-		h2.cache(&revs.Items[i])
+		h2.Cache(&revs.Items[i])
 	}
 	if err := h2.c.sync(ctx, "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range h2.writes() {
+	for _, w := range h2.Writes() {
 		if strings.Contains(w, "pods") {
 			t.Errorf("after a restart: %s", w)
 		}
@@ -114,14 +113,14 @@ func TestSyncInvalidDaemonSetWarnsOnceAndIsNotRetried(t *testing.T) {
 	ds := testDS("ns", "bad", func(ds *appsv1.DaemonSet) {
 		ds.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Bogus"}}
 	})
-	h := newHarness(t, Config{}, ds, testNode("n1", nil))
+	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil))
 	ctx := context.Background()
 	for i := range 3 {
 		if err := h.c.sync(ctx, "ns/bad"); err != nil {
 			t.Fatalf("sync %d returned %v; an invalid DaemonSet must not be retried", i, err)
 		}
 	}
-	events := h.events()
+	events := h.Events()
 	if len(events) != 1 {
 		t.Fatalf("events = %q, want one warning", events)
 	}
@@ -131,7 +130,7 @@ func TestSyncInvalidDaemonSetWarnsOnceAndIsNotRetried(t *testing.T) {
 	if strings.Contains(events[0], `daemonset "ns/bad"`) {
 		t.Errorf("event %q repeats the DaemonSet it is recorded on", events[0])
 	}
-	for _, w := range h.writes() {
+	for _, w := range h.Writes() {
 		if strings.Contains(w, "pods") {
 			t.Errorf("invalid DaemonSet: %s", w)
 		}
@@ -140,11 +139,11 @@ func TestSyncInvalidDaemonSetWarnsOnceAndIsNotRetried(t *testing.T) {
 	// A new generation is reported again.
 	ds2 := ds.DeepCopy()
 	ds2.Generation = 2
-	h.cache(ds2)
+	h.Cache(ds2)
 	if err := h.c.sync(ctx, "ns/bad"); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.events(); len(got) != 1 {
+	if got := h.Events(); len(got) != 1 {
 		t.Errorf("new generation: events = %q, want one", got)
 	}
 }
@@ -157,8 +156,8 @@ func TestSyncOneFailedDeleteDoesNotStopTheOthers(t *testing.T) {
 	for _, n := range []string{"n1", "n2", "n3"} {
 		objs = append(objs, testNode(n, map[string]string{"pool": "b"}), ownedPod(ds, "pod-"+n, n))
 	}
-	h := newHarness(t, Config{}, objs...)
-	h.client.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+	h := newHarness(t, syncer.Config{}, objs...)
+	h.Client.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.(k8stesting.DeleteAction).GetName() == "pod-n2" {
 			return true, nil, apierrors.NewInternalError(errors.New("etcd is sad"))
 		}
@@ -171,7 +170,7 @@ func TestSyncOneFailedDeleteDoesNotStopTheOthers(t *testing.T) {
 	if strings.Count(err.Error(), `daemonset "ns/ds"`) != 1 {
 		t.Errorf("error %q names the DaemonSet more than once", err)
 	}
-	pods, _ := h.client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+	pods, _ := h.Client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
 	var left []string
 	for _, p := range pods.Items {
 		left = append(left, p.Name)
@@ -181,10 +180,10 @@ func TestSyncOneFailedDeleteDoesNotStopTheOthers(t *testing.T) {
 	}
 	// The failed delete will never be observed: only the two others are
 	// expected.
-	if c, d := h.c.expectations.Pending("ns/ds"); c != 0 || d != 2 {
+	if c, d := h.c.Expectations.Pending("ns/ds"); c != 0 || d != 2 {
 		t.Errorf("pending = %d creates, %d deletes; want 0, 2", c, d)
 	}
-	if !hasEvent(h.events(), "Warning FailedDelete") {
+	if !hasEvent(h.Events(), "Warning FailedDelete") {
 		t.Error("no FailedDelete event")
 	}
 }
@@ -195,9 +194,9 @@ func TestSyncFailedCreateStopsTheSlowStartAndReleasesExpectations(t *testing.T) 
 	for _, n := range []string{"n1", "n2", "n3", "n4", "n5", "n6"} {
 		objs = append(objs, testNode(n, nil))
 	}
-	h := newHarness(t, Config{}, objs...)
+	h := newHarness(t, syncer.Config{}, objs...)
 	creates := 0
-	h.client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+	h.Client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		creates++ // reactors run under the fake's lock
 		if creates == 2 {
 			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("quota"))
@@ -211,7 +210,7 @@ func TestSyncFailedCreateStopsTheSlowStartAndReleasesExpectations(t *testing.T) 
 	if creates != 3 {
 		t.Errorf("%d create calls, want 3", creates)
 	}
-	if c, _ := h.c.expectations.Pending("ns/ds"); c != 2 {
+	if c, _ := h.c.Expectations.Pending("ns/ds"); c != 2 {
 		t.Errorf("pending creates = %d, want 2 (the two that succeeded)", c)
 	}
 }
@@ -220,29 +219,29 @@ func TestSyncKeepsFailedPodBackoffBetweenSyncs(t *testing.T) {
 	ds := testDS("ns", "ds")
 	failed := ownedPod(ds, "pod-n1", "n1")
 	failed.Status.Phase = corev1.PodFailed
-	h := newHarness(t, Config{}, ds, testNode("n1", nil), failed)
+	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil), failed)
 	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.c.state.getBackoff("ns/ds").Len(); got != 1 {
 		t.Fatalf("backoff entries after deleting a failed pod = %d, want 1", got)
 	}
-	if !hasEvent(h.events(), "Warning FailedDaemonPod") {
+	if !hasEvent(h.Events(), "Warning FailedDaemonPod") {
 		t.Error("no FailedDaemonPod event from the plan")
 	}
 	// The replacement fails too, within the backoff: not deleted, and the
 	// key comes back when the backoff ends.
 	h.observeAll("ns")
-	h.c.expectations.Forget("ns/ds")
+	h.c.Expectations.Forget("ns/ds")
 	again := ownedPod(ds, "pod-n1b", "n1")
 	again.Status.Phase = corev1.PodFailed
-	h.cache(again)
-	_ = h.factory.Core().V1().Pods().Informer().GetIndexer().Delete(failed)
-	h.client.ClearActions()
+	h.Cache(again)
+	_ = h.Factory.Core().V1().Pods().Informer().GetIndexer().Delete(failed)
+	h.Client.ClearActions()
 	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range h.writes() {
+	for _, w := range h.Writes() {
 		if w == "delete pods" {
 			t.Error("a failed pod was deleted within its backoff")
 		}
@@ -250,12 +249,12 @@ func TestSyncKeepsFailedPodBackoffBetweenSyncs(t *testing.T) {
 }
 
 func TestSyncGoneDaemonSetForgetsState(t *testing.T) {
-	h := newHarness(t, Config{})
-	h.c.expectations.Expect("ns/gone", 3, nil)
+	h := newHarness(t, syncer.Config{})
+	h.c.Expectations.Expect("ns/gone", 3, nil)
 	if err := h.c.sync(context.Background(), "ns/gone"); err != nil {
 		t.Fatal(err)
 	}
-	if c, d := h.c.expectations.Pending("ns/gone"); c != 0 || d != 0 {
+	if c, d := h.c.Expectations.Pending("ns/gone"); c != 0 || d != 0 {
 		t.Errorf("expectations kept for a gone DaemonSet: %d, %d", c, d)
 	}
 }
@@ -266,80 +265,32 @@ func TestAdoptAndReleasePatches(t *testing.T) {
 	orphan.OwnerReferences = nil
 	stray := ownedPod(ds, "stray", "n2")
 	stray.Labels = map[string]string{"app": "other"}
-	h := newHarness(t, Config{}, ds, testNode("n1", nil), testNode("n2", nil), orphan, stray)
+	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil), testNode("n2", nil), orphan, stray)
 	_ = h.c.sync(context.Background(), "ns/ds")
 	ctx := context.Background()
-	got, _ := h.client.CoreV1().Pods("ns").Get(ctx, "orphan", metav1.GetOptions{})
+	got, _ := h.Client.CoreV1().Pods("ns").Get(ctx, "orphan", metav1.GetOptions{})
 	if ref := metav1.GetControllerOf(got); ref == nil || ref.UID != ds.UID {
 		t.Errorf("orphan not adopted: %v", got.OwnerReferences)
 	}
-	got, _ = h.client.CoreV1().Pods("ns").Get(ctx, "stray", metav1.GetOptions{})
+	got, _ = h.Client.CoreV1().Pods("ns").Get(ctx, "stray", metav1.GetOptions{})
 	if len(got.OwnerReferences) != 0 {
 		t.Errorf("stray not released: %v", got.OwnerReferences)
 	}
 }
 
-func hasEvent(events []string, prefix string) bool {
-	for _, e := range events {
-		if strings.HasPrefix(e, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// TestMessageOf: an event or a log line about a DaemonSet reads a plan's
-// error without the DaemonSet, taken from the typed error, not cut out of
-// its text.
-func TestMessageOf(t *testing.T) {
-	budget := field.Invalid(field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxSurge"), "x", "bad")
-	planErr := &daemon.Error{DaemonSet: "ns/x", Stage: daemon.StageRollingUpdate, Err: budget}
-	tests := []struct {
-		name string
-		err  error
-		want string
-	}{
-		{name: "nil", err: nil, want: ""},
-		{name: "a plan's error loses its DaemonSet, keeps its stage", err: planErr,
-			want: `rolling update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "x": bad`},
-		{name: "found through wrapping", err: fmt.Errorf("sync: %w", planErr),
-			want: `rolling update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "x": bad`},
-		{name: "another error is kept whole, another DaemonSet's name too", err: errors.New(`daemonset "ns/y": boom`),
-			want: `daemonset "ns/y": boom`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, messageOf(tt.err)); diff != "" {
-				t.Errorf("messageOf (-want,+got):\n%s", diff)
-			}
-		})
-	}
-	t.Run("keyless", func(t *testing.T) {
-		err := fmt.Errorf("daemonset %q: %w", "ns/x", keyless{planErr})
-		want := `daemonset "ns/x": rolling update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "x": bad`
-		if diff := cmp.Diff(want, err.Error()); diff != "" {
-			t.Errorf("text (-want,+got):\n%s", diff)
-		}
-		var de *daemon.Error
-		if !errors.As(err, &de) || !errors.Is(err, daemon.ErrInvalidInput) || !isInvalidSpec(err) {
-			t.Errorf("errors.As/Is do not reach the plan's error through keyless")
-		}
-	})
-}
-
 func TestSyncSelectingAllWarnsOnce(t *testing.T) {
 	ds := testDS("ns", "all", func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{} })
-	h := newHarness(t, Config{}, ds, testNode("n1", nil))
+	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil))
 	for range 3 {
 		if err := h.c.sync(context.Background(), "ns/all"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	events := h.events()
+	events := h.Events()
 	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning SelectingAll") {
 		t.Errorf("events = %q, want one SelectingAll warning", events)
 	}
-	if w := h.writes(); len(w) != 0 {
+	if w := h.Writes(); len(w) != 0 {
 		t.Errorf("writes = %q, want none", w)
 	}
 }
@@ -348,15 +299,15 @@ func TestSyncInvalidPlanKeepsTheBackoff(t *testing.T) {
 	ds := testDS("ns", "ds")
 	failed := ownedPod(ds, "pod-n1", "n1")
 	failed.Status.Phase = corev1.PodFailed
-	h := newHarness(t, Config{}, ds, testNode("n1", nil), failed)
+	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil), failed)
 	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	bad := ds.DeepCopy()
 	bad.Generation = 2
 	bad.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Bogus"}}
-	h.cache(bad)
-	h.c.expectations.Forget("ns/ds")
+	h.Cache(bad)
+	h.c.Expectations.Forget("ns/ds")
 	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
@@ -371,13 +322,13 @@ func TestSyncAdoptsNothingForAReplacedDaemonSet(t *testing.T) {
 	live.UID = "uid-recreated"
 	orphan := ownedPod(cached, "orphan", "n1")
 	orphan.OwnerReferences = nil
-	h := newHarness(t, Config{}, live, testNode("n1", nil), orphan)
-	h.cache(cached) // the cache still has the old DaemonSet
+	h := newHarness(t, syncer.Config{}, live, testNode("n1", nil), orphan)
+	h.Cache(cached) // the cache still has the old DaemonSet
 	err := h.c.sync(context.Background(), "ns/ds")
 	if err == nil || !strings.Contains(err.Error(), "replaced") {
 		t.Fatalf("sync error = %v, want the recheck's", err)
 	}
-	got, _ := h.client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
+	got, _ := h.Client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
 	if len(got.OwnerReferences) != 0 {
 		t.Errorf("orphan adopted by a DaemonSet that no longer exists: %v", got.OwnerReferences)
 	}
@@ -393,9 +344,9 @@ func TestSyncDeletesNoOrphanItFailedToAdopt(t *testing.T) {
 			})
 			orphan := ownedPod(ds, "orphan", "n1")
 			orphan.OwnerReferences = nil
-			h := newHarness(t, Config{}, ds, testNode("n1", map[string]string{"pool": "b"}), orphan)
+			h := newHarness(t, syncer.Config{}, ds, testNode("n1", map[string]string{"pool": "b"}), orphan)
 			if adoptFails {
-				h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				h.Client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 					return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "orphan", errors.New("uid changed"))
 				})
 			}
@@ -403,7 +354,7 @@ func TestSyncDeletesNoOrphanItFailedToAdopt(t *testing.T) {
 			if (err != nil) != adoptFails {
 				t.Fatalf("sync error = %v", err)
 			}
-			_, getErr := h.client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
+			_, getErr := h.Client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
 			if exists := getErr == nil; exists != adoptFails {
 				t.Errorf("orphan exists = %v, want %v", exists, adoptFails)
 			}
@@ -422,7 +373,7 @@ func TestSyncWritesTheBumpedCollisionCount(t *testing.T) {
 		Data:     runtime.RawExtension{Raw: []byte(`{"spec":{"template":{"metadata":{"labels":{"app":"something-else"}}}}}`)},
 		Revision: 1,
 	}
-	h := newHarness(t, Config{}, ds, testNode("n1", nil), taken)
+	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil), taken)
 	err := h.c.sync(context.Background(), "ns/ds")
 	var collision *rollout.CollisionError
 	if !errors.As(err, &collision) {
@@ -431,11 +382,11 @@ func TestSyncWritesTheBumpedCollisionCount(t *testing.T) {
 	if strings.Count(err.Error(), `daemonset "ns/ds"`) != 1 {
 		t.Errorf("error %q names the DaemonSet more than once", err)
 	}
-	got, _ := h.client.AppsV1().DaemonSets("ns").Get(context.Background(), "ds", metav1.GetOptions{})
+	got, _ := h.Client.AppsV1().DaemonSets("ns").Get(context.Background(), "ds", metav1.GetOptions{})
 	if got.Status.CollisionCount == nil || *got.Status.CollisionCount != 1 {
 		t.Errorf("status.collisionCount = %v, want 1", got.Status.CollisionCount)
 	}
-	for _, w := range h.writes() {
+	for _, w := range h.Writes() {
 		if strings.Contains(w, "pods") {
 			t.Errorf("a colliding sync touched pods: %s", w)
 		}

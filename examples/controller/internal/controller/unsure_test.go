@@ -3,8 +3,6 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // TestSyncAfterACreateOfUnknownOutcome: a pod create that fails with a
@@ -27,17 +27,17 @@ import (
 // pods; then the pod is there and nothing more is created.
 func TestSyncAfterACreateOfUnknownOutcome(t *testing.T) {
 	ds := testDS("ns", "ds")
-	h := newHarness(t, Config{}, ds, testNode("n1", nil))
+	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil))
 	podsGVR := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	failed := false
-	h.client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+	h.Client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if failed {
 			return false, nil, nil
 		}
 		failed = true
 		pod := a.(k8stesting.CreateAction).GetObject().(*corev1.Pod).DeepCopy()
 		pod.Name, pod.UID = pod.GenerateName+"applied", "uid-applied"
-		if err := h.client.Tracker().Create(podsGVR, pod, pod.Namespace); err != nil {
+		if err := h.Client.Tracker().Create(podsGVR, pod, pod.Namespace); err != nil {
 			return true, nil, err
 		}
 		return true, nil, apierrors.NewInternalError(errors.New("rpc error: code = Unavailable desc = error reading from server: connection reset by peer"))
@@ -47,7 +47,7 @@ func TestSyncAfterACreateOfUnknownOutcome(t *testing.T) {
 		name    string
 		observe bool
 		// wantErr is "" (none), "server" (the create's) or "behind"
-		// (errCacheBehind).
+		// (syncer.ErrCacheBehind).
 		wantErr   string
 		wantPodOp []string
 	}{
@@ -61,7 +61,7 @@ func TestSyncAfterACreateOfUnknownOutcome(t *testing.T) {
 		err := h.c.sync(ctx, "ns/ds")
 		var got string
 		switch {
-		case errors.Is(err, errCacheBehind):
+		case errors.Is(err, syncer.ErrCacheBehind):
 			got = "behind"
 		case apierrors.IsInternalError(err):
 			got = "server"
@@ -72,7 +72,7 @@ func TestSyncAfterACreateOfUnknownOutcome(t *testing.T) {
 			t.Errorf("%s: sync error %v, want %s", step.name, err, step.wantErr)
 		}
 		var podOps []string
-		for _, w := range h.writes() {
+		for _, w := range h.Writes() {
 			if w == "create pods" || w == "delete pods" {
 				podOps = append(podOps, w)
 			}
@@ -81,60 +81,12 @@ func TestSyncAfterACreateOfUnknownOutcome(t *testing.T) {
 			t.Errorf("%s: pod writes (-want +got):\n%s", step.name, d)
 		}
 	}
-	list, err := h.client.CoreV1().Pods("ns").List(ctx, metav1.ListOptions{})
+	list, err := h.Client.CoreV1().Pods("ns").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Items) != 1 {
 		t.Errorf("%d pods exist for the one node, want 1", len(list.Items))
-	}
-}
-
-// TestMayHaveApplied covers which failed writes leave their outcome
-// unknown.
-func TestMayHaveApplied(t *testing.T) {
-	gr := schema.GroupResource{Resource: "pods"}
-	for _, tc := range []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{name: "internal error (etcd failed after committing)", err: apierrors.NewInternalError(errors.New("etcdserver: leader changed")), want: true},
-		{name: "gateway timeout", err: apierrors.NewTimeoutError("request timed out", 1), want: true},
-		{name: "server timeout", err: apierrors.NewServerTimeout(gr, "create", 1), want: true},
-		{name: "service unavailable", err: apierrors.NewServiceUnavailable("shutting down"), want: true},
-		{name: "broken connection (no status)", err: fmt.Errorf("post pods: %w", &net.OpError{Op: "read", Err: errors.New("connection reset by peer")}), want: true},
-		{name: "too many requests (rejected before it ran)", err: apierrors.NewTooManyRequests("throttled", 1), want: false},
-		{name: "forbidden", err: apierrors.NewForbidden(gr, "p", errors.New("quota")), want: false},
-		{name: "conflict", err: apierrors.NewConflict(gr, "p", errors.New("uid")), want: false},
-		{name: "not found", err: apierrors.NewNotFound(gr, "p"), want: false},
-		{name: "wrapped internal error", err: fmt.Errorf("create pod on node n1: %w", apierrors.NewInternalError(errors.New("x"))), want: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := mayHaveApplied(tc.err); got != tc.want {
-				t.Errorf("mayHaveApplied(%v) = %v, want %v", tc.err, got, tc.want)
-			}
-		})
-	}
-}
-
-// TestWriteFenceUnsure covers the mark of a pod write of unknown outcome:
-// it holds until cleared, for its key only, and forgetting the key drops
-// it.
-func TestWriteFenceUnsure(t *testing.T) {
-	f := newWriteFence(map[string]rvSource{fencePods: &fakeRV{"10"}, fenceDaemonSets: &fakeRV{"10"}})
-	f.markUnsure("ns/a")
-	if !f.isUnsure("ns/a") || f.isUnsure("ns/b") {
-		t.Fatalf("isUnsure: a %v, b %v; want true, false", f.isUnsure("ns/a"), f.isUnsure("ns/b"))
-	}
-	f.clearUnsure("ns/a")
-	if f.isUnsure("ns/a") {
-		t.Error("still unsure after clearUnsure")
-	}
-	f.markUnsure("ns/a")
-	f.forget("ns/a")
-	if f.isUnsure("ns/a") {
-		t.Error("still unsure after forget")
 	}
 }
 
@@ -147,12 +99,12 @@ func TestWriteFenceUnsure(t *testing.T) {
 func TestCacheAgreesWithoutSelector(t *testing.T) {
 	ds := testDS("ns", "ds", func(ds *appsv1.DaemonSet) { ds.Spec.Selector = nil })
 	other := testDS("ns", "other")
-	h := newHarness(t, Config{}, ds, other, testNode("n1", nil), ownedPod(other, "p1", "n1"))
-	h.c.fence.markUnsure("ns/ds")
-	if err := h.c.cacheAgrees(context.Background(), ds); err != nil {
-		t.Errorf("cacheAgrees: %v, want nil", err)
+	h := newHarness(t, syncer.Config{}, ds, other, testNode("n1", nil), ownedPod(other, "p1", "n1"))
+	h.c.Fence.MarkUnsure("ns/ds")
+	if _, err := h.c.CachedDaemonSet(context.Background(), "ns/ds"); err != nil {
+		t.Errorf("CachedDaemonSet: %v, want nil", err)
 	}
-	if err := h.c.sync(context.Background(), "ns/ds"); errors.Is(err, errCacheBehind) {
-		t.Errorf("sync: %v, want no errCacheBehind", err)
+	if err := h.c.sync(context.Background(), "ns/ds"); errors.Is(err, syncer.ErrCacheBehind) {
+		t.Errorf("sync: %v, want no syncer.ErrCacheBehind", err)
 	}
 }

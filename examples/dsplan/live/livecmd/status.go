@@ -40,7 +40,7 @@ const (
 )
 
 // The condition types and reasons the example controller's companion mode
-// writes (examples/controller/internal/controller/conditions.go): read,
+// writes (examples/controller/internal/companion/conditions.go): read,
 // never written, here.
 const (
 	conditionProgressing = "RolloutProgressing"
@@ -317,7 +317,7 @@ func (w *statusWatch) since() string {
 // judge judges the rollout once; done is true when run should return code
 // and msg.
 func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revs []*appsv1.ControllerRevision) (code int, msg string, done bool) {
-	key := w.ns + "/" + w.name
+	key := cache.NewObjectName(w.ns, w.name).String()
 	if ds.DeletionTimestamp != nil {
 		return statusError, fmt.Sprintf("daemonset %s is being deleted", key), true
 	}

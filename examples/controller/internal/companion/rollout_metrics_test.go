@@ -1,0 +1,39 @@
+package companion
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+func TestRolloutMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	clk := clocktesting.NewFakeClock(t0)
+	m := newRolloutMetrics(reg, clk)
+	m.set("ns/a", rolloutGauges{namespace: "ns", name: "a", desired: 24, updated: 9, waves: 3, wavesDone: 1})
+	m.set("ns/b", rolloutGauges{namespace: "ns", name: "b", desired: 6, updated: 1, blockedSince: t0.Add(-90 * time.Second)})
+	m.set("ns/gone", rolloutGauges{namespace: "ns", name: "gone", desired: 1})
+	m.forget("ns/gone")
+	want := `
+# HELP daemonplan_controller_rollout_blocked_seconds Seconds since the rollout stopped itself at its progress deadline (RolloutBlocked); 0 when it is not blocked.
+# TYPE daemonplan_controller_rollout_blocked_seconds gauge
+daemonplan_controller_rollout_blocked_seconds{daemonset="a",namespace="ns"} 0
+daemonplan_controller_rollout_blocked_seconds{daemonset="b",namespace="ns"} 90
+# HELP daemonplan_controller_rollout_nodes_updated Desired nodes in scope running an updated, available pod and no old one.
+# TYPE daemonplan_controller_rollout_nodes_updated gauge
+daemonplan_controller_rollout_nodes_updated{daemonset="a",namespace="ns"} 9
+daemonplan_controller_rollout_nodes_updated{daemonset="b",namespace="ns"} 1
+# HELP daemonplan_controller_rollout_waves_completed Waves whose desired nodes all run an updated, available pod.
+# TYPE daemonplan_controller_rollout_waves_completed gauge
+daemonplan_controller_rollout_waves_completed{daemonset="a",namespace="ns"} 1
+daemonplan_controller_rollout_waves_completed{daemonset="b",namespace="ns"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"daemonplan_controller_rollout_blocked_seconds", "daemonplan_controller_rollout_nodes_updated", "daemonplan_controller_rollout_waves_completed"); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,263 @@
+package companion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
+)
+
+// rolloutSync is what one sync of an opted-in DaemonSet read and judged:
+// the input of what it deletes and of the conditions it writes.
+type rolloutSync struct {
+	key string
+	ds  *appsv1.DaemonSet
+	// ro is the rollout the annotations ask for (progressive.ForDaemonSet):
+	// the DaemonSet as planned, the policy, the annotations.
+	ro  progressive.Rollout
+	now time.Time
+	// satisfied: the expectations are, pods may be deleted.
+	satisfied bool
+	nodes     []*corev1.Node
+	pods      []*corev1.Pod
+	opts      daemon.Options
+	plan      daemon.Plan
+	// rev is the current revision, nil while the cache has none.
+	rev *appsv1.ControllerRevision
+	// judgement is where the rollout stands (progressive.Judge of plan).
+	judgement progressive.Judgement
+	// selfPaused: the rollout is paused at its progress deadline, sp the
+	// state kept in its condition; deadlineHit: by this sync.
+	selfPaused, deadlineHit bool
+	sp                      selfPause
+}
+
+// paused reports whether the paused annotation pauses r.
+func (r *rolloutSync) paused() bool { return r.ro.Policy.Paused }
+
+// sync is the companion's sync: it rolls out one opted-in OnDelete
+// DaemonSet by deleting old pods, as the rolling step of a plan computed
+// as if the DaemonSet were RollingUpdate allows, and reports where the
+// rollout is in the DaemonSet's conditions.
+//
+// The races with kube-controller-manager, and why they are safe:
+//   - A pod the companion deleted and kube-controller-manager has not
+//     recreated yet leaves its node without an available pod: the plan
+//     counts that node unavailable (or, once the pod is gone, wants a pod
+//     created there, and then runs no rolling step at all), so it never
+//     spends that budget twice. The companion acts again only once its pod
+//     cache has seen each of its deletes (expectations by UID), so it
+//     never plans from a cache that misses them.
+//   - The companion deletes only when the current revision exists in its
+//     cache: kube-controller-manager writes it before it creates a pod, so
+//     the hash the plan judges pods by is the one kube-controller-manager
+//     labels new pods with (the hash covers the template only and is
+//     upstream's).
+//   - Its status writes are patches of its own conditions only, and its
+//     next sync waits until its DaemonSet cache has them; kube-controller-
+//     manager's whole-status updates carry the conditions it read, and a
+//     stale one meets a conflict and is redone on a fresh read.
+func (c *Companion) sync(ctx context.Context, key string) (err error) {
+	start := c.Config.Clock.Now()
+	var found syncer.SyncFacts
+	defer func() { c.Metrics.ObserveSync(found.Result(err), c.Config.Clock.Since(start)) }()
+
+	ds, err := c.CachedDaemonSet(ctx, key)
+	if ds == nil {
+		found.Gone = true
+		return err
+	}
+	if ds.DeletionTimestamp != nil {
+		return nil
+	}
+	r, err := c.admit(ctx, key, ds, start, &found)
+	if r == nil {
+		return err
+	}
+	if done, err := c.planRollout(r, &found); done {
+		return err
+	}
+	if err := c.judge(r); err != nil {
+		return fmt.Errorf("daemonset %q: %w", key, err)
+	}
+
+	var errs syncer.ErrorList
+	deleted := 0
+	if r.satisfied && !r.paused() && !r.selfPaused && r.rev != nil {
+		deleted = c.deleteOldPods(ctx, r, &errs)
+	}
+	written := c.report(ctx, r, &errs)
+
+	if !r.satisfied {
+		c.Queue.AddAfter(key, c.Config.ExpectationsTimeout)
+	}
+	if r.plan.RequeueAfter > 0 {
+		c.Queue.AddAfter(key, r.plan.RequeueAfter)
+	}
+	c.logSync(r, deleted, written, len(errs.Errs()))
+	if all := errs.Errs(); len(all) > 0 {
+		return fmt.Errorf("daemonset %q: %w", key, errors.Join(all...))
+	}
+	return nil
+}
+
+// admit reads ds's rollout annotations (progressive.ForDaemonSet) and
+// returns the rollout to plan, or nil when there is none: ds is not opted
+// in (its conditions are dropped), is not OnDelete (a warning, its
+// conditions dropped), or its annotations cannot be planned (a warning,
+// and a condition saying no pod is replaced: a typo must not mean "no
+// policy").
+func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, found *syncer.SyncFacts) (*rolloutSync, error) {
+	ro, err := progressive.ForDaemonSet(ds)
+	if ro.Annotations == nil && err == nil {
+		// Not opted in: kube-controller-manager's alone.
+		c.metrics.forget(key)
+		return nil, c.dropConditions(ctx, key, ds)
+	}
+	if ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+		c.metrics.forget(key)
+		c.Warn(key, ds, "RolloutAnnotationsIgnored", fmt.Sprintf(
+			"the rollout annotations are ignored: the companion rolls out OnDelete DaemonSets; kube-controller-manager rolls out this %s one by itself",
+			ds.Spec.UpdateStrategy.Type))
+		return nil, c.dropConditions(ctx, key, ds)
+	}
+	if err != nil {
+		found.Invalid = true
+		reason := syncer.AnnotationsReason(err)
+		c.Warn(key, ds, reason, err.Error())
+		return nil, c.patchConditions(ctx, key, ds, now, []appsv1.DaemonSetCondition{
+			condition(ConditionProgressing, false, reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", err, ds.Generation)),
+		})
+	}
+	return &rolloutSync{key: key, ds: ds, ro: ro, now: now}, nil
+}
+
+// planRollout reads the caches and computes r's plan. It returns done
+// (with the sync's error) when there is nothing more to do: an invalid
+// spec (a warning), a plan skipped or without a revision.
+func (c *Companion) planRollout(r *rolloutSync, found *syncer.SyncFacts) (done bool, err error) {
+	// The expectations are read before the pods: once satisfied, every
+	// delete they waited for is in the pod cache (the informer updates
+	// its store before its handlers observe the delete), so the pods
+	// listed next show it. Read after, they could be satisfied by an
+	// event that came in between, and the plan would spend the budget of
+	// a pod it has just deleted a second time.
+	r.satisfied = c.Expectations.Satisfied(r.key)
+	found.Waiting = !r.satisfied
+	nodes, pods, revs, err := c.Cached(r.ds.Namespace)
+	if err != nil {
+		return true, fmt.Errorf("daemonset %q: %w", r.key, err)
+	}
+	r.nodes, r.pods = nodes, pods
+	// The plan carries its read-out, which judge reads: one plan per sync.
+	r.opts = r.ro.Options(daemon.Options{
+		Now:                                      r.now,
+		Revisions:                                revs,
+		BurstReplicas:                            c.Config.BurstReplicas,
+		EnableTaintTolerationComparisonOperators: c.Config.EnableTaintTolerationComparisonOperators,
+	})
+	plan, computeErr := c.Plan(r.key, r.ro.DaemonSet, nodes, pods, r.opts)
+	if computeErr != nil {
+		if syncer.IsInvalidSpec(computeErr) {
+			found.Invalid = true
+			c.Warn(r.key, r.ds, "InvalidSpec", syncer.MessageOf(computeErr))
+			return true, nil
+		}
+		return true, fmt.Errorf("daemonset %q: %w", r.key, syncer.Keyless{Err: computeErr})
+	}
+	if plan.Skip != daemon.SkipNone || plan.Hash == "" {
+		return true, nil
+	}
+	r.plan = plan
+	r.rev = currentRevision(revs, r.ds, plan.Hash)
+	return false, nil
+}
+
+// judge judges r's plan (progressive.Judge, which reads the plan and
+// computes none) and applies the progress deadline: a rollout that made
+// no progress for that long pauses itself; one that may still make it is
+// requeued for the deadline.
+func (c *Companion) judge(r *rolloutSync) error {
+	ds := r.ds
+	// The self-pause holds while the revision and the paused annotation
+	// are those it paused at.
+	r.sp, r.selfPaused = readSelfPause(ds.Status.Conditions)
+	if r.selfPaused && (r.sp.Hash != r.plan.Hash || r.sp.Paused != pausedValue(ds)) {
+		r.selfPaused = false
+	}
+	j, err := progressive.Judge(r.ro.DaemonSet, &r.plan)
+	if err != nil {
+		return err
+	}
+	r.judgement = j
+	if r.paused() || r.selfPaused {
+		return nil
+	}
+	exceeded, wait := j.Deadline(progressSince(r), r.ro.Annotations.ProgressDeadline, r.now)
+	switch {
+	case exceeded:
+		r.deadlineHit, r.selfPaused = true, true
+		r.sp = selfPause{Hash: r.plan.Hash, Paused: pausedValue(ds)}
+	case wait > 0:
+		c.Queue.AddAfter(r.key, wait+time.Second)
+	}
+	return nil
+}
+
+// progressSince is when r's progress clock starts, read from the cluster:
+// the latest of the revision's creation and the last resume (or the
+// companion's first look). The judgement adds the last updated pod
+// becoming available (progressive.Judgement.Deadline).
+func progressSince(r *rolloutSync) time.Time {
+	since := r.now
+	if r.rev != nil {
+		since = r.rev.CreationTimestamp.Time
+	}
+	switch pc := findCondition(r.ds.Status.Conditions, ConditionPaused); {
+	case pc == nil:
+		// The companion's first look.
+		since = r.now
+	case pc.Status == corev1.ConditionTrue:
+		// Resumed by this sync (judge asks only when not paused).
+		since = r.now
+	case pc.Status == corev1.ConditionFalse && pc.LastTransitionTime.After(since):
+		since = pc.LastTransitionTime.Time
+	}
+	return since
+}
+
+// logSync logs what a sync of r did: at level 0 when it deleted, wrote or
+// failed, at level 2 otherwise.
+func (c *Companion) logSync(r *rolloutSync, deleted int, written bool, errs int) {
+	pendingCreates, pendingDeletes := c.Expectations.Pending(r.key)
+	level := 2
+	if deleted > 0 || written || errs > 0 {
+		level = 0
+	}
+	c.Logger.V(level).Info("Synced",
+		"daemonset", r.key, "mode", "companion", "hash", r.plan.Hash, "satisfied", r.satisfied,
+		"deletes", deleted, "deferredDeletes", r.plan.DeferredDeletes,
+		"updated", r.judgement.Total.Updated, "desired", r.judgement.Total.Desired, "complete", r.judgement.Complete,
+		"paused", r.paused(), "selfPaused", r.selfPaused,
+		"conditionsWritten", written, "requeueAfter", r.plan.RequeueAfter,
+		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
+		"errors", errs, "duration", c.Config.Clock.Since(r.now))
+}
+
+// currentRevision returns ds's ControllerRevision with hash, or nil.
+func currentRevision(revs []*appsv1.ControllerRevision, ds *appsv1.DaemonSet, hash string) *appsv1.ControllerRevision {
+	for _, r := range revs {
+		if ref := metav1.GetControllerOf(r); ref != nil && ref.UID == ds.UID && r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash {
+			return r
+		}
+	}
+	return nil
+}

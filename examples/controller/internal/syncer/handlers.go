@@ -1,0 +1,290 @@
+package syncer
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+)
+
+// The event handlers enqueue only the DaemonSets a change can affect:
+//   - a DaemonSet change: that DaemonSet;
+//   - a node change: the DaemonSets whose placement verdict for the node
+//     (should run, may keep running) differs before and after, or, for an
+//     added or deleted node, is positive;
+//   - a pod or ControllerRevision change: its controlling DaemonSet, or, for
+//     an orphan whose labels changed or that is new, the DaemonSets of its
+//     namespace whose selector matches it (they may adopt it).
+//
+// Pod events also feed the expectations.
+
+// AddDaemonSet is the add handler of the DaemonSet informer.
+func (s *Syncer) AddDaemonSet(obj any) {
+	if ds, ok := obj.(*appsv1.DaemonSet); ok {
+		s.enqueue(cache.MetaObjectToName(ds).String())
+	}
+}
+
+// UpdateDaemonSet is the update handler of the DaemonSet informer.
+func (s *Syncer) UpdateDaemonSet(_, cur any) {
+	if ds, ok := cur.(*appsv1.DaemonSet); ok {
+		s.enqueue(cache.MetaObjectToName(ds).String())
+	}
+}
+
+// DeleteDaemonSet is the delete handler of the DaemonSet informer.
+func (s *Syncer) DeleteDaemonSet(obj any) {
+	if ds, ok := unwrap[*appsv1.DaemonSet](obj); ok {
+		key := cache.MetaObjectToName(ds).String()
+		// Forget now, not in the sync: a DaemonSet re-created under the
+		// same name before the sync must not inherit the old one's
+		// expectations or backoff.
+		s.Placement.Forget(ds.UID)
+		s.Expectations.Forget(key)
+		s.Spacing.Forget(key)
+		if s.ForgetDeleted != nil {
+			s.ForgetDeleted(key)
+		}
+		s.enqueue(key)
+	}
+}
+
+// unwrap returns obj, or the last known state of a deleted object whose
+// delete event was missed.
+func unwrap[T any](obj any) (T, bool) {
+	if t, ok := obj.(T); ok {
+		return t, true
+	}
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		t, ok := tomb.Obj.(T)
+		return t, ok
+	}
+	var zero T
+	return zero, false
+}
+
+// daemonSets returns every DaemonSet of the cache with its key.
+func (s *Syncer) daemonSets(ns string) []*appsv1.DaemonSet {
+	var list []*appsv1.DaemonSet
+	var err error
+	if ns == "" {
+		list, err = s.DaemonSets.List(labels.Everything())
+	} else {
+		list, err = s.DaemonSets.DaemonSets(ns).List(labels.Everything())
+	}
+	if err != nil {
+		return nil
+	}
+	return list
+}
+
+// AddNode is the add handler of the Node informer.
+func (s *Syncer) AddNode(obj any) {
+	node, ok := obj.(*corev1.Node)
+	if !ok {
+		return
+	}
+	for _, ds := range s.daemonSets("") {
+		if run, keep := s.Placement.Get(ds).Eligibility.ShouldRun(node); run || keep {
+			s.enqueue(cache.MetaObjectToName(ds).String())
+		}
+	}
+}
+
+// UpdateNode is the update handler of the Node informer.
+func (s *Syncer) UpdateNode(old, cur any) {
+	oldNode, ok1 := old.(*corev1.Node)
+	curNode, ok2 := cur.(*corev1.Node)
+	if !ok1 || !ok2 || oldNode.ResourceVersion == curNode.ResourceVersion {
+		return
+	}
+	for _, ds := range s.affectedByNodeChange(oldNode, curNode) {
+		s.enqueue(ds)
+	}
+}
+
+// affectedByNodeChange returns the keys of the DaemonSets whose placement
+// verdict differs between old and cur.
+func (s *Syncer) affectedByNodeChange(old, cur *corev1.Node) []string {
+	var keys []string
+	for _, ds := range s.daemonSets("") {
+		elig := s.Placement.Get(ds).Eligibility
+		run0, keep0 := elig.ShouldRun(old)
+		run1, keep1 := elig.ShouldRun(cur)
+		if run0 != run1 || keep0 != keep1 {
+			keys = append(keys, cache.MetaObjectToName(ds).String())
+		}
+	}
+	return keys
+}
+
+// DeleteNode is the delete handler of the Node informer.
+func (s *Syncer) DeleteNode(obj any) {
+	node, ok := unwrap[*corev1.Node](obj)
+	if !ok {
+		return
+	}
+	for _, ds := range s.daemonSets("") {
+		if run, keep := s.Placement.Get(ds).Eligibility.ShouldRun(node); run || keep {
+			s.enqueue(cache.MetaObjectToName(ds).String())
+		}
+	}
+}
+
+// owner returns the key of the DaemonSet of the cache that ref names in ns,
+// or "" when ref is nil, names another kind or a DaemonSet that is gone or
+// has another UID.
+func (s *Syncer) owner(ns string, ref *metav1.OwnerReference) string {
+	if ref == nil || ref.Kind != "DaemonSet" || ref.APIVersion != appsv1.SchemeGroupVersion.String() {
+		return ""
+	}
+	ds, err := s.DaemonSets.DaemonSets(ns).Get(ref.Name)
+	if err != nil || ds.UID != ref.UID {
+		return ""
+	}
+	return cache.NewObjectName(ns, ref.Name).String()
+}
+
+// matching returns the keys of the DaemonSets of ns whose selector matches
+// set: those that may adopt an orphan with these labels.
+func (s *Syncer) matching(ns string, set map[string]string) []string {
+	var keys []string
+	for _, ds := range s.daemonSets(ns) {
+		if sel := s.Placement.Get(ds).Selector; sel != nil && sel.Matches(labels.Set(set)) {
+			keys = append(keys, cache.MetaObjectToName(ds).String())
+		}
+	}
+	return keys
+}
+
+// AddPod is the add handler of the Pod informer.
+func (s *Syncer) AddPod(obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	if pod.DeletionTimestamp != nil {
+		// Seen first while being deleted (a restart, a relist): count it as
+		// a delete, not a create.
+		s.DeletePod(pod)
+		return
+	}
+	if key := s.owner(pod.Namespace, metav1.GetControllerOf(pod)); key != "" {
+		s.Expectations.CreationObserved(key)
+		s.enqueue(key)
+		return
+	}
+	if metav1.GetControllerOf(pod) != nil {
+		return
+	}
+	for _, key := range s.matching(pod.Namespace, pod.Labels) {
+		s.enqueue(key)
+	}
+}
+
+// UpdatePod is the update handler of the Pod informer.
+func (s *Syncer) UpdatePod(old, cur any) {
+	oldPod, ok1 := old.(*corev1.Pod)
+	curPod, ok2 := cur.(*corev1.Pod)
+	if !ok1 || !ok2 || oldPod.ResourceVersion == curPod.ResourceVersion {
+		return
+	}
+	curRef, oldRef := metav1.GetControllerOf(curPod), metav1.GetControllerOf(oldPod)
+	refChanged := !sameRef(curRef, oldRef)
+	if refChanged {
+		if key := s.owner(oldPod.Namespace, oldRef); key != "" {
+			s.enqueue(key)
+		}
+	}
+	if curRef != nil {
+		if key := s.owner(curPod.Namespace, curRef); key != "" {
+			if curPod.DeletionTimestamp != nil {
+				s.Expectations.DeletionObserved(key, curPod.UID)
+			}
+			s.enqueue(key)
+		}
+		return
+	}
+	if refChanged || !labels.Equals(curPod.Labels, oldPod.Labels) {
+		for _, key := range s.matching(curPod.Namespace, curPod.Labels) {
+			s.enqueue(key)
+		}
+	}
+}
+
+// DeletePod is the delete handler of the Pod informer.
+func (s *Syncer) DeletePod(obj any) {
+	pod, ok := unwrap[*corev1.Pod](obj)
+	if !ok {
+		return
+	}
+	if key := s.owner(pod.Namespace, metav1.GetControllerOf(pod)); key != "" {
+		s.Expectations.DeletionObserved(key, pod.UID)
+		s.enqueue(key)
+	}
+}
+
+func sameRef(a, b *metav1.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.UID == b.UID
+}
+
+// AddRevision is the add handler of the ControllerRevision informer.
+func (s *Syncer) AddRevision(obj any) {
+	rev, ok := obj.(*appsv1.ControllerRevision)
+	if !ok {
+		return
+	}
+	ref := metav1.GetControllerOf(rev)
+	if key := s.owner(rev.Namespace, ref); key != "" {
+		s.enqueue(key)
+		return
+	}
+	if ref != nil {
+		return
+	}
+	for _, key := range s.matching(rev.Namespace, rev.Labels) {
+		s.enqueue(key)
+	}
+}
+
+// UpdateRevision is the update handler of the ControllerRevision informer.
+func (s *Syncer) UpdateRevision(old, cur any) {
+	oldRev, ok1 := old.(*appsv1.ControllerRevision)
+	curRev, ok2 := cur.(*appsv1.ControllerRevision)
+	if !ok1 || !ok2 || oldRev.ResourceVersion == curRev.ResourceVersion {
+		return
+	}
+	curRef, oldRef := metav1.GetControllerOf(curRev), metav1.GetControllerOf(oldRev)
+	refChanged := !sameRef(curRef, oldRef)
+	if refChanged {
+		if key := s.owner(oldRev.Namespace, oldRef); key != "" {
+			s.enqueue(key)
+		}
+	}
+	if curRef != nil {
+		if key := s.owner(curRev.Namespace, curRef); key != "" {
+			s.enqueue(key)
+		}
+		return
+	}
+	if refChanged || !labels.Equals(curRev.Labels, oldRev.Labels) {
+		for _, key := range s.matching(curRev.Namespace, curRev.Labels) {
+			s.enqueue(key)
+		}
+	}
+}
+
+// DeleteRevision is the delete handler of the ControllerRevision informer.
+func (s *Syncer) DeleteRevision(obj any) {
+	rev, ok := unwrap[*appsv1.ControllerRevision](obj)
+	if !ok {
+		return
+	}
+	if key := s.owner(rev.Namespace, metav1.GetControllerOf(rev)); key != "" {
+		s.enqueue(key)
+	}
+}

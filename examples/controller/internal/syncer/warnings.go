@@ -1,0 +1,64 @@
+package syncer
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Warnings remembers the warnings already recorded, one per DaemonSet
+// spec, rollout annotations and warning, so that a DaemonSet that stays
+// wrong gets one Warning event, not one per sync.
+type Warnings struct {
+	mu     sync.Mutex
+	warned map[string]string
+}
+
+// NewWarnings returns a Warnings that remembers none.
+func NewWarnings() *Warnings {
+	return &Warnings{warned: map[string]string{}}
+}
+
+// once reports whether the warning fingerprint fp (the DaemonSet's UID,
+// generation, annotations and the warning) is new for key.
+func (w *Warnings) once(key, fp string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.warned[key] == fp {
+		return false
+	}
+	w.warned[key] = fp
+	return true
+}
+
+func (w *Warnings) forget(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.warned, key)
+}
+
+// fingerprint identifies a DaemonSet spec and its rollout annotations.
+func fingerprint(ds *appsv1.DaemonSet, what string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/%d/%s", ds.UID, ds.Generation, what)
+	for _, k := range slices.Sorted(maps.Keys(ds.Annotations)) {
+		if strings.Contains(k, "daemonplan") {
+			fmt.Fprintf(&b, "\x00%s=%s", k, ds.Annotations[k])
+		}
+	}
+	return b.String()
+}
+
+// Warn records a Warning event on ds, the DaemonSet of key, once per spec,
+// rollout annotations, reason and message, and logs it.
+func (s *Syncer) Warn(key string, ds *appsv1.DaemonSet, reason, msg string) {
+	if s.Warnings.once(key, fingerprint(ds, reason+"\x00"+msg)) {
+		s.Recorder.Event(ds, corev1.EventTypeWarning, reason, msg)
+		s.Logger.Info("DaemonSet not rolled out", "daemonset", key, "reason", reason, "detail", msg)
+	}
+}
