@@ -56,7 +56,7 @@ func runExplain(inv *invocation, pos []string) error {
 		return err
 	}
 	if format == "json" {
-		out := explainJSON{Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
+		out := explainJSON{APIVersion: jsonAPIVersion, Kind: "Explanation", Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
 		for _, r := range results {
 			out.DaemonSets = append(out.DaemonSets, explainOneJSON(l, r, node))
 		}
@@ -112,6 +112,10 @@ func orNone(s []string) string {
 // explainJSON is "explain -o json": the node and, for each DaemonSet
 // (sorted by namespace/name), its verdict there.
 type explainJSON struct {
+	// APIVersion and Kind name the document's schema: apiVersion (see
+	// jsonAPIVersion) and kind Explanation (examples/dsplan/schema).
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 	// Node is the node, as placement reads it.
 	Node nodeJSON `json:"node"`
 	// Now is the clock the plans were computed at.

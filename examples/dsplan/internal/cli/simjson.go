@@ -3,6 +3,10 @@ package cli
 // simulateJSON is "simulate -o json": one per DaemonSet, sorted by
 // namespace/name. Durations are Go durations ("3m20s").
 type simulateJSON struct {
+	// APIVersion and Kind name the document's schema: apiVersion (see
+	// jsonAPIVersion) and kind Simulation (examples/dsplan/schema).
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 	// DaemonSet is "namespace/name"; Image the --image set, if any.
 	DaemonSet string `json:"daemonSet"`
 	Image     string `json:"image,omitempty"`
@@ -155,6 +159,7 @@ type stepJSON struct {
 func (r *simReport) toJSON(l *loaded) simulateJSON {
 	res, d := r.res, r.delays
 	out := simulateJSON{
+		APIVersion: jsonAPIVersion, Kind: "Simulation",
 		DaemonSet: r.name, Image: r.image, Outcome: string(res.Outcome), Reason: res.Reason,
 		Syncs: len(res.Steps), Duration: fmtDur(res.Duration()), GroupBy: r.groupBy,
 		Batches: []batchJSON{}, Blocks: append([]string{}, r.blocks...), Steps: []stepJSON{},
