@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/daemonplan/daemonplan v0.0.0
 	github.com/google/go-cmp v0.7.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	k8s.io/api v0.36.6
 	k8s.io/apimachinery v0.36.6
 	k8s.io/client-go v0.36.6

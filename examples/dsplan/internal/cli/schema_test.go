@@ -52,8 +52,8 @@ func outcomes() []string {
 // the source (go/parser) and the types' reflection; -update rewrites the
 // schemas and the page. A field added to the output without a comment, or a
 // schema or the page edited by hand, fails, naming the property.
-// (examples/dsplan/schema's own test validates the golden outputs against
-// the schemas.)
+// (TestGoldenOutputsMatchSchemas validates the golden outputs against the
+// schemas.)
 func TestJSONSchema(t *testing.T) {
 	g := &schemaGen{t: t, docs: fieldDocs(t), defs: map[reflect.Type]string{}}
 	var files []*jsonSchema
@@ -89,12 +89,12 @@ func reportSchemaDrift(t *testing.T, path string, want *jsonSchema) {
 	for _, def := range want.Defs {
 		old := got.Defs.get(def.name)
 		if old == nil {
-			t.Errorf("%s: $defs has no %q (Go type %s): run `go test -run TestJSONSchema -update` in examples/dsplan/internal/cli to regenerate the schemas and JSON.md", path, def.name, def.schema.goType)
+			t.Errorf("%s: $defs has no %q (Go type %s): run `go test ./internal/cli -run TestJSONSchema -update` in examples/dsplan to regenerate the schemas and JSON.md", path, def.name, def.schema.goType)
 			continue
 		}
 		for _, p := range def.schema.Properties {
 			if old.Properties.get(p.name) == nil {
-				t.Errorf("%s: $defs.%s.properties has no %q (Go %s.%s): give the field a doc comment and run `go test -run TestJSONSchema -update` in examples/dsplan/internal/cli to regenerate the schemas and JSON.md", path, def.name, p.name, def.schema.goType, p.schema.goField)
+				t.Errorf("%s: $defs.%s.properties has no %q (Go %s.%s): give the field a doc comment and run `go test ./internal/cli -run TestJSONSchema -update` in examples/dsplan to regenerate the schemas and JSON.md", path, def.name, p.name, def.schema.goType, p.schema.goField)
 			}
 		}
 		for _, p := range old.Properties {
@@ -426,9 +426,10 @@ func renderJSONMarkdown(t *testing.T, files []*jsonSchema) string {
 This page is generated from the JSON Schemas (draft 2020-12) in
 [schema/](schema/), which are generated from the Go types of the output
 (examples/dsplan/internal/cli) by TestJSONSchema; it fails when the three
-differ: run ` + "`go test -run TestJSONSchema -update`" + ` in
-examples/dsplan/internal/cli after changing the output. The golden outputs
-are validated against the schemas (examples/dsplan/schema's test).
+differ: run ` + "`go test ./internal/cli -run TestJSONSchema -update`" + ` in
+examples/dsplan after changing the output. TestGoldenOutputsMatchSchemas
+validates the -o json and -o yaml outputs of the golden cases against the
+schemas with a JSON Schema library.
 
 Every document carries ` + "`apiVersion: " + jsonAPIVersion + "`" + ` and its
 ` + "`kind`" + `. Fields are added, never renamed or removed, under the same
