@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +38,44 @@ var schemaEnums = map[string][]string{
 	"eventJSON.Type":          {"Normal", "Warning"},
 	"nodeJSON.Ready":          {"True", "False", "Unknown", ""},
 	"standingJSON.Held":       {"Scope", "Partition", "Wave", "Paused"},
+}
+
+// Patterns of the strings written in a fixed form.
+const (
+	// durationPattern is a Go duration as time.Duration.String writes it.
+	durationPattern = `^(0s|-?([0-9]+(\.[0-9]+)?(h|m|s|ms|µs|ns))+)$`
+	// namespacedPattern is "namespace/name".
+	namespacedPattern = `^[^/]+/[^/]+$`
+)
+
+// schemaPatterns are the string fields (or the strings of list fields)
+// written in a fixed form, by Go type and field.
+var schemaPatterns = map[string]string{
+	"planJSON.DaemonSet":           namespacedPattern,
+	"planJSON.Adopt":               namespacedPattern,
+	"planJSON.Release":             namespacedPattern,
+	"planJSON.RequeueAfter":        durationPattern,
+	"deleteJSON.Pod":               namespacedPattern,
+	"historyJSON.Relabel":          namespacedPattern,
+	"rolloutJSON.ProgressDeadline": durationPattern,
+	"simulateJSON.DaemonSet":       namespacedPattern,
+	"simulateJSON.Duration":        durationPattern,
+	"simulateJSON.WaveBake":        durationPattern,
+	"estimateJSON.ReadyP50":        durationPattern,
+	"estimateJSON.ReadyP90":        durationPattern,
+	"estimateJSON.BindP50":         durationPattern,
+	"estimateJSON.BindP90":         durationPattern,
+	"estimateJSON.Ready":           durationPattern,
+	"estimateJSON.Bind":            durationPattern,
+	"estimateJSON.MinReady":        durationPattern,
+	"estimateJSON.DurationP50":     durationPattern,
+	"estimateJSON.DurationP90":     durationPattern,
+	"plannedWaveJSON.Start":        durationPattern,
+	"plannedWaveJSON.Done":         durationPattern,
+	"plannedWaveJSON.Duration":     durationPattern,
+	"batchJSON.At":                 durationPattern,
+	"stepJSON.At":                  durationPattern,
+	"explainDSJSON.DaemonSet":      namespacedPattern,
 }
 
 func outcomes() []string {
@@ -103,138 +140,6 @@ func reportSchemaDrift(t *testing.T, path string, want *jsonSchema) {
 			}
 		}
 	}
-}
-
-// jsonSchema is the part of JSON Schema draft 2020-12 the documents use, in
-// the order the files list it.
-type jsonSchema struct {
-	Schema               string      `json:"$schema,omitempty"`
-	ID                   string      `json:"$id,omitempty"`
-	Title                string      `json:"title,omitempty"`
-	Description          string      `json:"description,omitempty"`
-	Ref                  string      `json:"$ref,omitempty"`
-	Type                 schemaType  `json:"type,omitempty"`
-	Const                *string     `json:"const,omitempty"`
-	Enum                 []string    `json:"enum,omitempty"`
-	Format               string      `json:"format,omitempty"`
-	Items                *jsonSchema `json:"items,omitempty"`
-	Properties           namedList   `json:"properties,omitempty"`
-	Required             []string    `json:"required,omitempty"`
-	AdditionalProperties *jsonSchema `json:"additionalProperties,omitempty"`
-	Defs                 namedList   `json:"$defs,omitempty"`
-	// Closed writes "additionalProperties": false (Properties lists every
-	// property); it is read back from that.
-	Closed bool `json:"-"`
-	// goType and goField name the Go type or field the schema was made
-	// from, for the messages.
-	goType, goField string
-}
-
-// MarshalJSON writes additionalProperties false for a closed object.
-func (s *jsonSchema) MarshalJSON() ([]byte, error) {
-	type plain jsonSchema
-	data, err := json.Marshal((*plain)(s))
-	if err != nil || !s.Closed {
-		return data, err
-	}
-	return append(data[:len(data)-1], []byte(`,"additionalProperties":false}`)...), nil
-}
-
-// UnmarshalJSON reads additionalProperties false as Closed.
-func (s *jsonSchema) UnmarshalJSON(data []byte) error {
-	type plain jsonSchema
-	var aux struct {
-		plain
-		AdditionalProperties json.RawMessage `json:"additionalProperties,omitempty"`
-	}
-	if err := json.Unmarshal(data, &aux); err != nil {
-		return err
-	}
-	*s = jsonSchema(aux.plain)
-	switch raw := strings.TrimSpace(string(aux.AdditionalProperties)); raw {
-	case "":
-	case "false":
-		s.Closed = true
-	default:
-		s.AdditionalProperties = &jsonSchema{}
-		return json.Unmarshal(aux.AdditionalProperties, s.AdditionalProperties)
-	}
-	return nil
-}
-
-// schemaType is "type": one name, or a list of them.
-type schemaType []string
-
-func (t schemaType) MarshalJSON() ([]byte, error) {
-	if len(t) == 1 {
-		return json.Marshal(t[0])
-	}
-	return json.Marshal([]string(t))
-}
-
-func (t *schemaType) UnmarshalJSON(data []byte) error {
-	var one string
-	if json.Unmarshal(data, &one) == nil {
-		*t = schemaType{one}
-		return nil
-	}
-	return json.Unmarshal(data, (*[]string)(t))
-}
-
-// namedList is a JSON object of schemas that keeps its order.
-type namedList []named
-
-type named struct {
-	name   string
-	schema *jsonSchema
-}
-
-func (l namedList) get(name string) *jsonSchema {
-	for _, n := range l {
-		if n.name == name {
-			return n.schema
-		}
-	}
-	return nil
-}
-
-func (l namedList) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, n := range l {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(n.name)
-		v, err := json.Marshal(n.schema)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
-}
-
-func (l *namedList) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	if _, err := dec.Token(); err != nil {
-		return err
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		s := &jsonSchema{}
-		if err := dec.Decode(s); err != nil {
-			return err
-		}
-		*l = append(*l, named{tok.(string), s})
-	}
-	return nil
 }
 
 // schemaGen makes the schemas from the Go types.
@@ -313,6 +218,14 @@ func (g *schemaGen) object(rt reflect.Type, kind string) *jsonSchema {
 		}
 		if e, ok := schemaEnums[rt.Name()+"."+f.Name]; ok {
 			p.Enum = e
+		}
+		if pat, ok := schemaPatterns[rt.Name()+"."+f.Name]; ok {
+			switch {
+			case p.Items != nil:
+				p.Items.Pattern = pat
+			default:
+				p.Pattern = pat
+			}
 		}
 		s.Properties = append(s.Properties, named{name, p})
 		if !omitted {
@@ -413,101 +326,6 @@ func fieldDocs(t *testing.T) map[string]goDocs {
 				out[ts.Name.Name] = d
 			}
 		}
-	}
-	return out
-}
-
-// renderJSONMarkdown is JSON.md: the documents and every definition of the
-// schemas, once each, as tables.
-func renderJSONMarkdown(t *testing.T, files []*jsonSchema) string {
-	var b strings.Builder
-	b.WriteString(`# dsplan's JSON output
-
-This page is generated from the JSON Schemas (draft 2020-12) in
-[schema/](schema/), which are generated from the Go types of the output
-(examples/dsplan/internal/cli) by TestJSONSchema; it fails when the three
-differ: run ` + "`go test ./internal/cli -run TestJSONSchema -update`" + ` in
-examples/dsplan after changing the output. TestGoldenOutputsMatchSchemas
-validates the -o json and -o yaml outputs of the golden cases against the
-schemas with a JSON Schema library.
-
-Every document carries ` + "`apiVersion: " + jsonAPIVersion + "`" + ` and its
-` + "`kind`" + `. Fields are added, never renamed or removed, under the same
-apiVersion; lists are never null (an empty list is ` + "`[]`" + `); a field marked
-"omitted when empty" is left out rather than written empty. Durations are
-Go durations (` + "`\"1m30s\"`" + `), times RFC 3339.
-
-| command | document | schema |
-|---|---|---|
-`)
-	for i, f := range files {
-		d := schemaDocs[i]
-		shape := fmt.Sprintf("one [%s](#%s)", d.kind, strings.ToLower(d.kind))
-		if d.list {
-			shape = fmt.Sprintf("a list of [%s](#%s), one per DaemonSet, sorted by namespace/name", d.kind, strings.ToLower(d.kind))
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | [%s](schema/%s) |\n", f.Title, shape, d.file, d.file)
-	}
-	seen := map[string]*jsonSchema{}
-	for _, f := range files {
-		for _, def := range f.Defs {
-			if prev, ok := seen[def.name]; ok {
-				a, _ := json.Marshal(prev)
-				c, _ := json.Marshal(def.schema)
-				if string(a) != string(c) {
-					t.Errorf("$defs.%s differs between the schemas", def.name)
-				}
-				continue
-			}
-			seen[def.name] = def.schema
-			fmt.Fprintf(&b, "\n## %s\n\n", def.name)
-			if def.schema.Description != "" {
-				fmt.Fprintf(&b, "%s\n\n", def.schema.Description)
-			}
-			b.WriteString("| field | type | required | meaning |\n|---|---|---|---|\n")
-			for _, p := range def.schema.Properties {
-				req := ""
-				if slices.Contains(def.schema.Required, p.name) {
-					req = "yes"
-				}
-				fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.name, describeSchema(p.schema), req, strings.ReplaceAll(p.schema.Description, "|", "\\|"))
-			}
-		}
-	}
-	return b.String()
-}
-
-// describeSchema is a property's type in words.
-func describeSchema(s *jsonSchema) string {
-	var out string
-	switch {
-	case s.Ref != "":
-		name := strings.TrimPrefix(s.Ref, "#/$defs/")
-		out = fmt.Sprintf("[%s](#%s)", name, strings.ToLower(name))
-	case s.Const != nil:
-		out = fmt.Sprintf("`%q`", *s.Const)
-	case slices.Contains(s.Type, "array"):
-		out = "list of " + describeSchema(s.Items)
-	case slices.Contains(s.Type, "object") && s.AdditionalProperties != nil:
-		out = "object of " + describeSchema(s.AdditionalProperties)
-	case s.Format == "date-time":
-		out = "time (RFC 3339)"
-	case len(s.Enum) > 0:
-		var q []string
-		for _, e := range s.Enum {
-			q = append(q, fmt.Sprintf("`%q`", e))
-		}
-		out = "string: " + strings.Join(q, ", ")
-	case slices.Contains(s.Type, "object"):
-		out = "object"
-		if s.Title != "" {
-			out = s.Title
-		}
-	default:
-		out = s.Type[0]
-	}
-	if slices.Contains(s.Type, "null") {
-		out += " or null"
 	}
 	return out
 }

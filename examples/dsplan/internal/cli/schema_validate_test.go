@@ -74,8 +74,8 @@ func TestGoldenOutputsMatchSchemas(t *testing.T) {
 					"A property the output now writes needs a field with a doc comment in the Go type "+
 					"(planJSON, simulateJSON, explainJSON or a type they hold); then run "+
 					"`go test ./internal/cli -run TestJSONSchema -update` in examples/dsplan to regenerate "+
-					"schema/*.schema.json and JSON.md. A new value of a closed set goes into schemaEnums "+
-					"(internal/cli/schema_test.go), then the same command.", file, command, format, err)
+					"schema/*.schema.json and JSON.md. A new value of a closed set goes into schemaEnums, "+
+					"a string in a new form into schemaPatterns (internal/cli/schema_test.go), then the same command.", file, command, format, err)
 			}
 			kinds = append(kinds, documentKinds(data)...)
 		})
