@@ -112,8 +112,8 @@ func orNone(s []string) string {
 // explainJSON is "explain -o json": the node and, for each DaemonSet
 // (sorted by namespace/name), its verdict there.
 type explainJSON struct {
-	// APIVersion and Kind name the document's schema: apiVersion (see
-	// jsonAPIVersion) and kind Explanation (examples/dsplan/schema).
+	// APIVersion and Kind name the document and its JSON Schema
+	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Explanation.
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// Node is the node, as placement reads it.

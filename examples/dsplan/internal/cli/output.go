@@ -18,8 +18,8 @@ const jsonAPIVersion = "dsplan.daemonplan.io/v1alpha1"
 // planJSON is the stable schema of "plan -o json|yaml": one per DaemonSet.
 // Fields are added, never renamed or removed.
 type planJSON struct {
-	// APIVersion and Kind name the document's schema: apiVersion (see
-	// jsonAPIVersion) and kind Plan (examples/dsplan/schema).
+	// APIVersion and Kind name the document and its JSON Schema
+	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Plan.
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// DaemonSet is "namespace/name".

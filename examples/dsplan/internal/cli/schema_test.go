@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
@@ -264,11 +266,11 @@ func (g *schemaGen) value(rt reflect.Type, nullable bool) *jsonSchema {
 		if rt == reflect.TypeOf(time.Time{}) {
 			return &jsonSchema{Type: schemaType{"string"}, Format: "date-time"}
 		}
+		if rt == reflect.TypeOf(metav1.Time{}) {
+			return &jsonSchema{Type: schemaType{"string", "null"}, Format: "date-time"}
+		}
 		if rt.PkgPath() != reflect.TypeOf(planJSON{}).PkgPath() {
-			// Kubernetes's own type, as the API serves it: its fields are
-			// Kubernetes's to add.
-			return &jsonSchema{Type: schemaType{"object"}, goType: rt.Name(),
-				Title: fmt.Sprintf("Kubernetes %s (%s, as the API serves it)", rt.Name(), rt.PkgPath())}
+			return g.kubernetes(rt)
 		}
 		name, ok := g.defs[rt]
 		if !ok {
@@ -280,6 +282,36 @@ func (g *schemaGen) value(rt reflect.Type, nullable bool) *jsonSchema {
 	}
 	g.t.Fatalf("no JSON Schema for %s", rt)
 	return nil
+}
+
+// kubernetes is the schema of Kubernetes's own type rt, as the API serves
+// it: its fields typed, none required, and more allowed, since they are
+// Kubernetes's to add.
+func (g *schemaGen) kubernetes(rt reflect.Type) *jsonSchema {
+	s := &jsonSchema{Type: schemaType{"object"}, goType: rt.Name(),
+		Title: fmt.Sprintf("Kubernetes %s (%s, as the API serves it)", rt.Name(), rt.PkgPath())}
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			g.t.Fatalf("%s.%s: no JSON name to describe", rt.Name(), f.Name)
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		var p *jsonSchema
+		switch {
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			p = &jsonSchema{Type: schemaType{"array"}, Items: g.kubernetes(ft.Elem())}
+		case ft.Kind() == reflect.Struct && ft != reflect.TypeOf(metav1.Time{}):
+			p = g.kubernetes(ft)
+		default:
+			p = g.value(ft, false)
+		}
+		s.Properties = append(s.Properties, named{name, p})
+	}
+	return s
 }
 
 // fieldDocs reads the doc comments of the package's struct types and

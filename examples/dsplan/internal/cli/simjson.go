@@ -3,8 +3,8 @@ package cli
 // simulateJSON is "simulate -o json": one per DaemonSet, sorted by
 // namespace/name. Durations are Go durations ("3m20s").
 type simulateJSON struct {
-	// APIVersion and Kind name the document's schema: apiVersion (see
-	// jsonAPIVersion) and kind Simulation (examples/dsplan/schema).
+	// APIVersion and Kind name the document and its JSON Schema
+	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Simulation.
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// DaemonSet is "namespace/name"; Image the --image set, if any.
