@@ -109,8 +109,8 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// explainJSON is "explain -o json": the node and, for each DaemonSet
-// (sorted by namespace/name), its verdict there.
+// explainJSON is the document "explain -o json" prints: the node and, for
+// each DaemonSet (sorted by namespace/name), its verdict there.
 type explainJSON struct {
 	// APIVersion and Kind name the document and its JSON Schema
 	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Explanation.
@@ -217,7 +217,7 @@ type podJSON struct {
 	Failing string `json:"failing,omitempty"`
 }
 
-// unavailableJSON says why a node counts as unavailable.
+// unavailableJSON is why a node counts as unavailable.
 type unavailableJSON struct {
 	// Cause is whatif.Unavailable's: NoPod, NotReady, NodeNotReady,
 	// MinReadySeconds, Terminating, ...

@@ -194,7 +194,7 @@ func (g *schemaGen) document(kind, command string, list bool, root reflect.Type)
 // property, the ones without omitempty required, no other property.
 func (g *schemaGen) object(rt reflect.Type, kind string) *jsonSchema {
 	docs := g.docs[rt.Name()]
-	s := &jsonSchema{Description: docs.doc, Type: schemaType{"object"}, Closed: true, goType: rt.Name()}
+	s := &jsonSchema{Description: typeDescription(rt.Name(), docs.doc), Type: schemaType{"object"}, Closed: true, goType: rt.Name()}
 	s.Required = []string{}
 	for i := range rt.NumField() {
 		f := rt.Field(i)
@@ -282,6 +282,17 @@ func (g *schemaGen) value(rt reflect.Type, nullable bool) *jsonSchema {
 	}
 	g.t.Fatalf("no JSON Schema for %s", rt)
 	return nil
+}
+
+// typeDescription is a type's doc comment without the Go name it starts
+// with ("planJSON is the schema of" -> "The schema of").
+func typeDescription(name, doc string) string {
+	for _, verb := range []string{" is ", " are "} {
+		if rest, ok := strings.CutPrefix(doc, name+verb); ok && rest != "" {
+			return strings.ToUpper(rest[:1]) + rest[1:]
+		}
+	}
+	return doc
 }
 
 // kubernetes is the schema of Kubernetes's own type rt, as the API serves

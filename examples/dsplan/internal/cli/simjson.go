@@ -1,7 +1,8 @@
 package cli
 
-// simulateJSON is "simulate -o json": one per DaemonSet, sorted by
-// namespace/name. Durations are Go durations ("3m20s").
+// simulateJSON is one DaemonSet's simulation, as "simulate -o json" prints
+// it (one per DaemonSet, sorted by namespace/name). Durations are Go
+// durations ("3m20s").
 type simulateJSON struct {
 	// APIVersion and Kind name the document and its JSON Schema
 	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Simulation.
@@ -113,7 +114,7 @@ type batchJSON struct {
 	Groups []string `json:"groups"`
 }
 
-// worstJSON is simulate.Peak.
+// worstJSON is the worst point of the run (simulate.Peak).
 type worstJSON struct {
 	// MaxDown is the most nodes down (should run, no available pod) at
 	// once, MaxDownStep the first step it happened at (-1: the start),
