@@ -75,9 +75,10 @@
 // input, which dsplan prints. --daemonset picks one DaemonSet; by default
 // every DaemonSet in the input is planned, in namespace/name order.
 //
-// plan -o json (or yaml), explain -o json and simulate -o json print a
-// stable schema, documented in examples/dsplan/JSON.md (generated from the
-// output types, kept in step by a test).
+// plan -o json (or yaml), explain -o json and simulate -o json print
+// documents of kind Plan, Explanation and Simulation, in the JSON Schemas
+// of examples/dsplan/schema, documented in examples/dsplan/JSON.md (both
+// generated from the output types, kept in step by a test).
 //
 // Exit codes: 0 the plans were computed (and every simulation converged);
 // 1 bad input: a file that does not read or decode, a manifest the API

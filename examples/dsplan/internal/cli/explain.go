@@ -56,7 +56,7 @@ func runExplain(inv *invocation, pos []string) error {
 		return err
 	}
 	if format == "json" {
-		out := explainJSON{Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
+		out := explainJSON{APIVersion: jsonAPIVersion, Kind: "Explanation", Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
 		for _, r := range results {
 			out.DaemonSets = append(out.DaemonSets, explainOneJSON(l, r, node))
 		}
@@ -109,9 +109,13 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// explainJSON is "explain -o json": the node and, for each DaemonSet
-// (sorted by namespace/name), its verdict there.
+// explainJSON is the document "explain -o json" prints: the node and, for
+// each DaemonSet (sorted by namespace/name), its verdict there.
 type explainJSON struct {
+	// APIVersion and Kind name the document and its JSON Schema
+	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Explanation.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 	// Node is the node, as placement reads it.
 	Node nodeJSON `json:"node"`
 	// Now is the clock the plans were computed at.
@@ -213,7 +217,7 @@ type podJSON struct {
 	Failing string `json:"failing,omitempty"`
 }
 
-// unavailableJSON says why a node counts as unavailable.
+// unavailableJSON is why a node counts as unavailable.
 type unavailableJSON struct {
 	// Cause is whatif.Unavailable's: NoPod, NotReady, NodeNotReady,
 	// MinReadySeconds, Terminating, ...

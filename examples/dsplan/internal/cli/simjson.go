@@ -1,8 +1,13 @@
 package cli
 
-// simulateJSON is "simulate -o json": one per DaemonSet, sorted by
-// namespace/name. Durations are Go durations ("3m20s").
+// simulateJSON is one DaemonSet's simulation, as "simulate -o json" prints
+// it (one per DaemonSet, sorted by namespace/name). Durations are Go
+// durations ("3m20s").
 type simulateJSON struct {
+	// APIVersion and Kind name the document and its JSON Schema
+	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Simulation.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 	// DaemonSet is "namespace/name"; Image the --image set, if any.
 	DaemonSet string `json:"daemonSet"`
 	Image     string `json:"image,omitempty"`
@@ -109,7 +114,7 @@ type batchJSON struct {
 	Groups []string `json:"groups"`
 }
 
-// worstJSON is simulate.Peak.
+// worstJSON is the worst point of the run (simulate.Peak).
 type worstJSON struct {
 	// MaxDown is the most nodes down (should run, no available pod) at
 	// once, MaxDownStep the first step it happened at (-1: the start),
@@ -155,6 +160,7 @@ type stepJSON struct {
 func (r *simReport) toJSON(l *loaded) simulateJSON {
 	res, d := r.res, r.delays
 	out := simulateJSON{
+		APIVersion: jsonAPIVersion, Kind: "Simulation",
 		DaemonSet: r.name, Image: r.image, Outcome: string(res.Outcome), Reason: res.Reason,
 		Syncs: len(res.Steps), Duration: fmtDur(res.Duration()), GroupBy: r.groupBy,
 		Batches: []batchJSON{}, Blocks: append([]string{}, r.blocks...), Steps: []stepJSON{},
