@@ -91,7 +91,6 @@ func TestGolden(t *testing.T) {
 		{name: "explain-json", args: []string{"explain", "worker-09", "-o", "json"}},
 		{name: "plan-node", args: []string{"plan", "--daemonset", "monitoring/node-exporter", "--node", "worker-01", "--node", "worker-09"}},
 		{name: "plan-selector", args: []string{"plan", "--daemonset", "kube-system/nvidia-device-plugin", "-l", "accelerator=nvidia"}},
-		{name: "completion-bash", args: []string{"completion", "bash"}},
 		{name: "usage-completion", args: []string{"completion", "tcsh"}},
 		// Bad input: exit 1.
 		{name: "bad-not-kubernetes", args: []string{"plan", "-f", in + "not-kubernetes.txt"}},

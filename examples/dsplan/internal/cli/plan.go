@@ -3,11 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,10 +28,10 @@ type planOpts struct {
 	selector string
 }
 
-func planFlags(inv *invocation, fs *flag.FlagSet) {
-	fs.StringVar(&inv.plan.format, "o", "text", "output `FORMAT`: text, json or yaml (json and yaml: see examples/dsplan/JSON.md)")
+func planFlags(inv *invocation, fs *pflag.FlagSet) {
+	fs.StringVarP(&inv.plan.format, "output", "o", "text", "output `FORMAT`: text, wide (text with every node), json or yaml (json and yaml: see examples/dsplan/JSON.md)")
 	fs.Var(&inv.plan.nodes, "node", "show only this `NODE` in the text plan's node table and actions (repeatable)")
-	fs.StringVar(&inv.plan.selector, "l", "", "show only the nodes matching this label `SELECTOR` (kubectl -l syntax) in the text plan")
+	fs.StringVarP(&inv.plan.selector, "selector", "l", "", "show only the nodes matching this label `SELECTOR` (kubectl -l syntax) in the text plan")
 	inv.policy.register(fs)
 }
 

@@ -2,13 +2,14 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -41,6 +42,7 @@ type durationFlag struct {
 }
 
 func (f *durationFlag) String() string { return f.d.String() }
+func (f *durationFlag) Type() string   { return "duration" }
 func (f *durationFlag) Set(v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
@@ -50,7 +52,7 @@ func (f *durationFlag) Set(v string) error {
 	return nil
 }
 
-func simulateFlags(inv *invocation, fs *flag.FlagSet) {
+func simulateFlags(inv *invocation, fs *pflag.FlagSet) {
 	s := &inv.sim
 	fs.StringVar(&s.image, "image", "", "start a rollout: set the first container's `IMAGE`, as the API server applies it (default: simulate the input as it is)")
 	fs.Var(&s.bindDelay, "bind-delay", "time from a pod's creation to its binding, `DURATION` (default: learned from the pods, else 2s)")
@@ -60,7 +62,7 @@ func simulateFlags(inv *invocation, fs *flag.FlagSet) {
 	fs.Uint64Var(&s.seed, "seed", 1, "seed of the failures")
 	fs.IntVar(&s.maxSteps, "max-steps", 2000, "syncs at most")
 	fs.StringVar(&s.svg, "svg", "", "write charts of the rollout to `FILE` (SVG)")
-	fs.StringVar(&s.format, "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+	fs.StringVarP(&s.format, "output", "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
 	inv.policy.register(fs)
 }
 
