@@ -26,6 +26,7 @@ func TestGolden(t *testing.T) {
 		// The embedded cluster: three DaemonSets in two namespaces.
 		{name: "plan", args: []string{"plan"}},
 		{name: "no-args", args: nil},
+		{name: "plan-wide", args: []string{"plan", "-o", "wide"}},
 		{name: "plan-json", args: []string{"plan", "-o", "json"}},
 		{name: "plan-yaml", args: []string{"plan", "-o", "yaml"}},
 		{name: "plan-one-burst", args: []string{"plan", "--daemonset", "kube-system/nvidia-device-plugin", "--burst", "1", "--now", "2025-06-01T12:30:00Z"}},
