@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
@@ -45,6 +46,9 @@ func onlyLists(t *testing.T, cs *fake.Clientset) {
 	for _, a := range cs.Actions() {
 		if v := a.GetVerb(); v != "list" {
 			t.Errorf("action %s %s: want only list", v, a.GetResource().Resource)
+		}
+		if l, ok := a.(clienttesting.ListActionImpl); ok && l.ListOptions.Limit != chunkSize {
+			t.Errorf("list %s: limit %d, want pages of %d (kubectl's chunk size)", a.GetResource().Resource, l.ListOptions.Limit, chunkSize)
 		}
 	}
 }
