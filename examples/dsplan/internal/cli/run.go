@@ -15,6 +15,9 @@ const (
 	exitOK    = 0
 	exitInput = 1
 	exitUsage = 2
+	// exitBlocked: simulate ended Blocked (and no simulation stalled or
+	// hit --max-steps): the cluster's trouble holds the rollout.
+	exitBlocked = 3
 )
 
 // exitCodes is the paragraph every help text ends with.
@@ -24,12 +27,20 @@ const exitCodes = `exit codes:
      server would reject, a DaemonSet or node not found, a Compute error,
      a simulation that stalled or hit --max-steps
   2  usage: an unknown command or flag, a missing argument, a bad value
+  3  blocked (simulate): the cluster's own trouble (NotReady nodes, failing
+     pods) holds a simulation, not the rollout; --assume-ready NODE or
+     --exclude-not-ready shows the rollout that would follow
 `
 
 // usageError is a mistake on the command line (exit 2).
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
+
+// blockedError is a simulation held by the cluster's trouble (exit 3).
+type blockedError struct{ msg string }
+
+func (e *blockedError) Error() string { return e.msg }
 
 // inputError is bad input (exit 1).
 type inputError struct{ err error }
@@ -197,6 +208,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options)
 	inv := &invocation{cmd: cmd, opts: opts, stdin: stdin, stdout: stdout, stderr: stderr}
 	err := inv.run(args[1:])
 	var ue *usageError
+	var be *blockedError
 	switch {
 	case err == nil:
 		return exitOK
@@ -205,6 +217,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options)
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "%s %s: %v\n", opts.program(), name, err)
 		return exitUsage
+	case errors.As(err, &be):
+		fmt.Fprintf(stderr, "%s %s: %v\n", opts.program(), name, err)
+		return exitBlocked
 	default:
 		fmt.Fprintf(stderr, "%s %s: %v\n", opts.program(), name, err)
 		return exitInput
