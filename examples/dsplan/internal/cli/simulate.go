@@ -2,13 +2,14 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -41,6 +42,7 @@ type simFlags struct {
 type nodeList []string
 
 func (f *nodeList) String() string { return strings.Join(*f, ",") }
+func (f *nodeList) Type() string   { return "nodes" }
 func (f *nodeList) Set(v string) error {
 	for _, name := range strings.Split(v, ",") {
 		if name = strings.TrimSpace(name); name == "" {
@@ -58,6 +60,7 @@ type durationFlag struct {
 }
 
 func (f *durationFlag) String() string { return f.d.String() }
+func (f *durationFlag) Type() string   { return "duration" }
 func (f *durationFlag) Set(v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
@@ -67,7 +70,7 @@ func (f *durationFlag) Set(v string) error {
 	return nil
 }
 
-func simulateFlags(inv *invocation, fs *flag.FlagSet) {
+func simulateFlags(inv *invocation, fs *pflag.FlagSet) {
 	s := &inv.sim
 	fs.StringVar(&s.image, "image", "", "start a rollout: set the first container's `IMAGE`, as the API server applies it (default: simulate the input as it is)")
 	fs.Var(&s.bindDelay, "bind-delay", "time from a pod's creation to its binding, `DURATION` (default: learned from the pods, else 2s)")
@@ -77,7 +80,7 @@ func simulateFlags(inv *invocation, fs *flag.FlagSet) {
 	fs.Uint64Var(&s.seed, "seed", 1, "seed of the failures")
 	fs.IntVar(&s.maxSteps, "max-steps", 2000, "syncs at most")
 	fs.StringVar(&s.svg, "svg", "", "write charts of the rollout to `FILE` (SVG)")
-	fs.StringVar(&s.format, "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+	fs.StringVarP(&s.format, "output", "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
 	fs.Var((*nodeList)(&s.assume.Ready), "assume-ready", "assume `NODE` healthy from now: Ready, its pods running and Ready (repeat or comma-separate; for a Blocked simulation)")
 	fs.BoolVar(&s.assume.ExcludeNotReady, "exclude-not-ready", false, "leave the NotReady nodes and their pods out of the simulation (for a Blocked simulation)")
 	inv.policy.register(fs)
@@ -167,7 +170,7 @@ func runSimulate(inv *invocation, pos []string) error {
 		return &inputError{fmt.Errorf("%s did not converge", strings.Join(failed, ", "))}
 	}
 	if len(blocked) > 0 {
-		return &blockedError{fmt.Sprintf("%s blocked by NotReady nodes or failing pods, not by the rollout (--assume-ready NODE or --exclude-not-ready shows the rollout that would follow)",
+		return &ExitError{Code: exitBlocked, Err: fmt.Errorf("%s blocked by NotReady nodes or failing pods, not by the rollout (--assume-ready NODE or --exclude-not-ready shows the rollout that would follow)",
 			strings.Join(blocked, ", "))}
 	}
 	return nil
