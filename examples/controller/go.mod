@@ -208,8 +208,8 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-// The end-to-end suite previews rollouts with the live dsplan, a module of
-// its own beside this one.
+// The end-to-end suite previews rollouts with kubectl dsplan (module
+// examples/dsplan), a module of its own beside this one.
 replace (
 	github.com/daemonplan/daemonplan => ../..
 	github.com/daemonplan/daemonplan/examples/dsplan => ../dsplan

@@ -73,6 +73,9 @@ the next sync's plan, why a node gets a pod or not, and the rollout to the end.`
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	root.SetVersionTemplate(versionLine(program, readBuildInfo()) + "\n")
+	// --version without cobra's -v shorthand: kubectl's -v is the log
+	// level, and a plugin should not give it another meaning.
+	root.Flags().Bool("version", false, "print the version of "+program)
 	// Every help ends with the exit codes.
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitCodes)
 	if opts.Flags != nil {

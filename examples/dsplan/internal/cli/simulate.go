@@ -387,7 +387,7 @@ func (r *simReport) estimateLine() string {
 
 // printSteps prints the steps that acted, as a table.
 func printSteps(w io.Writer, res simulate.Result) {
-	fmt.Fprintf(w, "%5s %8s %7s %7s %8s %10s %8s  %s\n", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
+	t := newTable("", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
 	// UPDATED is the status of the sync (before its plan); DOWN and SURGE
 	// are measured after it, against the step's budgets.
 	for _, s := range res.Steps {
@@ -402,10 +402,10 @@ func printSteps(w io.Writer, res simulate.Result) {
 		if s.Err != "" {
 			extra = strings.TrimSpace(extra + " error: " + s.Err)
 		}
-		row := fmt.Sprintf("%5d %8s %7d %7d %4d/%-3d %6d/%-3d %4d/%-3d  %s", s.Step, fmtDur(s.At), s.Creates, s.Deletes,
-			s.Updated, s.Desired, s.Down, s.Budgets.MaxUnavailable, s.Surge, s.Budgets.MaxSurge, extra)
-		fmt.Fprintln(w, strings.TrimRight(row, " "))
+		t.row(s.Step, fmtDur(s.At), s.Creates, s.Deletes, fmt.Sprintf("%d/%d", s.Updated, s.Desired),
+			fmt.Sprintf("%d/%d", s.Down, s.Budgets.MaxUnavailable), fmt.Sprintf("%d/%d", s.Surge, s.Budgets.MaxSurge), extra)
 	}
+	_ = t.flush(w)
 }
 
 func fmtDur(d time.Duration) string {
