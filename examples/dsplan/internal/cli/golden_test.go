@@ -53,6 +53,15 @@ func TestGolden(t *testing.T) {
 		// failing ones stay down and say why; a paused rollout says it is.
 		{name: "simulate-capture-gen3", args: []string{"simulate", "-f", in + "kubectl-capture-gen3.yaml", "--image", "registry.k8s.io/kube-proxy:v1.36.4"}},
 		{name: "simulate-starting", args: []string{"simulate", "-f", in + "starting.yaml"}},
+		// Issue 31 §2: trouble of the cluster is Blocked (exit 3), named as
+		// data, and can be assumed away to see the rollout that follows.
+		{name: "simulate-starting-json", args: []string{"simulate", "-f", in + "starting.yaml", "--daemonset", "kube-system/cilium", "-o", "json"}},
+		{name: "simulate-assume-ready", args: []string{"simulate", "-f", in + "starting.yaml", "--daemonset", "kube-system/cilium", "--assume-ready", "node-3"}},
+		{name: "simulate-exclude-not-ready", args: []string{"simulate", "--daemonset", "monitoring/node-exporter", "--exclude-not-ready"}},
+		{name: "simulate-exclude-not-ready-json", args: []string{"simulate", "--daemonset", "monitoring/node-exporter", "--exclude-not-ready", "-o", "json"}},
+		{name: "simulate-deadline", args: []string{"simulate", "-f", "internal/cli/testdata/cluster.yaml", "-f", in + "node-exporter-deadline.yaml", "--daemonset", "monitoring/node-exporter"}},
+		{name: "simulate-deadline-json", args: []string{"simulate", "-f", "internal/cli/testdata/cluster.yaml", "-f", in + "node-exporter-deadline.yaml", "--daemonset", "monitoring/node-exporter", "-o", "json"}},
+		{name: "usage-assume-ready-unknown", args: []string{"simulate", "--assume-ready", "worker-99"}},
 		{name: "simulate-paused", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--paused"}},
 		{name: "explain-crashloop", args: []string{"explain", "node-3", "-f", in + "starting.yaml"}},
 		// §2: what if I apply this manifest over the capture?

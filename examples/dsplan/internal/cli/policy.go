@@ -233,6 +233,9 @@ type dsRollout struct {
 	// strategy says how the strategy was taken, "" when the DaemonSet's
 	// own was kept without annotations.
 	strategy string
+	// companion says that companion mode rolls the DaemonSet out (OnDelete
+	// with rollout annotations): it applies the progress deadline.
+	companion bool
 	// overrides are the flags that changed what the annotations say.
 	overrides []string
 }
@@ -261,6 +264,7 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
 	base := planned.Policy
 	if a := planned.Annotations; a != nil {
 		if ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType {
+			r.companion = true
 			ru := r.ds.Spec.UpdateStrategy.RollingUpdate
 			r.strategy = fmt.Sprintf("OnDelete with rollout annotations: planned as companion mode rolls it out (RollingUpdate, maxUnavailable %s, maxSurge 0: it deletes old pods, kube-controller-manager recreates them)",
 				ru.MaxUnavailable.String())

@@ -16,6 +16,9 @@ const (
 	exitOK    = 0
 	exitInput = 1
 	exitUsage = 2
+	// exitBlocked: simulate ended Blocked (and no simulation stalled or
+	// hit --max-steps): the cluster's trouble holds the rollout.
+	exitBlocked = 3
 )
 
 // exitCodes is the paragraph every help text ends with.
@@ -26,6 +29,9 @@ const exitCodes = `Exit codes:
      a simulation that stalled or hit --max-steps; or the cluster could
      not be reached or listed
   2  usage: an unknown command or flag, a missing argument, a bad value
+  3  blocked (simulate): the cluster's own trouble (NotReady nodes, failing
+     pods) holds a simulation, not the rollout; --assume-ready NODE or
+     --exclude-not-ready shows the rollout that would follow
 `
 
 // usageError is a mistake on the command line (exit 2).

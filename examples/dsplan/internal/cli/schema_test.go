@@ -81,7 +81,7 @@ var schemaPatterns = map[string]string{
 }
 
 func outcomes() []string {
-	return []string{string(simulate.OutcomeConverged), string(simulate.OutcomeStalled), string(simulate.OutcomeStepLimit)}
+	return []string{string(simulate.OutcomeConverged), string(simulate.OutcomeStalled), string(simulate.OutcomeStepLimit), string(simulate.OutcomeBlocked)}
 }
 
 // TestJSONSchema keeps examples/dsplan/schema/*.schema.json, the JSON

@@ -33,6 +33,24 @@ type simFlags struct {
 	maxSteps              int
 	svg                   string
 	format                string
+	// assume are --assume-ready and --exclude-not-ready: the trouble of
+	// the cluster assumed gone (simulate.Assume).
+	assume simulate.Assumptions
+}
+
+// nodeList is a flag of node names, repeated or comma-separated.
+type nodeList []string
+
+func (f *nodeList) String() string { return strings.Join(*f, ",") }
+func (f *nodeList) Type() string   { return "nodes" }
+func (f *nodeList) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			return errors.New("empty node name")
+		}
+		*f = append(*f, name)
+	}
+	return nil
 }
 
 // durationFlag is a duration flag that knows whether it was set.
@@ -63,6 +81,8 @@ func simulateFlags(inv *invocation, fs *pflag.FlagSet) {
 	fs.IntVar(&s.maxSteps, "max-steps", 2000, "syncs at most")
 	fs.StringVar(&s.svg, "svg", "", "write charts of the rollout to `FILE` (SVG)")
 	fs.StringVarP(&s.format, "output", "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+	fs.Var((*nodeList)(&s.assume.Ready), "assume-ready", "assume `NODE` healthy from now: Ready, its pods running and Ready (repeat or comma-separate; for a Blocked simulation)")
+	fs.BoolVar(&s.assume.ExcludeNotReady, "exclude-not-ready", false, "leave the NotReady nodes and their pods out of the simulation (for a Blocked simulation)")
 	inv.policy.register(fs)
 }
 
@@ -92,7 +112,7 @@ func runSimulate(inv *invocation, pos []string) error {
 		return err
 	}
 	var reports []*simReport
-	var failed []string
+	var failed, blocked []string
 	for _, name := range l.names {
 		rep, err := simulateOne(l, name, inv.common.burst, sf, &inv.policy)
 		var ue *usageError
@@ -104,7 +124,11 @@ func runSimulate(inv *invocation, pos []string) error {
 			return &inputError{err}
 		}
 		reports = append(reports, rep)
-		if rep.res.Outcome != simulate.OutcomeConverged {
+		switch rep.res.Outcome {
+		case simulate.OutcomeConverged:
+		case simulate.OutcomeBlocked:
+			blocked = append(blocked, name)
+		default:
 			failed = append(failed, name)
 		}
 	}
@@ -145,6 +169,10 @@ func runSimulate(inv *invocation, pos []string) error {
 	if len(failed) > 0 {
 		return &inputError{fmt.Errorf("%s did not converge", strings.Join(failed, ", "))}
 	}
+	if len(blocked) > 0 {
+		return &ExitError{Code: exitBlocked, Err: fmt.Errorf("%s blocked by NotReady nodes or failing pods, not by the rollout (--assume-ready NODE or --exclude-not-ready shows the rollout that would follow)",
+			strings.Join(blocked, ", "))}
+	}
 	return nil
 }
 
@@ -171,6 +199,14 @@ type simReport struct {
 	// rollout is how the DaemonSet was planned: its rollout annotations
 	// and the flags.
 	rollout dsRollout
+	// assumed are the nodes --assume-ready assumed Ready, excluded the
+	// NotReady nodes --exclude-not-ready left out.
+	assumed, excluded []string
+	excludeNotReady   bool
+	// stop is when the companion would stop the rollout at its
+	// progress-deadline annotation, nil without one or when the run
+	// converged.
+	stop *deadlineStop
 }
 
 // delays are the delays a simulation used, and where they came from.
@@ -241,6 +277,12 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		BurstReplicas: burst,
 		Rollout:       policy,
 	}
+	if len(sf.assume.Ready) > 0 || sf.assume.ExcludeNotReady {
+		rep.assumed, rep.excludeNotReady = sf.assume.Ready, sf.assume.ExcludeNotReady
+		if cl, rep.excluded, err = simulate.Assume(cl, sf.assume); err != nil {
+			return nil, &usageError{"--assume-ready: " + strings.TrimPrefix(err.Error(), "assume ready: ")}
+		}
+	}
 	rep.delays = chooseDelays(sf, learnDelays(in.DaemonSet, in.Pods))
 	rep.delays.minReady = time.Duration(cl.DaemonSet.Spec.MinReadySeconds) * time.Second
 	cfg := simulate.Config{
@@ -268,6 +310,9 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 	rep.planned, rep.barrier = progressive.WavesOf(&policy, desiredNodes(cl)), policy.Waves
 	rep.timing = timeWaves(rep.planned, rep.res, cl)
 	rep.blocks = blocksOf(cl, rep.res)
+	if rep.rollout.companion && !policy.Paused {
+		rep.stop = stopAt(cl, rep.res, rep.rollout.parsed.ProgressDeadline)
+	}
 	return rep, nil
 }
 
@@ -282,6 +327,7 @@ func (r *simReport) print(w io.Writer) {
 	if res.Reason != "" {
 		fmt.Fprintf(w, "  reason: %s\n", res.Reason)
 	}
+	r.printBlocking(w)
 	if d := r.rollout.describe(); d != "" {
 		fmt.Fprintf(w, "%s\n", d)
 	}
@@ -303,6 +349,7 @@ func (r *simReport) print(w io.Writer) {
 	if len(pk.OverBudget) > 0 {
 		fmt.Fprintf(w, "over budget after steps %v\n", pk.OverBudget)
 	}
+	r.printStop(w)
 	if res.Outcome != simulate.OutcomeConverged {
 		fmt.Fprintf(w, "%s: the simulation ended %s: %s\n", r.name, res.Outcome, res.Reason)
 	}
@@ -318,7 +365,7 @@ func (r *simReport) estimateLine() string {
 		dur = fmtDur(r.res.Duration())
 	}
 	if r.res.Outcome != simulate.OutcomeConverged {
-		dur += " until it " + map[simulate.Outcome]string{simulate.OutcomeStalled: "stalls", simulate.OutcomeStepLimit: "hits --max-steps"}[r.res.Outcome]
+		dur += " until it " + map[simulate.Outcome]string{simulate.OutcomeStalled: "stalls", simulate.OutcomeBlocked: "is blocked", simulate.OutcomeStepLimit: "hits --max-steps"}[r.res.Outcome]
 	}
 	avail := ""
 	if d.minReady > 0 {
