@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/daemonplan/daemonplan v0.0.0
-	github.com/daemonplan/daemonplan/examples/dsplan/live v0.0.0-00010101000000-000000000000
+	github.com/daemonplan/daemonplan/examples/dsplan v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/spf13/pflag v1.0.10
@@ -209,7 +209,7 @@ require (
 // its own beside this one.
 replace (
 	github.com/daemonplan/daemonplan => ../..
-	github.com/daemonplan/daemonplan/examples/dsplan/live => ../dsplan/live
+	github.com/daemonplan/daemonplan/examples/dsplan => ../dsplan
 )
 
 replace (

@@ -23,7 +23,7 @@ func TestKubectlPlugin(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	build := exec.Command("go", "build", "-o", bin, "../cmd/kubectl-dsplan")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/kubectl-dsplan")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,12 +1,14 @@
-module github.com/daemonplan/daemonplan/examples/dsplan/live
+module github.com/daemonplan/daemonplan/examples/dsplan
 
 go 1.26.0
 
 require (
 	github.com/daemonplan/daemonplan v0.0.0
+	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.36.6
 	k8s.io/apimachinery v0.36.6
 	k8s.io/client-go v0.36.6
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -18,7 +20,6 @@ require (
 	github.com/go-openapi/jsonreference v0.20.2 // indirect
 	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
@@ -48,7 +49,6 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-replace github.com/daemonplan/daemonplan => ../../..
+replace github.com/daemonplan/daemonplan => ../..
