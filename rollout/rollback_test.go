@@ -11,7 +11,8 @@ import (
 
 func TestRollbackTo(t *testing.T) {
 	v1, v2, v3 := exampleDS("registry.example/agent:v1"), exampleDS("registry.example/agent:v2"), exampleDS("registry.example/agent:v3")
-	// Mid-rollout from v1 to v2: revisions 1 (v1) and 2 (v2).
+	// Mid-rollout from v1 to v2: revisions 1 (v1) and 2 (v2); v1 again
+	// is a rollback to revision 1.
 	revs := []*appsv1.ControllerRevision{nil, exampleRevision(v2, "agent-v2", "v2", 2), exampleRevision(v1, "agent-v1", "v1", 1)}
 	for _, c := range []struct {
 		name string
@@ -20,7 +21,7 @@ func TestRollbackTo(t *testing.T) {
 		want int64
 	}{
 		{"back to the old revision", v1, revs, 1},
-		{"the current revision", v2, revs, 0},
+		{"the current revision", v2, revs, 2},
 		{"a new template", v3, revs, 0},
 		{"no history", v1, nil, 0},
 	} {

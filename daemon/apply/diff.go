@@ -36,23 +36,28 @@ func (d FieldDiff) String() string {
 }
 
 // TemplateDiff lists the fields in which after's pod template differs
-// from before's, both as stored (compare the stored object with what
-// Apply or Update returns): every changed leaf, in key order, with a
-// list of named elements (containers, env, volumes, ports with a name)
-// compared by name and any other list element by element. It returns an
-// error for a nil argument; it modifies nothing.
+// from before's (the stored object and what Apply or Update returns),
+// both with Defaults applied and as the API server returns them, as
+// Update compares them: a field only one side spells out but both get by
+// default is no difference. It lists every changed leaf, in key order,
+// with a list of named elements (containers, env, volumes, ports with a
+// name) compared by name and any other list element by element. It
+// returns an error for a nil argument; it modifies nothing.
 func TemplateDiff(before, after *appsv1.DaemonSet) ([]FieldDiff, error) {
 	if before == nil || after == nil {
 		return nil, field.Required(field.NewPath("daemonSet"), "two DaemonSets are required")
 	}
-	a, err := generic(before.Spec.Template)
-	if err != nil {
-		return nil, err
+	sides := make([]any, 2)
+	for i, ds := range []*appsv1.DaemonSet{before, after} {
+		stored, err := roundTrip(Defaults(ds))
+		if err != nil {
+			return nil, err
+		}
+		if sides[i], err = generic(stored.Spec.Template); err != nil {
+			return nil, err
+		}
 	}
-	b, err := generic(after.Spec.Template)
-	if err != nil {
-		return nil, err
-	}
+	a, b := sides[0], sides[1]
 	var out []FieldDiff
 	walkDiff("spec.template", a, b, &out)
 	return out, nil

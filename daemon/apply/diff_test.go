@@ -23,7 +23,7 @@ func TestTemplateDiff(t *testing.T) {
 	want := []apply.FieldDiff{
 		{Path: "spec.template.metadata.labels[app.kubernetes.io/version]", New: `"1.10"`},
 		{Path: "spec.template.spec.containers[kube-rbac-proxy].image", Old: `"quay.io/brancz/kube-rbac-proxy:v0.14.0"`, New: `"quay.io/brancz/kube-rbac-proxy:v0.15.0"`},
-		{Path: "spec.template.spec.containers[node-exporter].ports", Old: `[{"containerPort":9100}]`},
+		{Path: "spec.template.spec.containers[node-exporter].ports", Old: `[{"containerPort":9100,"protocol":"TCP"}]`},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -17,7 +17,7 @@ import (
 // specs are applied in order. A spec without "=" is an IMAGE for the
 // only container of a template that has one (init containers aside).
 //
-// It returns an error, naming the spec, for a spec with an empty name or
+// It returns an error, naming the spec (the caller names the DaemonSet), for a spec with an empty name or
 // image, an image that is not an image reference, a name no container
 // has (with the nearest name: "did you mean"), a name given twice, and a
 // bare IMAGE when the template has several containers. A nil ds is an
@@ -47,7 +47,7 @@ func SetImages(ds *appsv1.DaemonSet, specs ...string) (*appsv1.DaemonSet, error)
 		seen[name] = true
 		inInit := setImage(pod.InitContainers, name, image)
 		if inMain := setImage(pod.Containers, name, image); !inInit && !inMain {
-			msg := fmt.Sprintf("image %q: the pod template of %s/%s has no container %q (it has %s)", spec, ds.Namespace, ds.Name, name, strings.Join(names, ", "))
+			msg := fmt.Sprintf("image %q: the pod template has no container %q (it has %s)", spec, name, strings.Join(names, ", "))
 			if near, ok := nearest.Closest(name, names, max(2, len(name)/3)); ok {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}

@@ -55,9 +55,9 @@ func TestOrderWarnings(t *testing.T) {
 		{"no order", daemon.UpdateOrder{}, nil},
 		{"all values match", daemon.UpdateOrder{Label: zone, Values: []string{"b", "a"}}, nil},
 		{"a label no node has", daemon.UpdateOrder{Label: "topology.kubernetes.io/zoen", Values: []string{"a"}},
-			[]string{`order-by: no node has the label "topology.kubernetes.io/zoen": it orders nothing`}},
+			[]string{`no node has the order label "topology.kubernetes.io/zoen": it orders nothing`}},
 		{"values no node has", daemon.UpdateOrder{Label: zone, Values: []string{"c", "a", "eu-west-1d"}},
-			[]string{`order-values: no node has topology.kubernetes.io/zone "c", "eu-west-1d" (the nodes have a, b)`}},
+			[]string{`no node has the order values "c", "eu-west-1d" of topology.kubernetes.io/zone (the nodes have a, b)`}},
 	} {
 		p := daemon.RolloutPolicy{Order: c.order}
 		if diff := cmp.Diff(c.want, progressive.OrderWarnings(&p, nodes)); diff != "" {

@@ -72,7 +72,7 @@ func OrderWarnings(p *daemon.RolloutPolicy, nodes []*corev1.Node) []string {
 		}
 	}
 	if len(seen) == 0 {
-		return []string{fmt.Sprintf("order-by: no node has the label %q: it orders nothing", label)}
+		return []string{fmt.Sprintf("no node has the order label %q: it orders nothing", label)}
 	}
 	var missing []string
 	for _, v := range p.Order.Values {
@@ -87,6 +87,6 @@ func OrderWarnings(p *daemon.RolloutPolicy, nodes []*corev1.Node) []string {
 	if len(have) > maxListed {
 		have = append(have[:maxListed], fmt.Sprintf("and %d more", len(have)-maxListed))
 	}
-	return []string{fmt.Sprintf("order-values: no node has %s %s (the nodes have %s)",
-		label, strings.Join(missing, ", "), strings.Join(have, ", "))}
+	return []string{fmt.Sprintf("no node has the order values %s of %s (the nodes have %s)",
+		strings.Join(missing, ", "), label, strings.Join(have, ", "))}
 }

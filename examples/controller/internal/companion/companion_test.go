@@ -413,7 +413,7 @@ func TestOrderWarningMessage(t *testing.T) {
 	rev, hash := revisionOf(t, ds)
 	h := newHarness(t, syncer.Config{}, ds, rev, testNode("n1", nil), daemonPod(ds, "pod-n1", "n1", hash, t0.Add(-time.Hour)))
 	h.syncCompanion("ns/ds")
-	want := `1/1 nodes updated; order-by: no node has the label "topology.kubernetes.io/zoen": it orders nothing (generation 1)`
+	want := `1/1 nodes updated; no node has the order label "topology.kubernetes.io/zoen": it orders nothing (generation 1)`
 	if got := findCondition(h.refreshDS("ns", "ds").Status.Conditions, ConditionProgressing).Message; got != want {
 		t.Errorf("RolloutProgressing message:\n got %q\nwant %q", got, want)
 	}
