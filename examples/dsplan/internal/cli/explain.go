@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,8 +21,8 @@ import (
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
-func explainFlags(inv *invocation, fs *flag.FlagSet) {
-	fs.StringVar(&inv.explainFormat, "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+func explainFlags(inv *invocation, fs *pflag.FlagSet) {
+	fs.StringVarP(&inv.explainFormat, "output", "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
 }
 
 // runExplain is "dsplan explain NODE".

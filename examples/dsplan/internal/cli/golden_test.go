@@ -26,6 +26,7 @@ func TestGolden(t *testing.T) {
 		// The embedded cluster: three DaemonSets in two namespaces.
 		{name: "plan", args: []string{"plan"}},
 		{name: "no-args", args: nil},
+		{name: "plan-wide", args: []string{"plan", "-o", "wide"}},
 		{name: "plan-json", args: []string{"plan", "-o", "json"}},
 		{name: "plan-yaml", args: []string{"plan", "-o", "yaml"}},
 		{name: "plan-one-burst", args: []string{"plan", "--daemonset", "kube-system/nvidia-device-plugin", "--burst", "1", "--now", "2025-06-01T12:30:00Z"}},
@@ -95,7 +96,6 @@ func TestGolden(t *testing.T) {
 		{name: "explain-json", args: []string{"explain", "worker-09", "-o", "json"}},
 		{name: "plan-node", args: []string{"plan", "--daemonset", "monitoring/node-exporter", "--node", "worker-01", "--node", "worker-09"}},
 		{name: "plan-selector", args: []string{"plan", "--daemonset", "kube-system/nvidia-device-plugin", "-l", "accelerator=nvidia"}},
-		{name: "completion-bash", args: []string{"completion", "bash"}},
 		{name: "usage-completion", args: []string{"completion", "tcsh"}},
 		// Bad input: exit 1.
 		{name: "bad-not-kubernetes", args: []string{"plan", "-f", in + "not-kubernetes.txt"}},

@@ -68,7 +68,7 @@ func TestJSONSchema(t *testing.T) {
 
 This page is generated from the Go types of the output
 (examples/dsplan/internal/cli) by TestJSONSchema, which fails when the two
-differ: run ` + "`go test ./examples/dsplan/internal/cli -run TestJSONSchema -update`" + `
+differ: run ` + "`go test -C examples/dsplan ./internal/cli -run TestJSONSchema -update`" + `
 after changing the output. Fields are added, never renamed or removed;
 lists are never null (an empty list is ` + "`[]`" + `); a field marked
 "omitted when empty" is left out rather than written empty. Durations are

@@ -2,13 +2,14 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -41,6 +42,7 @@ type durationFlag struct {
 }
 
 func (f *durationFlag) String() string { return f.d.String() }
+func (f *durationFlag) Type() string   { return "duration" }
 func (f *durationFlag) Set(v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
@@ -50,7 +52,7 @@ func (f *durationFlag) Set(v string) error {
 	return nil
 }
 
-func simulateFlags(inv *invocation, fs *flag.FlagSet) {
+func simulateFlags(inv *invocation, fs *pflag.FlagSet) {
 	s := &inv.sim
 	fs.Func("image", "start a rollout: set images as kubectl set image does, `NAME=IMAGE` (a container or init container; *=IMAGE for all; IMAGE alone for the only container), repeatable; applied as the API server applies it (default: simulate the input as it is)", func(v string) error {
 		s.images = append(s.images, v)
@@ -63,7 +65,7 @@ func simulateFlags(inv *invocation, fs *flag.FlagSet) {
 	fs.Uint64Var(&s.seed, "seed", 1, "seed of the failures")
 	fs.IntVar(&s.maxSteps, "max-steps", 2000, "syncs at most")
 	fs.StringVar(&s.svg, "svg", "", "write charts of the rollout to `FILE` (SVG)")
-	fs.StringVar(&s.format, "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+	fs.StringVarP(&s.format, "output", "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
 	inv.policy.register(fs)
 }
 
@@ -343,7 +345,7 @@ func (r *simReport) estimateLine() string {
 
 // printSteps prints the steps that acted, as a table.
 func printSteps(w io.Writer, res simulate.Result) {
-	fmt.Fprintf(w, "%5s %8s %7s %7s %8s %10s %8s  %s\n", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
+	t := newTable("", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
 	// UPDATED is the status of the sync (before its plan); DOWN and SURGE
 	// are measured after it, against the step's budgets.
 	for _, s := range res.Steps {
@@ -358,10 +360,10 @@ func printSteps(w io.Writer, res simulate.Result) {
 		if s.Err != "" {
 			extra = strings.TrimSpace(extra + " error: " + s.Err)
 		}
-		row := fmt.Sprintf("%5d %8s %7d %7d %4d/%-3d %6d/%-3d %4d/%-3d  %s", s.Step, fmtDur(s.At), s.Creates, s.Deletes,
-			s.Updated, s.Desired, s.Down, s.Budgets.MaxUnavailable, s.Surge, s.Budgets.MaxSurge, extra)
-		fmt.Fprintln(w, strings.TrimRight(row, " "))
+		t.row(s.Step, fmtDur(s.At), s.Creates, s.Deletes, fmt.Sprintf("%d/%d", s.Updated, s.Desired),
+			fmt.Sprintf("%d/%d", s.Down, s.Budgets.MaxUnavailable), fmt.Sprintf("%d/%d", s.Surge, s.Budgets.MaxSurge), extra)
 	}
+	_ = t.flush(w)
 }
 
 func fmtDur(d time.Duration) string {
