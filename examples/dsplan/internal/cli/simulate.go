@@ -54,10 +54,7 @@ func (f *durationFlag) Set(v string) error {
 
 func simulateFlags(inv *invocation, fs *pflag.FlagSet) {
 	s := &inv.sim
-	fs.Func("image", "start a rollout: set images as kubectl set image does, `NAME=IMAGE` (a container or init container; *=IMAGE for all; IMAGE alone for the only container), repeatable; applied as the API server applies it (default: simulate the input as it is)", func(v string) error {
-		s.images = append(s.images, v)
-		return nil
-	})
+	fs.StringArrayVar(&s.images, "image", nil, "start a rollout: set images as kubectl set image does, `NAME=IMAGE` (a container or init container; *=IMAGE for all; IMAGE alone for the only container), repeatable; applied as the API server applies it (default: simulate the input as it is)")
 	fs.Var(&s.bindDelay, "bind-delay", "time from a pod's creation to its binding, `DURATION` (default: learned from the pods, else 2s)")
 	fs.Var(&s.readyDelay, "ready-delay", "time from a pod's creation to Ready, `DURATION` (default: learned from the pods, else 15s)")
 	fs.DurationVar(&s.grace, "grace", 5*time.Second, "time from a delete to the pod's removal")
