@@ -1,5 +1,3 @@
-// Package nearest finds the word a user probably meant: the edit distance
-// of two strings, and the closest of a list, for "did you mean" messages.
 package nearest
 
 // Distance is the Levenshtein distance of a and b (insertions, deletions
