@@ -40,6 +40,8 @@ func TestGolden(t *testing.T) {
 		// partition, a scope with an order and a strict budget, a paused plan.
 		{name: "simulate-partition", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--partition", "90%"}},
 		{name: "simulate-scope-order", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--scope", "kubernetes.io/hostname notin (worker-000,worker-001)", "--order-label", "kubernetes.io/hostname", "--order-values", "worker-099,worker-098", "--strict"}},
+		{name: "simulate-image-unknown", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "fluentbit=cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
+		{name: "plan-order-warning", args: []string{"plan", "--daemonset", "kube-system/fluent-bit", "--order-label", "topology.kubernetes.io/zone", "--order-values", "eu-west-1z"}},
 		{name: "plan-paused", args: []string{"plan", "--daemonset", "monitoring/node-exporter", "--paused"}},
 		// kubectl captures, with managedFields, as YAML and as JSON
 		// (whose revision data kubectl indents).
@@ -66,6 +68,7 @@ func TestGolden(t *testing.T) {
 		{name: "explain-crashloop", args: []string{"explain", "node-3", "-f", in + "starting.yaml"}},
 		// §2: what if I apply this manifest over the capture?
 		{name: "apply-new-image", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
+		{name: "apply-rollback", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.35.2.yaml"}},
 		{name: "apply-unchanged", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.3.yaml"}},
 		{name: "apply-created", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "nvidia-device-plugin.yaml", "--daemonset", "kube-system/nvidia-device-plugin-daemonset"}},
 		{name: "apply-rejected", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-bad-budget.yaml"}},
@@ -88,6 +91,7 @@ func TestGolden(t *testing.T) {
 		// override them; invalid ones name each key.
 		{name: "annotated-plan", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "-l", "kubernetes.io/hostname in (worker-000,worker-037)"}},
 		{name: "annotated-plan-json", args: []string{"plan", "-o", "json", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-misspelt", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-misspelt.yaml", "-l", "kubernetes.io/hostname in (worker-000)"}},
 		{name: "annotated-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
 		{name: "annotated-simulate-flags", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "--wave-bake", "0s", "--domain-max-unavailable", "3", "--order-values", "us-east-1a"}},
 		{name: "annotated-explain", args: []string{"explain", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},

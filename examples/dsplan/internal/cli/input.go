@@ -257,6 +257,9 @@ func (l *loaded) header(w io.Writer) {
 		len(s.DaemonSets), len(s.Nodes), len(s.Pods), len(s.Revisions))
 	for _, a := range l.applied {
 		fmt.Fprintf(w, "applied: %s\n", a.describe())
+		for _, d := range a.diff {
+			fmt.Fprintf(w, "  changes %s\n", d)
+		}
 		for _, d := range a.change.Dropped {
 			fmt.Fprintf(w, "  note: the manifest leaves out %s, which the captured object has: this apply removes it (kubectl apply keeps what it did not set itself)\n", d)
 		}

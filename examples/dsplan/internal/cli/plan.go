@@ -163,7 +163,8 @@ func computeAll(l *loaded, burst int, pf *policyFlags) ([]result, error) {
 		}
 		r := result{name: name, ds: in.DaemonSet, rollout: dsRollout{ds: in.DaemonSet}}
 		if pf != nil {
-			r.rollout, err = pf.rolloutOf(in.DaemonSet)
+			r.rollout, err = pf.rolloutOf(in.DaemonSet, in.Nodes)
+			r.notes = append(r.notes, r.rollout.warnings...)
 			var ue *usageError
 			switch {
 			case errors.As(err, &ue):

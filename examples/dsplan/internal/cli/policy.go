@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -238,14 +239,19 @@ type dsRollout struct {
 	companion bool
 	// overrides are the flags that changed what the annotations say.
 	overrides []string
+	// warnings are what the library says is ignored or selects nothing:
+	// annotations with a near-miss prefix (progressive.AnnotationWarnings)
+	// and order labels or values no node has (progressive.OrderWarnings).
+	warnings []string
 }
 
 // rolloutOf reads the rollout annotations of ds and applies the flags over
 // them: the policy the controller will roll ds out with, and the
 // DaemonSet to plan with. Invalid annotations (or a budget they
 // contradict) are an input error naming the DaemonSet and each key; a
-// policy the flags make invalid is a usage error. ds is not modified.
-func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
+// policy the flags make invalid is a usage error. nodes are the nodes the
+// order is checked against (warnings). ds is not modified.
+func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet, nodes []*corev1.Node) (dsRollout, error) {
 	r := dsRollout{ds: ds}
 	name := ds.Namespace + "/" + ds.Name
 	for k, v := range ds.Annotations {
@@ -257,6 +263,7 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
 		}
 	}
 	planned, err := progressive.ForDaemonSet(ds)
+	r.warnings = planned.Warnings
 	if err != nil {
 		return r, &inputError{fmt.Errorf("daemonset %q: rollout annotations: %w", name, err)}
 	}
@@ -297,6 +304,7 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
 		return r, &usageError{fmt.Sprintf("rollout controls of %s (%s): %s", name, from, flagErrors(err))}
 	}
 	r.policy = pol
+	r.warnings = append(r.warnings, progressive.OrderWarnings(&pol, nodes)...)
 	return r, nil
 }
 

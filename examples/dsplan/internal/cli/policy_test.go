@@ -125,7 +125,7 @@ func TestRolloutOf(t *testing.T) {
 			if err := pf.check(); err != nil {
 				t.Fatalf("check() = %v", err)
 			}
-			got, err := pf.rolloutOf(ds)
+			got, err := pf.rolloutOf(ds, nil)
 			var ue *usageError
 			var ie *inputError
 			if gotUsage, gotInput := errors.As(err, &ue), errors.As(err, &ie); gotUsage != tt.wantUsage || gotInput != tt.wantInput {

@@ -25,7 +25,7 @@ const (
 
 // simFlags are the flags of "dsplan simulate".
 type simFlags struct {
-	image                 string
+	images                []string
 	bindDelay, readyDelay durationFlag
 	grace                 time.Duration
 	failRate              float64
@@ -72,7 +72,7 @@ func (f *durationFlag) Set(v string) error {
 
 func simulateFlags(inv *invocation, fs *pflag.FlagSet) {
 	s := &inv.sim
-	fs.StringVar(&s.image, "image", "", "start a rollout: set the first container's `IMAGE`, as the API server applies it (default: simulate the input as it is)")
+	fs.StringArrayVar(&s.images, "image", nil, "start a rollout: set images as kubectl set image does, `NAME=IMAGE` (a container or init container; *=IMAGE for all; IMAGE alone for the only container), repeatable; applied as the API server applies it (default: simulate the input as it is)")
 	fs.Var(&s.bindDelay, "bind-delay", "time from a pod's creation to its binding, `DURATION` (default: learned from the pods, else 2s)")
 	fs.Var(&s.readyDelay, "ready-delay", "time from a pod's creation to Ready, `DURATION` (default: learned from the pods, else 15s)")
 	fs.DurationVar(&s.grace, "grace", 5*time.Second, "time from a delete to the pod's removal")
@@ -250,21 +250,20 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 	if err != nil {
 		return nil, err
 	}
-	rep := &simReport{name: name, image: sf.image}
+	rep := &simReport{name: name, image: strings.Join(sf.images, ", ")}
 	ds := in.DaemonSet
-	if sf.image != "" {
-		if len(ds.Spec.Template.Spec.Containers) == 0 {
-			return nil, fmt.Errorf("--image: daemonset %q: spec.template.spec.containers is empty", name)
+	if len(sf.images) > 0 {
+		changed, err := apply.SetImages(ds, sf.images...)
+		if err != nil {
+			return nil, &usageError{fmt.Sprintf("--image: daemonset %q: %v", name, err)}
 		}
-		changed := ds.DeepCopy()
-		changed.Spec.Template.Spec.Containers[0].Image = sf.image
 		// As the API server applies it: generation and template
 		// generation up by one.
 		if ds, _, err = apply.Update(in.DaemonSet, changed); err != nil {
 			return nil, fmt.Errorf("--image: daemonset %q: %w", name, err)
 		}
 	}
-	if rep.rollout, err = pf.rolloutOf(ds); err != nil {
+	if rep.rollout, err = pf.rolloutOf(ds, in.Nodes); err != nil {
 		return nil, err
 	}
 	policy := rep.rollout.policy
@@ -330,6 +329,9 @@ func (r *simReport) print(w io.Writer) {
 	r.printBlocking(w)
 	if d := r.rollout.describe(); d != "" {
 		fmt.Fprintf(w, "%s\n", d)
+	}
+	for _, warning := range r.rollout.warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	fmt.Fprintf(w, "expected duration: %s\n", r.estimateLine())
 	r.printBatches(w)
