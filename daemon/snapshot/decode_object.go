@@ -23,6 +23,17 @@ type pathError struct {
 
 func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
 
+// itemError places err, an error decoding item i of a List, under
+// items[i]: a pathError's path goes below it, any other error gets it.
+func itemError(i int, err error) error {
+	var pe *pathError
+	if errors.As(err, &pe) {
+		pe.path = fmt.Sprintf("items[%d].%s", i, pe.path)
+		return pe
+	}
+	return &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+}
+
 // typeMeta is the part of a document that says what it is.
 type typeMeta struct {
 	APIVersion string   `json:"apiVersion"`
@@ -138,13 +149,7 @@ func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
 			}
 			got, err := decodeObject(it, version, itemKind)
 			if err != nil {
-				var pe *pathError
-				if errors.As(err, &pe) {
-					pe.path = fmt.Sprintf("items[%d].%s", i, pe.path)
-					r.err = pe
-					return
-				}
-				r.err = &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+				r.err = itemError(i, err)
 				return
 			}
 			r.objs = got

@@ -63,13 +63,7 @@ func decodeKubectlList(data []byte) (objs []object, ok bool, err error) {
 		}
 		got, err := decodeObject(js, version, itemKind)
 		if err != nil {
-			var pe *pathError
-			if errors.As(err, &pe) {
-				pe.path = fmt.Sprintf("items[%d].%s", i, pe.path)
-				r.err = pe
-				return
-			}
-			r.err = &pathError{path: fmt.Sprintf("items[%d]", i), err: err}
+			r.err = itemError(i, err)
 			return
 		}
 		r.objs = got
