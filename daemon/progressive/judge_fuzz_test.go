@@ -3,51 +3,16 @@ package progressive_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
-	"github.com/daemonplan/daemonplan/rollout"
 )
-
-// drawPolicy draws a rollout policy from r, as daemontest's policy fuzzers
-// do: each option on or off, with values sometimes out of range.
-func drawPolicy(r *rand.Rand) daemon.RolloutPolicy {
-	var p daemon.RolloutPolicy
-	if r.IntN(2) == 0 {
-		p.Partition = pios([]string{"0", "1", "2", "5", "100", "25%", "50%", "100%", "150%"}[r.IntN(9)])
-	}
-	if r.IntN(3) == 0 {
-		p.Scope = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-			{Key: zone, Operator: metav1.LabelSelectorOpIn, Values: []string{"zone-a", "zone-b"}[:1+r.IntN(2)]}}}
-	}
-	p.Paused = r.IntN(6) == 0
-	switch r.IntN(4) {
-	case 1:
-		p.Order.Label, p.Order.Values = zone, []string{"zone-c", "zone-a"}
-	case 2:
-		p.Order.Label = "example.com/none"
-	case 3:
-		p.Order.Compare = func(a, b *corev1.Node) int { return strings.Compare(b.Name, a.Name) }
-	}
-	if r.IntN(3) == 0 {
-		p.DomainBudget = &daemon.DomainBudget{Label: zone, MaxUnavailable: pios([]string{"1", "50%", "0"}[r.IntN(3)]),
-			MaxSurge: pios([]string{"1", "100%"}[r.IntN(2)])}
-	}
-	p.Strict = r.IntN(3) == 0
-	if p.Order.Label != "" && r.IntN(2) == 0 {
-		p.Waves = &rollout.WaveBarrier{Bake: []time.Duration{0, 3 * time.Second, time.Minute}[r.IntN(3)]}
-	}
-	return p
-}
 
 // zoned labels c's nodes with three zones.
 func zoned(c *simulate.Cluster) {
@@ -78,7 +43,7 @@ func FuzzJudge(f *testing.F) {
 		cfg := []dt.ClusterConfig{{}, {Healthy: true}, {Healthy: true, Rollout: true}}[kind%3]
 		c := dt.GenerateCluster(r, cfg)
 		zoned(c)
-		c.Rollout = drawPolicy(r)
+		c.Rollout = dt.GeneratePolicy(r, zone)
 		other := dt.GenerateCluster(rand.New(rand.NewPCG(seed, 2)), dt.ClusterConfig{Healthy: true, Rollout: true}).Input()
 		p := daemon.NewPlanner()
 		check := func(cl *simulate.Cluster) {
