@@ -41,6 +41,7 @@ func TestGolden(t *testing.T) {
 		{name: "simulate-partition", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--partition", "90%"}},
 		{name: "simulate-scope-order", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--scope", "kubernetes.io/hostname notin (worker-000,worker-001)", "--order-label", "kubernetes.io/hostname", "--order-values", "worker-099,worker-098", "--strict"}},
 		{name: "simulate-image-unknown", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "fluentbit=cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
+		{name: "simulate-order-warning-json", args: []string{"simulate", "-o", "json", "--daemonset", "kube-system/fluent-bit", "--order-label", "topology.kubernetes.io/zone", "--order-values", "eu-west-1z"}},
 		{name: "plan-order-warning", args: []string{"plan", "--daemonset", "kube-system/fluent-bit", "--order-label", "topology.kubernetes.io/zone", "--order-values", "eu-west-1z"}},
 		{name: "plan-paused", args: []string{"plan", "--daemonset", "monitoring/node-exporter", "--paused"}},
 		// kubectl captures, with managedFields, as YAML and as JSON
@@ -75,6 +76,11 @@ func TestGolden(t *testing.T) {
 		{name: "apply-json", args: []string{"plan", "-o", "json", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
 		{name: "apply-simulate", args: []string{"simulate", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
 		{name: "apply-simulate-json", args: []string{"simulate", "-o", "json", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
+		// The template's field diff and the rollback as data: plan and
+		// simulate documents carry applied.templateChanges and
+		// applied.rollbackTo.
+		{name: "apply-rollback-json", args: []string{"plan", "-o", "json", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.35.2.yaml"}},
+		{name: "apply-rollback-simulate-json", args: []string{"simulate", "-o", "json", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.35.2.yaml"}},
 		// §3: the estimate and the waves, by zone, as text and JSON.
 		{name: "simulate-zones", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1",
 			"--order-label", "topology.kubernetes.io/zone", "--order-values", "us-east-1c,us-east-1a"}},

@@ -162,6 +162,28 @@ type appliedJSON struct {
 	// Dropped are the captured object's labels and annotations the
 	// manifest leaves out (field paths), which this apply removes.
 	Dropped []string `json:"dropped,omitempty"`
+	// TemplateChanges are the pod template's changed fields
+	// (apply.TemplateDiff), every changed leaf in key order, when the
+	// template changes; absent otherwise.
+	TemplateChanges []fieldChangeJSON `json:"templateChanges,omitempty"`
+	// RollbackTo is the older revision whose template the result has
+	// (rollout.RollbackTo): the rollout it starts is a rollback to that
+	// revision; absent (0) when the template is new or unchanged.
+	RollbackTo int64 `json:"rollbackTo,omitempty"`
+}
+
+// fieldChangeJSON is one changed field of the pod template.
+type fieldChangeJSON struct {
+	// Path is the field's path under the DaemonSet, such as
+	// spec.template.spec.containers[kube-proxy].image: list elements that
+	// have a name are named, others indexed ([0]); map keys that are not
+	// plain identifiers are bracketed.
+	Path string `json:"path"`
+	// Old and New are the field's compact JSON values before and after
+	// the apply (a string value keeps its quotes); absent where the field
+	// is absent on that side.
+	Old string `json:"old,omitempty"`
+	New string `json:"new,omitempty"`
 }
 
 // eventJSON is an event the controller records.
@@ -262,7 +284,11 @@ func ineligible(ds *appsv1.DaemonSet, nodes []*corev1.Node) []verdictJSON {
 func (a appliedManifest) toJSON() *appliedJSON {
 	out := &appliedJSON{File: a.file, Created: a.over == nil, Generation: a.result.Generation,
 		TemplateGeneration: a.result.Annotations[appsv1.DeprecatedTemplateGeneration],
-		TemplateChanged:    a.change.Template, SpecChanged: a.change.Spec, Dropped: a.change.Dropped}
+		TemplateChanged:    a.change.Template, SpecChanged: a.change.Spec, Dropped: a.change.Dropped,
+		RollbackTo: a.rollback}
+	for _, d := range a.diff {
+		out.TemplateChanges = append(out.TemplateChanges, fieldChangeJSON{Path: d.Path, Old: d.Old, New: d.New})
+	}
 	if a.over != nil {
 		out.OverUID, out.OverGeneration = string(a.over.UID), a.over.Generation
 	}

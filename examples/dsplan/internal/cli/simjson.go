@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"time"
 
 	"github.com/daemonplan/daemonplan/daemon/simulate"
@@ -24,6 +25,13 @@ type simulateJSON struct {
 	// (rollout.daemonplan.io/…), says which were read and how it was
 	// simulated (as in a plan).
 	Rollout *rolloutJSON `json:"rollout,omitempty"`
+	// Warnings are what the library says is ignored or selects nothing,
+	// as the text output's "warning:" lines: annotations with a near-miss
+	// of the rollout.daemonplan.io/ prefix
+	// (progressive.AnnotationWarnings) and order labels or values no node
+	// has (progressive.OrderWarnings); absent when there are none. A plan
+	// carries them in its notes.
+	Warnings []string `json:"warnings,omitempty"`
 	// Outcome is Converged, Stalled, Blocked or StepLimit; Reason why it
 	// did not converge ("" when it did). Blocked: the run stalled only on
 	// trouble of the cluster (NotReady nodes, failing pods: see
@@ -283,6 +291,7 @@ func (r *simReport) toJSON(l *loaded) simulateJSON {
 		out.PlannedWaves = append(out.PlannedWaves, pw)
 	}
 	out.Rollout = r.rollout.toJSON()
+	out.Warnings = slices.Clone(r.rollout.warnings)
 	out.Cause, out.Blocking = causeOf(res), []blockerJSON{}
 	for _, b := range res.Blocking {
 		out.Blocking = append(out.Blocking, blockerJSON{Node: b.Node, Pod: b.Pod, Cause: string(b.Cause), Failing: b.Failing, Restarts: b.Restarts})
