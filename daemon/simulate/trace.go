@@ -85,6 +85,9 @@ type Result struct {
 	StartDown, StartSurge int
 	Steps                 []StepTrace
 	// Final is the cluster after the last step; Hash the last plan's hash.
+	// Its slices are its own; the objects the simulation did not change
+	// (the DaemonSet, nodes, pods and revisions) are the input's, not
+	// copies: read-only.
 	Final *Cluster
 	Hash  string
 }
