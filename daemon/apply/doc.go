@@ -9,13 +9,20 @@
 // the DaemonSet a cluster runs, becomes the object the controller plans
 // with, with the generation and the deprecated.daemonset.template.generation
 // annotation the API server would give it, so that the plan sees a
-// template change exactly when the API server would record one. An update
-// here is a replace (PUT): the manifest's spec, labels and annotations
-// replace the stored object's, as kubectl apply does for the fields the
-// manifest sets; a field that another writer set and the manifest leaves
-// out (kubectl rollout restart's restartedAt template annotation, say) is
-// dropped, where kubectl apply's three-way merge would keep it. Changes
-// lists such fields, so that a caller can say so.
+// template change exactly when the API server would record one. Apply
+// writes a manifest as kubectl apply does (client-side, its default): a
+// three-way strategic merge of the manifest, the last-applied
+// configuration annotation and the stored object, so that a field another
+// writer set and the manifest does not own (a hostPort an older API
+// server defaulted into the template, kubectl rollout restart's
+// restartedAt annotation) is kept. Server-side apply is not modelled: it
+// needs the managed fields and the structured schema of apps/v1, which
+// live outside the libraries this module may use, and a capture carries
+// the annotation client-side apply reads. Update is a replace (PUT): the
+// manifest's spec, labels and annotations replace the stored object's,
+// and Change.Dropped lists what another writer set and the replace drops.
+// TemplateDiff lists the template fields a write changes, and SetImages
+// sets images as kubectl set image does.
 //
 // Validation is not repeated here: call validation.Validate on the manifest
 // first, as the API server validates before it stores.

@@ -6,13 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
+	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
 // captured is settled as a real cluster has it: the DaemonSet at template
@@ -85,7 +88,8 @@ func crashLooping(restarts int32) func(p *corev1.Pod) {
 
 // TestSimulateStartingPods: pods a capture shows starting become Ready
 // after ReadyDelay counted from their own creation; pods it shows failing
-// stay down, and the reason says why (issue 22 §1).
+// stay down, and the reason says why (issue 22 §1); the run ends Blocked,
+// not Stalled, naming the pods as data (issue 31 §2).
 func TestSimulateStartingPods(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -93,24 +97,29 @@ func TestSimulateStartingPods(t *testing.T) {
 		want         simulate.Outcome
 		wantDuration time.Duration
 		wantReason   string
+		wantBlocking []simulate.Blocker
 	}{
 		{name: "a pod 5s old becomes ready 10s later", change: func(in simulate.Input) { starting(in, "n2", 5*time.Second, nil) },
 			want: simulate.OutcomeConverged, wantDuration: 10 * time.Second},
 		{name: "a pod older than the delay becomes ready at once", change: func(in simulate.Input) { starting(in, "n2", 40*time.Second, nil) },
 			want: simulate.OutcomeConverged},
 		{name: "a crash-looping pod stays down", change: func(in simulate.Input) { starting(in, "n2", time.Hour, crashLooping(12)) },
-			want: simulate.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (CrashLoopBackOff, 12 restarts)`},
+			want: simulate.OutcomeBlocked, wantReason: `node "n2" runs pod fluentd-n2, which is not available (CrashLoopBackOff, 12 restarts)`,
+			wantBlocking: []simulate.Blocker{{Node: "n2", Pod: "fluentd-n2", Cause: whatif.CauseNotReady, Failing: "CrashLoopBackOff, 12 restarts", Restarts: 12}}},
 		{name: "a pod with many restarts stays down", change: func(in simulate.Input) {
 			starting(in, "n2", time.Hour, func(p *corev1.Pod) { p.Status.ContainerStatuses[0].RestartCount = 4 })
-		}, want: simulate.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (4 restarts)`},
+		}, want: simulate.OutcomeBlocked, wantReason: `node "n2" runs pod fluentd-n2, which is not available (4 restarts)`,
+			wantBlocking: []simulate.Blocker{{Node: "n2", Pod: "fluentd-n2", Cause: whatif.CauseNotReady, Failing: "4 restarts", Restarts: 4}}},
 		{name: "a pod not ready for an hour stays down", change: func(in simulate.Input) { starting(in, "n2", time.Hour, nil) },
-			want: simulate.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (not ready for 1h0m0s)`},
+			want: simulate.OutcomeBlocked, wantReason: `node "n2" runs pod fluentd-n2, which is not available (not ready for 1h0m0s)`,
+			wantBlocking: []simulate.Blocker{{Node: "n2", Pod: "fluentd-n2", Cause: whatif.CauseNotReady, Failing: "not ready for 1h0m0s"}}},
 		{name: "an image that does not pull stays down", change: func(in simulate.Input) {
 			starting(in, "n2", 30*time.Second, func(p *corev1.Pod) {
 				p.Status.Phase = corev1.PodPending
 				p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}
 			})
-		}, want: simulate.OutcomeStalled, wantReason: `node "n2" runs pod fluentd-n2, which is not available (ImagePullBackOff)`},
+		}, want: simulate.OutcomeBlocked, wantReason: `node "n2" runs pod fluentd-n2, which is not available (ImagePullBackOff)`,
+			wantBlocking: []simulate.Blocker{{Node: "n2", Pod: "fluentd-n2", Cause: whatif.CausePending, Failing: "ImagePullBackOff"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,12 +135,15 @@ func TestSimulateStartingPods(t *testing.T) {
 			if res.Reason != tt.wantReason {
 				t.Errorf("Reason = %q, want %q", res.Reason, tt.wantReason)
 			}
+			if diff := cmp.Diff(tt.wantBlocking, res.Blocking); diff != "" {
+				t.Errorf("Blocking (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
 
 // TestSimulateNotReadyNodeReason: a stall on a NotReady node names the
-// node's state, not only the pod's.
+// node's state, not only the pod's, and ends Blocked (issue 31 §2).
 func TestSimulateNotReadyNodeReason(t *testing.T) {
 	in := captured(func(ds *appsv1.DaemonSet) { // tolerates every taint, as node agents do
 		ds.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
@@ -141,8 +153,12 @@ func TestSimulateNotReadyNodeReason(t *testing.T) {
 	p.Status.Conditions[0].Status = corev1.ConditionFalse
 	res := simulate.Run(clusterOf(in), simulate.Config{ReadyDelay: 15 * time.Second})
 	want := `node "n2" is NotReady: its pod fluentd-n2 cannot become available`
-	if res.Outcome != simulate.OutcomeStalled || res.Reason != want {
-		t.Errorf("%s: %q, want Stalled: %q", res.Outcome, res.Reason, want)
+	if res.Outcome != simulate.OutcomeBlocked || res.Reason != want {
+		t.Errorf("%s: %q, want Blocked: %q", res.Outcome, res.Reason, want)
+	}
+	wantBlocking := []simulate.Blocker{{Node: "n2", Pod: "fluentd-n2", Cause: whatif.CauseNodeNotReady}}
+	if diff := cmp.Diff(wantBlocking, res.Blocking); diff != "" {
+		t.Errorf("Blocking (-want +got):\n%s", diff)
 	}
 }
 
@@ -177,8 +193,11 @@ func TestSimulateScopeBudgetReason(t *testing.T) {
 	c.Rollout = daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchLabels: map[string]string{"zone": "a"}}}
 	res := simulate.Run(c, simulate.Config{ReadyDelay: 5 * time.Second,
 		Events: []simulate.Event{{Kind: simulate.TemplateChange, Image: "registry.example/fluentd:v2"}}})
-	if res.Outcome != simulate.OutcomeStalled {
-		t.Fatalf("Outcome = %s (%s), want Stalled", res.Outcome, res.Reason)
+	if res.Outcome != simulate.OutcomeBlocked {
+		t.Fatalf("Outcome = %s (%s), want Blocked: a crash-looping pod holds the budget", res.Outcome, res.Reason)
+	}
+	if res.Judgement.Reason.Cause != progressive.CauseBudgetOutsideScope {
+		t.Errorf("Judgement.Reason.Cause = %s, want %s", res.Judgement.Reason.Cause, progressive.CauseBudgetOutsideScope)
 	}
 	if !strings.Contains(res.Reason, "outside the scope") {
 		t.Errorf("Reason = %q: want the unavailable nodes outside the scope named as the cause", res.Reason)

@@ -25,6 +25,10 @@ type Rollout struct {
 	// Annotations are the parsed annotations, nil when the DaemonSet has
 	// not opted in (or on error). Their ProgressDeadline is the rollout's.
 	Annotations *Annotations
+	// Warnings are AnnotationWarnings of the DaemonSet's annotations:
+	// keys that look like rollout annotations with a misspelt prefix,
+	// ignored. Set whether or not the DaemonSet has opted in.
+	Warnings []string
 }
 
 // ForDaemonSet is the one step from a DaemonSet to what the planner needs:
@@ -39,21 +43,23 @@ type Rollout struct {
 // paused policy: what a controller plans with until the annotations are
 // fixed, since a typo must not mean "no policy" (missing pods are still
 // created and failed ones replaced, but no old pod is replaced). A nil ds
-// is an error. It modifies nothing.
+// is an error. Annotations with a near-miss prefix are not an error but
+// Warnings, whatever else happens. It modifies nothing.
 func ForDaemonSet(ds *appsv1.DaemonSet) (Rollout, error) {
 	if ds == nil {
 		return Rollout{}, fmt.Errorf("%w: nil DaemonSet", daemon.ErrInvalidInput)
 	}
+	warnings := AnnotationWarnings(ds.Annotations)
 	a, err := ParseAnnotations(ds.Annotations)
 	if err != nil {
-		return Rollout{DaemonSet: ds, Policy: daemon.RolloutPolicy{Paused: true}}, err
+		return Rollout{DaemonSet: ds, Policy: daemon.RolloutPolicy{Paused: true}, Warnings: warnings}, err
 	}
 	if a == nil {
-		return Rollout{DaemonSet: ds}, nil
+		return Rollout{DaemonSet: ds, Warnings: warnings}, nil
 	}
 	strategy, err := a.Strategy(ds)
 	if err != nil {
-		return Rollout{DaemonSet: ds, Policy: daemon.RolloutPolicy{Paused: true}}, err
+		return Rollout{DaemonSet: ds, Policy: daemon.RolloutPolicy{Paused: true}, Warnings: warnings}, err
 	}
 	planned := ds
 	if strategy.Type != ds.Spec.UpdateStrategy.Type {
@@ -61,7 +67,7 @@ func ForDaemonSet(ds *appsv1.DaemonSet) (Rollout, error) {
 		cp.Spec.UpdateStrategy = strategy
 		planned = &cp
 	}
-	return Rollout{DaemonSet: planned, Policy: a.Policy, Annotations: a}, nil
+	return Rollout{DaemonSet: planned, Policy: a.Policy, Annotations: a, Warnings: warnings}, nil
 }
 
 // Options returns opts set to plan r: Rollout is r.Policy and ReadOut is

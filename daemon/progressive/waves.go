@@ -2,7 +2,11 @@ package progressive
 
 import (
 	"cmp"
+	"fmt"
+	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -41,4 +45,48 @@ func WavesOf(p *daemon.RolloutPolicy, nodes []*corev1.Node) []Wave {
 		w.Nodes = append(w.Nodes, n.Name)
 	}
 	return waves
+}
+
+// maxListed is how many label values a warning lists.
+const maxListed = 10
+
+// OrderWarnings says which parts of p's order select no node of nodes:
+// an order label (order-by) no node carries, or order values
+// (order-values) no node has for it. Such a policy is valid, and plans
+// as if the part were absent, which is seldom what was meant (a typo of
+// a label or of a zone). Pass the nodes that should run the pod; nil
+// entries are skipped. Each warning is one sentence; nil when there is
+// nothing to say. It modifies nothing.
+func OrderWarnings(p *daemon.RolloutPolicy, nodes []*corev1.Node) []string {
+	label := p.Order.Label
+	if label == "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		if v, ok := n.Labels[label]; ok {
+			seen[v] = true
+		}
+	}
+	if len(seen) == 0 {
+		return []string{fmt.Sprintf("no node has the order label %q: it orders nothing", label)}
+	}
+	var missing []string
+	for _, v := range p.Order.Values {
+		if !seen[v] {
+			missing = append(missing, strconv.Quote(v))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	have := slices.Sorted(maps.Keys(seen))
+	if len(have) > maxListed {
+		have = append(have[:maxListed], fmt.Sprintf("and %d more", len(have)-maxListed))
+	}
+	return []string{fmt.Sprintf("no node has the order values %s of %s (the nodes have %s)",
+		strings.Join(missing, ", "), label, strings.Join(have, ", "))}
 }

@@ -1,7 +1,7 @@
 // Package simulate replays a DaemonSet rollout in an in-memory cluster: it
 // decides what the cluster looks like after each sync of the controller,
-// when the next sync runs, and how the run ends (converged, stalled, or
-// out of steps). Products use it to predict a rollout (dsplan simulate);
+// when the next sync runs, and how the run ends (converged, stalled,
+// blocked by trouble of the cluster, or out of steps). Products use it to predict a rollout (dsplan simulate);
 // tests use it with daemontest's invariants (Config.Check). It performs no
 // I/O and reads no clock; its only random choice (which created pods fail)
 // comes from Config.Seed.
@@ -26,6 +26,16 @@
 // Converged, or progressive.Judge under a rollout policy), at a
 // deadlock, or at a step limit. Result.Peak sums a run up: the worst
 // unavailability and surge, and the steps over budget.
+//
+// # A broken cluster is not a blocked rollout
+//
+// A run that stalls only on trouble it does not resolve (NotReady nodes,
+// failing pods: see FailingReason) ends OutcomeBlocked, not
+// OutcomeStalled, with the nodes and pods named as data
+// (Result.Blocking, classified by whatif.UnavailableIn) and the judge's
+// cause (Result.Judgement, progressive.Judge). Assume returns the cluster
+// with such trouble assumed gone (nodes assumed Ready, NotReady nodes
+// excluded), to see the rollout that would follow.
 //
 // # Words
 //

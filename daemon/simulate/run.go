@@ -48,7 +48,9 @@ import (
 // pods already being deleted, as upstream does with never-scheduled pods of
 // missing nodes) the clock moves to Now+RequeueAfter or the next pod or
 // cluster event, whichever is first. The simulation stops when a plan
-// changes nothing and nothing is left to happen (Converged or Stalled), or
+// changes nothing and nothing is left to happen (Converged, Stalled,
+// or Blocked when trouble of the cluster holds it: see Result.Judgement
+// and Result.Blocking), or
 // after MaxSteps syncs (StepLimit). It is deterministic for a given c and
 // cfg. A step costs one plan and a pass over the pods to measure it; pod
 // transitions are queued in time, so that a settled pod costs nothing.
@@ -105,6 +107,14 @@ func Run(c *Cluster, cfg Config) Result {
 				res.Outcome, res.Reason = OutcomeStalled, err.Error()
 			} else {
 				res.Outcome = OutcomeConverged
+			}
+			var all bool
+			res.Judgement, res.Blocking, all = s.judgeEnd()
+			if res.Outcome == OutcomeConverged {
+				res.Blocking = nil
+			}
+			if res.Outcome == OutcomeStalled && all {
+				res.Outcome = OutcomeBlocked
 			}
 			break
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // Outcome is how a simulation ended.
@@ -21,6 +23,15 @@ const (
 	// Violations; and, without any step, when the cluster cannot be
 	// simulated (see Run).
 	OutcomeStalled Outcome = "Stalled"
+	// OutcomeBlocked: the run stalled (as OutcomeStalled: the last plan
+	// was zero and nothing was left to happen) and every desired node
+	// without an available pod is held by trouble the simulator does not
+	// resolve: its node is NotReady, or its pod is failing (FailingReason:
+	// CrashLoopBackOff, restarts, an image that does not pull, ...).
+	// Result.Blocking names them. It says the cluster is broken, not the
+	// rollout: Assume shows the rollout that would follow once the trouble
+	// is gone.
+	OutcomeBlocked Outcome = "Blocked"
 	// OutcomeStepLimit: MaxSteps syncs ran and the cluster was still
 	// changing: a livelock, or a rollout too slow for the limit.
 	OutcomeStepLimit Outcome = "StepLimit"
@@ -84,6 +95,18 @@ type Result struct {
 	// the first sync.
 	StartDown, StartSurge int
 	Steps                 []StepTrace
+	// Judgement is progressive.Judge of the cluster where a run ended
+	// Converged, Stalled or Blocked, computed with the read-out (under
+	// the zero policy too: the rollout of the DaemonSet's own strategy);
+	// its Reason.Cause is the judge's cause, as data. Zero otherwise
+	// (StepLimit, a panic, a cluster that cannot be simulated).
+	Judgement progressive.Judgement
+	// Blocking are the desired nodes held unavailable by trouble the
+	// simulator does not resolve where the run ended Stalled or Blocked
+	// (see OutcomeBlocked), sorted by node name; under OutcomeBlocked they
+	// are every unavailable desired node, under OutcomeStalled some of
+	// them (or none). Nil otherwise.
+	Blocking []Blocker
 	// Final is the cluster after the last step; Hash the last plan's hash.
 	// Its slices are its own; the objects the simulation did not change
 	// (the DaemonSet, nodes, pods and revisions) are the input's, not

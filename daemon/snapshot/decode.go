@@ -10,8 +10,8 @@ import (
 )
 
 // DecodeError is an error in one document of one file: File and Line
-// (1-based: the line a YAML syntax error names, else the document's
-// first line) say where, Path which object of a
+// (1-based: the line a YAML or JSON syntax error names, the last line of
+// a JSON file cut short, else the document's first line) say where, Path which object of a
 // List ("items[3]") when the document is one.
 type DecodeError struct {
 	File string
@@ -122,7 +122,12 @@ func (s *Snapshot) Add(file string, data []byte) error {
 func (s *Snapshot) addWhole(file string, data []byte) error {
 	docs, err := split(data)
 	if err != nil {
-		return &DecodeError{File: file, Line: 1, Err: err}
+		line := 1
+		var le *lineError
+		if errors.As(err, &le) {
+			line, err = le.line, le.err
+		}
+		return &DecodeError{File: file, Line: line, Err: err}
 	}
 	var objs []object
 	for _, d := range docs {

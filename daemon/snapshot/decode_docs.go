@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -97,12 +98,12 @@ func splitJSON(data []byte) ([]doc, error) {
 			line += bytes.Count(data[off:off+int64(i)], []byte("\n"))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("line %d: invalid JSON: %w", line, err)
+			return nil, jsonError(data, 0, line, err) // the decoder's offsets are the stream's
 		}
 		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
 			var items []json.RawMessage
 			if err := json.Unmarshal(raw, &items); err != nil {
-				return nil, fmt.Errorf("line %d: invalid JSON: %w", line, err)
+				return nil, jsonError(data, off, line, err)
 			}
 			for _, it := range items {
 				docs = append(docs, doc{data: it, line: line, json: len(it) > 0 && it[0] == '{'})
@@ -111,4 +112,31 @@ func splitJSON(data []byte) ([]doc, error) {
 		}
 		docs = append(docs, doc{data: raw, line: line, json: len(raw) > 0 && raw[0] == '{'})
 	}
+}
+
+// lineError is an error of split at a line of the file.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e *lineError) Error() string { return e.err.Error() }
+func (e *lineError) Unwrap() error { return e.err }
+
+// jsonError is the error of a JSON value of data that starts on line
+// start, its syntax error offsets counted from byte off: a syntax error
+// at the line it names; a value cut short
+// (the file ends inside it) at the file's last line, as ErrTruncated.
+func jsonError(data []byte, off int64, start int, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		last := 1 + bytes.Count(bytes.TrimRight(data, " \t\r\n"), []byte("\n"))
+		return &lineError{last, fmt.Errorf("%w: the JSON value that starts on line %d ends with the file", ErrTruncated, start)}
+	}
+	line := start
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		end := min(off+se.Offset, int64(len(data)))
+		line = 1 + bytes.Count(data[:end], []byte("\n"))
+	}
+	return &lineError{line, fmt.Errorf("invalid JSON: %w", err)}
 }

@@ -174,7 +174,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "bad JSON",
 			data: "{\"apiVersion\": \"v1\",\n \"kind\": }",
-			want: "f.yaml:1: line 1: invalid JSON: ",
+			want: "f.yaml:2: invalid JSON: ",
 		},
 		{
 			name: "missing name in a List item",
@@ -449,6 +449,25 @@ func TestDecodeTruncatedMessage(t *testing.T) {
 	want := `t.yaml:1: the file looks truncated: it has items but no kind (kubectl writes "kind: List" after the items)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Decode() error = %v, want %s", err, want)
+	}
+}
+
+// TestDecodeJSONErrorLine checks that a JSON file cut short says it looks
+// truncated, and that JSON errors name one line, the right one.
+func TestDecodeJSONErrorLine(t *testing.T) {
+	for _, c := range []struct{ data, want string }{
+		{"{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n    {\"kind\": \"Node\"\n",
+			"t.json:4: the file looks truncated: the JSON value that starts on line 1 ends with the file"},
+		{"{\"kind\": \"Node\"}\n{\n  \"kind\": \"Node\",\n  \"x\": ]\n}\n",
+			"t.json:4: invalid JSON: invalid character ']' looking for beginning of value"},
+	} {
+		_, err := snapshot.Decode("t.json", []byte(c.data))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Decode(%q) error = %v, want %s", c.data, err, c.want)
+		}
+		if strings.HasPrefix(c.want, "t.json:4: the file looks") && !errors.Is(err, snapshot.ErrTruncated) {
+			t.Errorf("Decode(%q) error = %v, want ErrTruncated", c.data, err)
+		}
 	}
 }
 

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/daemonplan/daemonplan v0.0.0
-	github.com/daemonplan/daemonplan/examples/dsplan/live v0.0.0-00010101000000-000000000000
+	github.com/daemonplan/daemonplan/examples/dsplan v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/spf13/pflag v1.0.10
@@ -69,6 +69,7 @@ require (
 	github.com/itchyny/timefmt-go v0.1.8 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
+	github.com/liggitt/tabwriter v0.0.0-20181228230101-89fcab3d43de // indirect
 	github.com/mistifyio/go-zfs v2.1.2-0.20190413222219-f784269be439+incompatible // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
@@ -83,6 +84,7 @@ require (
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/opencontainers/runtime-spec v1.3.0 // indirect
 	github.com/opencontainers/selinux v1.13.1 // indirect
+	github.com/peterbourgon/diskv v2.0.1+incompatible // indirect
 	github.com/pquerna/cachecontrol v0.1.0 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
@@ -128,6 +130,7 @@ require (
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/apiserver v0.36.3 // indirect
+	k8s.io/cli-runtime v0.36.6 // indirect
 	k8s.io/cloud-provider v0.36.3 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/component-helpers v0.36.6 // indirect
@@ -205,11 +208,11 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-// The end-to-end suite previews rollouts with the live dsplan, a module of
-// its own beside this one.
+// The end-to-end suite previews rollouts with kubectl dsplan (module
+// examples/dsplan), a module of its own beside this one.
 replace (
 	github.com/daemonplan/daemonplan => ../..
-	github.com/daemonplan/daemonplan/examples/dsplan/live => ../dsplan/live
+	github.com/daemonplan/daemonplan/examples/dsplan => ../dsplan
 )
 
 replace (

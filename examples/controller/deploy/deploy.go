@@ -8,6 +8,10 @@
 //
 //	kubectl apply -f examples/controller/deploy/
 //
+// or with kustomize, from the generated Kustomization files (named so that
+// kubectl apply -f reads only the .yaml files), kubectl apply -k
+// examples/controller/deploy/.
+//
 // The .yaml files of this directory, replace/ and monitoring/ are the Helm
 // chart's renders (examples/controller/chart/daemonplan-controller), written
 // by that module's TestPlainManifests, which fails when they drift; after

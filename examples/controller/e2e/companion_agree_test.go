@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,6 +176,15 @@ func agreeScenario(t *testing.T, name string, ann map[string]string) {
 		return e.conditionIs("agent", companion.ConditionProgressing, corev1.ConditionTrue, companion.ReasonComplete)
 	})
 
+	// The preview, before the template change: which nodes the rollout
+	// will update (the scope's or the partition's share) and in which
+	// waves. kwok removes a deleted pod at once: the simulation's grace is
+	// 1s.
+	pv := e.previewRollout("agent", "--image", "example.invalid/agent:v2", "--grace", "1s")
+	if pv.Outcome != "Converged" {
+		t.Fatalf("%s: the preview did not converge: %s %s", name, pv.Outcome, pv.Reason)
+	}
+
 	rec := e.recordProgress("agent")
 	start := time.Now()
 	e.setImage("agent", "example.invalid/agent:v2")
@@ -194,6 +204,7 @@ func agreeScenario(t *testing.T, name string, ann map[string]string) {
 	if status.code != 0 {
 		t.Errorf("dsplan rollout status: exit %d, want 0\n%s%s", status.code, status.stdout, status.stderr)
 	}
+	comparePreview(t, e, name, pv)
 	same, lines, differ := rec.agreement(status.stdout)
 	t.Logf("%s: agree: %d of %d progress lines the same (rolled out in %s)", name, same, lines, took.Round(100*time.Millisecond))
 	if lines == 0 || same != lines {
@@ -222,4 +233,45 @@ func TestCompanionAgreesWithRolloutStatusPartition(t *testing.T) {
 		progressive.AnnotationOrderBy:        zoneLabel,
 		progressive.AnnotationPartition:      "8",
 	})
+}
+
+// comparePreview compares what the preview pv predicted with what the
+// rollout did: the nodes it updated (those that run a pod of the current
+// revision at the end) are the ones the simulation started. It logs "preview: K/N nodes as predicted".
+func comparePreview(t *testing.T, e *companionEnv, name string, pv preview) {
+	t.Helper()
+	hash := e.currentHash(e.daemonSet("agent"))
+	updated := map[string]bool{}
+	for _, p := range e.pods() {
+		if p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash && p.DeletionTimestamp == nil {
+			updated[p.Spec.NodeName] = true
+		}
+	}
+	predicted := map[string]bool{}
+	for _, n := range pv.startOrder() {
+		predicted[n] = true
+	}
+	var all []string
+	for n := range updated {
+		all = append(all, n)
+	}
+	for n := range predicted {
+		if !updated[n] {
+			all = append(all, n)
+		}
+	}
+	slices.Sort(all)
+	same := 0
+	var wrong []string
+	for _, n := range all {
+		if updated[n] == predicted[n] {
+			same++
+		} else {
+			wrong = append(wrong, fmt.Sprintf("%s predicted updated %t, updated %t", n, predicted[n], updated[n]))
+		}
+	}
+	t.Logf("%s: preview: %d/%d nodes as predicted (%d updated; planned waves %d)", name, same, len(all), len(updated), len(pv.PlannedWaves))
+	if len(wrong) > 0 || len(updated) == 0 {
+		t.Errorf("%s: the preview and the rollout differ: %s", name, strings.Join(wrong, "; "))
+	}
 }

@@ -9,8 +9,9 @@
 // examples/controller/deploy (the Helm chart's default render), and add a
 // "rollouts: N passed, M failed" tally and a "chart: N objects rendered;
 // rbac: V of G granted verbs used, F forbidden" line. TestCompanionZoneWaves and TestCompanionStrictNotReady also run
-// the live dsplan (examples/dsplan/live, a module this one requires and
-// replaces with ../dsplan/live) in-process against the cluster, with a real
+// kubectl dsplan (package examples/dsplan/live/livecmd of the module
+// examples/dsplan, which this one requires and replaces with ../dsplan)
+// in-process against the cluster, with a real
 // client: its preview of a rollout, compared afterwards with what happened,
 // and its rollout status, whose exit codes they check. TestScale places
 // and rolls out a DaemonSet on 2,000 nodes (E2E_SCALE_NODES for another

@@ -13,7 +13,7 @@ import (
 	"github.com/daemonplan/daemonplan/examples/dsplan/live/livecmd"
 )
 
-// dsplan runs the live dsplan (examples/dsplan/live) in-process on this
+// dsplan runs kubectl dsplan (examples/dsplan/live/livecmd) in-process on this
 // cluster, with a real client loading the admin's kubeconfig as kubectl
 // would: the exit code, stdout and stderr.
 func (c *cluster) dsplan(args ...string) (int, string, string) {

@@ -150,7 +150,7 @@ func readGoreleaser(t *testing.T) goreleaser {
 var (
 	releasePlatforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
 	releasePrograms  = map[string]string{ // binary: directory and package
-		"kubectl-dsplan":        "examples/dsplan/live:./cmd/kubectl-dsplan",
+		"kubectl-dsplan":        "examples/dsplan:./cmd/kubectl-dsplan",
 		"daemonplan-controller": "examples/controller:.",
 	}
 	stampPackages = map[string]string{

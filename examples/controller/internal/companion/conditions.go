@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
-	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // The condition types the companion writes to a DaemonSet's status. They
@@ -60,11 +58,11 @@ const (
 	// Causes of a blocked rollout, from where the unavailable desired
 	// nodes in scope stand in the plan (blockedCause), the first that
 	// applies.
-	ReasonNewRevisionUnavailable = "NewRevisionUnavailable"
-	ReasonNodesNotReady          = "NodesNotReady"
-	ReasonPodsMissing            = "PodsMissing"
-	ReasonOldPodsUnavailable     = "OldPodsUnavailable"
-	ReasonNoProgress             = "NoProgress"
+	ReasonNewRevisionUnavailable = string(progressive.StopNewRevisionUnavailable)
+	ReasonNodesNotReady          = string(progressive.StopNodesNotReady)
+	ReasonPodsMissing            = string(progressive.StopPodsMissing)
+	ReasonOldPodsUnavailable     = string(progressive.StopOldPodsUnavailable)
+	ReasonNoProgress             = string(progressive.StopNoProgress)
 )
 
 var ownConditions = []appsv1.DaemonSetConditionType{ConditionProgressing, ConditionPaused, ConditionBlocked}
@@ -172,71 +170,9 @@ func (s selfPause) message(deadline time.Duration) string {
 
 // blockedCause names the cause of a rollout stopped at its deadline from
 // where its desired nodes in scope stand in the plan (ro, the plan's
-// read-out): the reason (the first of new pods not becoming available on
-// ready nodes, nodes NotReady, nodes without a pod, old pods unavailable)
-// and a message naming the nodes of every cause found. A node is judged by
-// the pod the status counts on it (NodeReadOut.Oldest), as
-// kube-controller-manager's numberUnavailable does.
+// read-out): progressive.Stopped, the library's one classification, which
+// dsplan's preview reports too.
 func blockedCause(ro *daemon.ReadOut) (reason, message string) {
-	var newPods, notReady, missing, oldPods []string
-	for i := range ro.Nodes {
-		n := &ro.Nodes[i]
-		if !n.ShouldRun || n.Held == daemon.HeldScope {
-			continue
-		}
-		var st rollout.PodState
-		if n.Oldest >= 0 {
-			st = n.States[n.Oldest]
-		}
-		switch {
-		case n.Oldest >= 0 && st.Available:
-		case n.Oldest < 0 || st.Deleting:
-			missing = append(missing, n.Name)
-		case !nodeReady(n.Node):
-			notReady = append(notReady, n.Name)
-		case st.Updated:
-			newPods = append(newPods, n.Name)
-		default:
-			oldPods = append(oldPods, n.Name)
-		}
-	}
-	var parts []string
-	if len(newPods) > 0 {
-		parts = append(parts, "the new revision is not becoming available on "+nodeList(newPods, 5))
-	}
-	if len(notReady) > 0 {
-		parts = append(parts, "nodes NotReady: "+nodeList(notReady, 5))
-	}
-	if len(missing) > 0 {
-		parts = append(parts, "no pod yet on "+nodeList(missing, 5))
-	}
-	if len(oldPods) > 0 {
-		parts = append(parts, "old pods unavailable on "+nodeList(oldPods, 5))
-	}
-	switch {
-	case len(newPods) > 0:
-		reason = ReasonNewRevisionUnavailable
-	case len(notReady) > 0:
-		reason = ReasonNodesNotReady
-	case len(missing) > 0:
-		reason = ReasonPodsMissing
-	case len(oldPods) > 0:
-		reason = ReasonOldPodsUnavailable
-	default:
-		return ReasonNoProgress, "no node is unavailable, yet none became updated and available"
-	}
-	return reason, strings.Join(parts, "; ")
-}
-
-// nodeReady reports whether node's Ready condition is True or absent.
-func nodeReady(node *corev1.Node) bool {
-	if node == nil {
-		return false
-	}
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == corev1.NodeReady {
-			return node.Status.Conditions[i].Status == corev1.ConditionTrue
-		}
-	}
-	return true
+	cause, message := progressive.Stopped(ro)
+	return string(cause), message
 }

@@ -3,6 +3,7 @@ package companion
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -57,6 +58,9 @@ func (c *Companion) report(ctx context.Context, r *rolloutSync, errs *syncer.Err
 func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	gen := fmt.Sprintf(" (generation %d)", r.ds.Generation)
 	sum := summary(r.judgement)
+	if ws := progressive.OrderWarnings(&r.ro.Policy, r.nodes); len(ws) > 0 {
+		sum += "; " + strings.Join(ws, "; ")
+	}
 	deadline := r.ro.Annotations.ProgressDeadline
 	var want []appsv1.DaemonSetCondition
 	switch {

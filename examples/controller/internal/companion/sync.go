@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -109,6 +110,10 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 	return nil
 }
 
+// reasonAnnotationMisspelt is the Warning event reason of annotations
+// whose prefix misspells the rollout annotations' (progressive.AnnotationWarnings).
+const reasonAnnotationMisspelt = "RolloutAnnotationMisspelt"
+
 // admit reads ds's rollout annotations (progressive.ForDaemonSet) and
 // returns the rollout to plan, or nil when there is none: ds is not opted
 // in (its conditions are dropped), is not OnDelete (a warning, its
@@ -117,6 +122,11 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 // policy").
 func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, found *syncer.SyncFacts) (*rolloutSync, error) {
 	ro, err := progressive.ForDaemonSet(ds)
+	if len(ro.Warnings) > 0 {
+		// Near-miss prefixes: ignored, as kube-controller-manager ignores
+		// them, but said, whether or not ds has opted in.
+		c.Warn(key, ds, reasonAnnotationMisspelt, strings.Join(ro.Warnings, "; "))
+	}
 	if ro.Annotations == nil && err == nil {
 		// Not opted in: kube-controller-manager's alone.
 		c.metrics.forget(key)

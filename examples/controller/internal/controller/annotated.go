@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -19,6 +21,9 @@ import (
 // not mean "no policy").
 func (c *Controller) annotatedRollout(key string, ds *appsv1.DaemonSet) (*appsv1.DaemonSet, daemon.RolloutPolicy) {
 	r, err := progressive.ForDaemonSet(ds)
+	if len(r.Warnings) > 0 {
+		c.Warn(key, ds, "RolloutAnnotationMisspelt", strings.Join(r.Warnings, "; "))
+	}
 	if err != nil {
 		c.Warn(key, ds, syncer.AnnotationsReason(err), "no old pod is replaced until this is fixed: "+err.Error())
 	}

@@ -140,22 +140,23 @@ func (r *simReport) printBatches(w io.Writer) {
 			fmt.Fprintf(w, ", a barrier between its values (bake %s)", fmtDur(r.barrier.Bake))
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "%5s %8s %6s %9s  %s\n", "BATCH", "TIME", "NODES", "DOWN/MAX", "NODES STARTED")
+		t := newTable("", "BATCH", "TIME", "NODES", "DOWN/MAX", "NODES STARTED")
 		var prev string
 		for i, b := range r.batches {
 			if i == maxBatchLines {
-				fmt.Fprintf(w, "  ... %d more batches (-o json lists them all)\n", len(r.batches)-i)
+				t.line(fmt.Sprintf("  ... %d more batches (-o json lists them all)", len(r.batches)-i))
 				break
 			}
 			if g := strings.Join(b.groups, ","); r.groupBy != "" && g != prev {
 				if r.barrier != nil && i > 0 {
-					fmt.Fprintf(w, "  -- barrier: the earlier waves updated and available, then %s\n", fmtDur(r.barrier.Bake))
+					t.line(fmt.Sprintf("  -- barrier: the earlier waves updated and available, then %s", fmtDur(r.barrier.Bake)))
 				}
-				fmt.Fprintf(w, "  -- %s=%s\n", r.groupBy, orDash(g))
+				t.line(fmt.Sprintf("  -- %s=%s", r.groupBy, orDash(g)))
 				prev = g
 			}
-			fmt.Fprintf(w, "%5d %8s %6d %4d/%-4d  %s\n", i+1, b.at, len(b.nodes), b.down, b.budget, nodeRange(b.nodes))
+			t.row(i+1, b.at, len(b.nodes), fmt.Sprintf("%d/%d", b.down, b.budget), nodeRange(b.nodes))
 		}
+		_ = t.flush(w)
 	}
 	for _, b := range r.blocks {
 		fmt.Fprintf(w, "blocks: %s\n", b)

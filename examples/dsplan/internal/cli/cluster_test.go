@@ -285,7 +285,7 @@ func TestEmbeddedCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		if string(got) != string(data) {
-			t.Errorf("%s is stale: run go test ./examples/dsplan/internal/cli -run TestEmbeddedCluster -update", file)
+			t.Errorf("%s is stale: run go test -C examples/dsplan ./internal/cli -run TestEmbeddedCluster -update", file)
 		}
 	}
 }

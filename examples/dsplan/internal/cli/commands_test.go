@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"runtime/debug"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -18,45 +19,54 @@ import (
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
-// TestCompletion: every flag of every command, the commands a program
-// adds and their flags, appear in each shell's script.
+// TestCompletion: each shell gets cobra's script, and cobra's completion
+// (what the scripts call) offers every command, the commands a program
+// adds, and every flag of a command with the program's own.
 func TestCompletion(t *testing.T) {
 	extra := Options{
-		Flags: func(fs *flag.FlagSet) { fs.String("kubeconfig", "", "") },
-		Commands: []Command{{Name: "dump", Summary: "print the listing",
-			Flags: func(fs *flag.FlagSet) { fs.String("context", "", "") }, Run: func([]string, io.Reader, io.Writer, io.Writer) int { return 0 }}},
+		Flags: func(fs *pflag.FlagSet) { fs.String("kubeconfig", "", "") },
+		Commands: func() []*cobra.Command {
+			return []*cobra.Command{{Use: "dump", Short: "print the listing", Run: func(*cobra.Command, []string) {}}}
+		},
 	}
-	for _, shell := range []string{"bash", "zsh", "fish"} {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		var out bytes.Buffer
-		if code := Run([]string{"completion", shell}, nil, &out, &out, extra); code != 0 {
+		if code := Run([]string{"completion", shell}, nil, &out, &out, extra); code != 0 || !strings.Contains(out.String(), "dsplan") {
 			t.Fatalf("completion %s: exit %d\n%s", shell, code, out.String())
 		}
-		script := out.String()
-		for _, c := range commands {
-			if !strings.Contains(script, c.name) {
-				t.Errorf("%s: command %s missing", shell, c.name)
-			}
-			inv := &invocation{cmd: &c, opts: extra, stderr: io.Discard}
-			inv.flagSet().VisitAll(func(f *flag.Flag) {
-				want := "--" + f.Name
-				switch {
-				case shell == "fish" && len(f.Name) == 1:
-					want = "-s " + f.Name
-				case shell == "fish":
-					want = "-l " + f.Name
-				case len(f.Name) == 1:
-					want = "-" + f.Name
-				}
-				if !strings.Contains(script, want) {
-					t.Errorf("%s: flag %s of %s missing", shell, want, c.name)
-				}
-			})
+	}
+	complete := func(args ...string) string {
+		var out bytes.Buffer
+		if code := Run(append([]string{cobra.ShellCompRequestCmd}, args...), nil, &out, io.Discard, extra); code != 0 {
+			t.Fatalf("__complete %v: exit %d", args, code)
 		}
-		for _, w := range []string{"dump", "context", "kubeconfig"} {
-			if !strings.Contains(script, w) {
-				t.Errorf("%s: %s missing", shell, w)
-			}
+		return out.String()
+	}
+	got := complete("")
+	for _, w := range []string{"plan", "explain", "simulate", "version", "completion", "dump"} {
+		if !strings.Contains(got, w+"\t") {
+			t.Errorf("command %s not offered:\n%s", w, got)
 		}
+	}
+	for _, c := range commands {
+		got := complete(c.name, "--")
+		root := NewCommand(extra, nil, io.Discard, io.Discard)
+		sub, _, err := root.Find([]string{c.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub.InheritedFlags().VisitAll(func(f *pflag.Flag) {}) // merges the persistent flags
+		sub.Flags().VisitAll(func(f *pflag.Flag) {
+			if !strings.Contains(got, "--"+f.Name) {
+				t.Errorf("%s: flag --%s not offered", c.name, f.Name)
+			}
+		})
+		if !strings.Contains(got, "--kubeconfig") {
+			t.Errorf("%s: the program's --kubeconfig not offered", c.name)
+		}
+	}
+	if got := complete("plan", "-o", ""); !strings.Contains(got, "wide") {
+		t.Errorf("plan -o: wide not offered:\n%s", got)
 	}
 }
 

@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,8 +21,8 @@ import (
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
-func explainFlags(inv *invocation, fs *flag.FlagSet) {
-	fs.StringVar(&inv.explainFormat, "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+func explainFlags(inv *invocation, fs *pflag.FlagSet) {
+	fs.StringVarP(&inv.explainFormat, "output", "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
 }
 
 // runExplain is "dsplan explain NODE".
@@ -56,7 +57,7 @@ func runExplain(inv *invocation, pos []string) error {
 		return err
 	}
 	if format == "json" {
-		out := explainJSON{Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
+		out := explainJSON{APIVersion: jsonAPIVersion, Kind: "Explanation", Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
 		for _, r := range results {
 			out.DaemonSets = append(out.DaemonSets, explainOneJSON(l, r, node))
 		}
@@ -109,9 +110,13 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// explainJSON is "explain -o json": the node and, for each DaemonSet
-// (sorted by namespace/name), its verdict there.
+// explainJSON is the document "explain -o json" prints: the node and, for
+// each DaemonSet (sorted by namespace/name), its verdict there.
 type explainJSON struct {
+	// APIVersion and Kind name the document and its JSON Schema
+	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Explanation.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 	// Node is the node, as placement reads it.
 	Node nodeJSON `json:"node"`
 	// Now is the clock the plans were computed at.
@@ -213,7 +218,7 @@ type podJSON struct {
 	Failing string `json:"failing,omitempty"`
 }
 
-// unavailableJSON says why a node counts as unavailable.
+// unavailableJSON is why a node counts as unavailable.
 type unavailableJSON struct {
 	// Cause is whatif.Unavailable's: NoPod, NotReady, NodeNotReady,
 	// MinReadySeconds, Terminating, ...

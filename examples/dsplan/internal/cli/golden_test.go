@@ -26,6 +26,7 @@ func TestGolden(t *testing.T) {
 		// The embedded cluster: three DaemonSets in two namespaces.
 		{name: "plan", args: []string{"plan"}},
 		{name: "no-args", args: nil},
+		{name: "plan-wide", args: []string{"plan", "-o", "wide"}},
 		{name: "plan-json", args: []string{"plan", "-o", "json"}},
 		{name: "plan-yaml", args: []string{"plan", "-o", "yaml"}},
 		{name: "plan-one-burst", args: []string{"plan", "--daemonset", "kube-system/nvidia-device-plugin", "--burst", "1", "--now", "2025-06-01T12:30:00Z"}},
@@ -39,6 +40,8 @@ func TestGolden(t *testing.T) {
 		// partition, a scope with an order and a strict budget, a paused plan.
 		{name: "simulate-partition", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--partition", "90%"}},
 		{name: "simulate-scope-order", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--scope", "kubernetes.io/hostname notin (worker-000,worker-001)", "--order-label", "kubernetes.io/hostname", "--order-values", "worker-099,worker-098", "--strict"}},
+		{name: "simulate-image-unknown", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "fluentbit=cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
+		{name: "plan-order-warning", args: []string{"plan", "--daemonset", "kube-system/fluent-bit", "--order-label", "topology.kubernetes.io/zone", "--order-values", "eu-west-1z"}},
 		{name: "plan-paused", args: []string{"plan", "--daemonset", "monitoring/node-exporter", "--paused"}},
 		// kubectl captures, with managedFields, as YAML and as JSON
 		// (whose revision data kubectl indents).
@@ -52,10 +55,20 @@ func TestGolden(t *testing.T) {
 		// failing ones stay down and say why; a paused rollout says it is.
 		{name: "simulate-capture-gen3", args: []string{"simulate", "-f", in + "kubectl-capture-gen3.yaml", "--image", "registry.k8s.io/kube-proxy:v1.36.4"}},
 		{name: "simulate-starting", args: []string{"simulate", "-f", in + "starting.yaml"}},
+		// Issue 31 §2: trouble of the cluster is Blocked (exit 3), named as
+		// data, and can be assumed away to see the rollout that follows.
+		{name: "simulate-starting-json", args: []string{"simulate", "-f", in + "starting.yaml", "--daemonset", "kube-system/cilium", "-o", "json"}},
+		{name: "simulate-assume-ready", args: []string{"simulate", "-f", in + "starting.yaml", "--daemonset", "kube-system/cilium", "--assume-ready", "node-3"}},
+		{name: "simulate-exclude-not-ready", args: []string{"simulate", "--daemonset", "monitoring/node-exporter", "--exclude-not-ready"}},
+		{name: "simulate-exclude-not-ready-json", args: []string{"simulate", "--daemonset", "monitoring/node-exporter", "--exclude-not-ready", "-o", "json"}},
+		{name: "simulate-deadline", args: []string{"simulate", "-f", "internal/cli/testdata/cluster.yaml", "-f", in + "node-exporter-deadline.yaml", "--daemonset", "monitoring/node-exporter"}},
+		{name: "simulate-deadline-json", args: []string{"simulate", "-f", "internal/cli/testdata/cluster.yaml", "-f", in + "node-exporter-deadline.yaml", "--daemonset", "monitoring/node-exporter", "-o", "json"}},
+		{name: "usage-assume-ready-unknown", args: []string{"simulate", "--assume-ready", "worker-99"}},
 		{name: "simulate-paused", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--paused"}},
 		{name: "explain-crashloop", args: []string{"explain", "node-3", "-f", in + "starting.yaml"}},
 		// §2: what if I apply this manifest over the capture?
 		{name: "apply-new-image", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.4.yaml"}},
+		{name: "apply-rollback", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.35.2.yaml"}},
 		{name: "apply-unchanged", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-v1.36.3.yaml"}},
 		{name: "apply-created", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "nvidia-device-plugin.yaml", "--daemonset", "kube-system/nvidia-device-plugin-daemonset"}},
 		{name: "apply-rejected", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-bad-budget.yaml"}},
@@ -78,6 +91,7 @@ func TestGolden(t *testing.T) {
 		// override them; invalid ones name each key.
 		{name: "annotated-plan", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "-l", "kubernetes.io/hostname in (worker-000,worker-037)"}},
 		{name: "annotated-plan-json", args: []string{"plan", "-o", "json", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
+		{name: "annotated-misspelt", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-misspelt.yaml", "-l", "kubernetes.io/hostname in (worker-000)"}},
 		{name: "annotated-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
 		{name: "annotated-simulate-flags", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "--wave-bake", "0s", "--domain-max-unavailable", "3", "--order-values", "us-east-1a"}},
 		{name: "annotated-explain", args: []string{"explain", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
@@ -91,7 +105,6 @@ func TestGolden(t *testing.T) {
 		{name: "explain-json", args: []string{"explain", "worker-09", "-o", "json"}},
 		{name: "plan-node", args: []string{"plan", "--daemonset", "monitoring/node-exporter", "--node", "worker-01", "--node", "worker-09"}},
 		{name: "plan-selector", args: []string{"plan", "--daemonset", "kube-system/nvidia-device-plugin", "-l", "accelerator=nvidia"}},
-		{name: "completion-bash", args: []string{"completion", "bash"}},
 		{name: "usage-completion", args: []string{"completion", "tcsh"}},
 		// Bad input: exit 1.
 		{name: "bad-not-kubernetes", args: []string{"plan", "-f", in + "not-kubernetes.txt"}},

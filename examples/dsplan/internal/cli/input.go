@@ -3,12 +3,13 @@ package cli
 import (
 	"embed"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
@@ -24,6 +25,7 @@ type fileList []string
 
 func (f *fileList) String() string     { return strings.Join(*f, ",") }
 func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
+func (f *fileList) Type() string       { return "strings" }
 
 // common are the flags every command that reads objects takes.
 type common struct {
@@ -36,12 +38,12 @@ type common struct {
 	notes io.Writer
 }
 
-func (c *common) register(fs *flag.FlagSet) {
-	c.notes = fs.Output()
-	if c.opts.Flags != nil {
-		c.opts.Flags(fs)
+func (c *common) register(fs *pflag.FlagSet) {
+	what := "default: the embedded example cluster"
+	if c.opts.Source != nil {
+		what = "without a capture: the cluster of the current context"
 	}
-	fs.Var(&c.files, "f", "`FILE` of Kubernetes YAML or JSON: a capture, or a DaemonSet manifest to apply over it (repeatable; - reads stdin; default: the embedded cluster)")
+	fs.VarP(&c.files, "filename", "f", "`FILE` of Kubernetes YAML or JSON: a capture (kubectl get -o yaml), or a DaemonSet manifest to apply over it (repeatable; - reads stdin; "+what+")")
 	fs.StringVar(&c.daemonSet, "daemonset", "", "plan only the DaemonSet `NS/NAME` (default: every DaemonSet in the input)")
 	fs.StringVar(&c.now, "now", "", "controller clock, `RFC3339` (default: the newest timestamp in the input)")
 	fs.IntVar(&c.burst, "burst", 0, "creates and deletes per sync, `N` (default 250, as kube-controller-manager)")
@@ -70,7 +72,13 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 		return nil, &usageError{fmt.Sprintf("--burst %d: must be 0 or more", c.burst)}
 	}
 	l := &loaded{snap: &snapshot.Snapshot{}}
-	if c.opts.Source != nil {
+	if err := c.readFiles(l, stdin); err != nil {
+		return nil, err
+	}
+	// -f files that hold a capture are the whole input; without one (no
+	// -f, or only manifests) a Source's objects come first, the
+	// manifests are applied over them.
+	if c.opts.Source != nil && !holdsCapture(l.snap) {
 		// A Source may be slow (a cluster): judge the flags before it runs.
 		if err := c.checkFlags(); err != nil {
 			return nil, err
@@ -85,10 +93,10 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 		case in.Snapshot == nil:
 			return nil, &inputError{errors.New("the source returned no snapshot")}
 		}
-		l.snap, l.sources = in.Snapshot, in.Sources
-	}
-	if err := c.readFiles(l, stdin); err != nil {
-		return nil, err
+		files := l.snap
+		l.snap = in.Snapshot
+		merge(l.snap, files)
+		l.sources = append(append([]string(nil), in.Sources...), l.sources...)
 	}
 	// What was read past or changed, and why, before any error about
 	// what is missing.
@@ -102,6 +110,13 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 		return nil, err
 	}
 	return l, c.pick(l)
+}
+
+// holdsCapture reports whether s, read from -f files, holds captured
+// objects (nodes, pods, revisions, DaemonSets with a uid) rather than
+// only manifests.
+func holdsCapture(s *snapshot.Snapshot) bool {
+	return len(s.DaemonSets)+len(s.Nodes)+len(s.Pods)+len(s.Revisions) > 0
 }
 
 // checkFlags judges the flags that need no input.
@@ -126,7 +141,7 @@ func splitName(nsName string) (string, string, error) {
 }
 
 // readFiles reads the -f files, or the embedded cluster without any (and
-// without a Source: a Source's objects come first, the files after). Each
+// without a Source). Each
 // file is decoded on its own; DaemonSets without a uid are kept apart as
 // manifests, the other objects merged, a later one replacing an earlier
 // one of the same kind, namespace and name.
@@ -242,6 +257,9 @@ func (l *loaded) header(w io.Writer) {
 		len(s.DaemonSets), len(s.Nodes), len(s.Pods), len(s.Revisions))
 	for _, a := range l.applied {
 		fmt.Fprintf(w, "applied: %s\n", a.describe())
+		for _, d := range a.diff {
+			fmt.Fprintf(w, "  changes %s\n", d)
+		}
 		for _, d := range a.change.Dropped {
 			fmt.Fprintf(w, "  note: the manifest leaves out %s, which the captured object has: this apply removes it (kubectl apply keeps what it did not set itself)\n", d)
 		}

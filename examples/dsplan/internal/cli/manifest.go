@@ -15,6 +15,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 	"github.com/daemonplan/daemonplan/daemon/validation"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // "What if I apply this?": a DaemonSet without metadata.uid in the input
@@ -24,7 +25,8 @@ import (
 // reject is that error), defaulted, written over the captured DaemonSet
 // of the same namespace and name (identity and status from the cluster's
 // object, generation and template generation bumped on a change: see
-// apply.Update) or, with no such DaemonSet, created with a uid derived
+// apply.Apply, kubectl apply's client-side three-way merge, which keeps
+// what the manifest does not own) or, with no such DaemonSet, created with a uid derived
 // from its namespace and name (apply.Create). The plans and simulations
 // then run on the result.
 
@@ -42,6 +44,11 @@ type appliedManifest struct {
 	over   *appsv1.DaemonSet
 	result *appsv1.DaemonSet
 	change apply.Change
+	// diff are the template's changed fields (apply.TemplateDiff);
+	// rollback the older revision the template returns to
+	// (rollout.RollbackTo), 0 when it is new.
+	diff     []apply.FieldDiff
+	rollback int64
 }
 
 // describe is the header line.
@@ -51,6 +58,8 @@ func (a appliedManifest) describe() string {
 	}
 	var what string
 	switch {
+	case a.change.Template && a.rollback > 0:
+		what = fmt.Sprintf("the template is revision %d's: a rollback to revision %d starts", a.rollback, a.rollback)
 	case a.change.Template:
 		what = "the template changes: a rollout starts"
 	case a.change.Spec:
@@ -92,7 +101,10 @@ func (l *loaded) applyManifests() error {
 		var err error
 		if i >= 0 {
 			a.over = l.snap.DaemonSets[i]
-			a.result, a.change, err = apply.Update(a.over, m.ds)
+			a.result, a.change, err = apply.Apply(a.over, m.ds)
+			if err == nil && a.change.Template {
+				a.diff, err = apply.TemplateDiff(a.over, a.result)
+			}
 		} else {
 			a.result, err = apply.Create(m.ds, manifestUID(m.ds), l.now)
 		}
@@ -100,6 +112,13 @@ func (l *loaded) applyManifests() error {
 			return &inputError{fmt.Errorf("%s: daemonset %q: %w", m.file, name, err)}
 		}
 		putDaemonSet(l.snap, a.result)
+		if a.change.Template {
+			if in, err := l.snap.For(a.result.Namespace, a.result.Name); err == nil {
+				if a.rollback, err = rollout.RollbackTo(a.result, in.Revisions); err != nil {
+					return &inputError{fmt.Errorf("%s: daemonset %q: %w", m.file, name, err)}
+				}
+			}
+		}
 		l.applied = append(l.applied, a)
 	}
 	return nil

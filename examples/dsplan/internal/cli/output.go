@@ -10,9 +10,18 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 )
 
+// jsonAPIVersion is the apiVersion of every -o json document (plan,
+// simulate, explain). It changes only if a field ever has to change
+// meaning; fields are added under the same version.
+const jsonAPIVersion = "dsplan.daemonplan.io/v1alpha1"
+
 // planJSON is the stable schema of "plan -o json|yaml": one per DaemonSet.
 // Fields are added, never renamed or removed.
 type planJSON struct {
+	// APIVersion and Kind name the document and its JSON Schema
+	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Plan.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 	// DaemonSet is "namespace/name".
 	DaemonSet string `json:"daemonSet"`
 	// Hash is the current revision's controller-revision-hash.
@@ -168,6 +177,8 @@ type eventJSON struct {
 func toJSON(r result, l *loaded) planJSON {
 	p := r.plan
 	out := planJSON{
+		APIVersion:      jsonAPIVersion,
+		Kind:            "Plan",
 		DaemonSet:       r.name,
 		Hash:            p.Hash,
 		Skip:            string(p.Skip),

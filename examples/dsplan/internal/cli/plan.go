@@ -3,11 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,10 +28,10 @@ type planOpts struct {
 	selector string
 }
 
-func planFlags(inv *invocation, fs *flag.FlagSet) {
-	fs.StringVar(&inv.plan.format, "o", "text", "output `FORMAT`: text, json or yaml (json and yaml: see examples/dsplan/JSON.md)")
+func planFlags(inv *invocation, fs *pflag.FlagSet) {
+	fs.StringVarP(&inv.plan.format, "output", "o", "text", "output `FORMAT`: text, wide (text with every node), json or yaml (json and yaml: see examples/dsplan/JSON.md)")
 	fs.Var(&inv.plan.nodes, "node", "show only this `NODE` in the text plan's node table and actions (repeatable)")
-	fs.StringVar(&inv.plan.selector, "l", "", "show only the nodes matching this label `SELECTOR` (kubectl -l syntax) in the text plan")
+	fs.StringVarP(&inv.plan.selector, "selector", "l", "", "show only the nodes matching this label `SELECTOR` (kubectl -l syntax) in the text plan")
 	inv.policy.register(fs)
 }
 
@@ -43,8 +44,8 @@ func runPlan(inv *invocation, pos []string) error {
 		return err
 	}
 	format := inv.plan.format
-	if format != "text" && format != "json" && format != "yaml" {
-		return &usageError{fmt.Sprintf("-o %q: want text, json or yaml", format)}
+	if format != "text" && format != "wide" && format != "json" && format != "yaml" {
+		return &usageError{fmt.Sprintf("-o %q: want text, wide, json or yaml", format)}
 	}
 	filter, err := inv.plan.nodeFilter()
 	if err != nil {
@@ -70,12 +71,17 @@ func runPlan(inv *invocation, pos []string) error {
 		}
 	default:
 		l.header(stdout)
-		if filter == nil && len(l.snap.Nodes) > 200 {
+		wide := format == "wide" || filter != nil
+		if wide && filter == nil && len(l.snap.Nodes) > 200 {
 			fmt.Fprintf(stdout, "note: %d nodes: --node NAME or -l SELECTOR shows only some of them\n", len(l.snap.Nodes))
+		}
+		fmt.Fprintln(stdout)
+		if err := printSummary(stdout, results, wide); err != nil {
+			return err
 		}
 		for _, r := range results {
 			fmt.Fprintln(stdout)
-			if err := printPlan(stdout, l, r, filter); err != nil {
+			if err := printPlan(stdout, l, r, filter, wide); err != nil {
 				return err
 			}
 		}
@@ -157,7 +163,8 @@ func computeAll(l *loaded, burst int, pf *policyFlags) ([]result, error) {
 		}
 		r := result{name: name, ds: in.DaemonSet, rollout: dsRollout{ds: in.DaemonSet}}
 		if pf != nil {
-			r.rollout, err = pf.rolloutOf(in.DaemonSet)
+			r.rollout, err = pf.rolloutOf(in.DaemonSet, in.Nodes)
+			r.notes = append(r.notes, r.rollout.warnings...)
 			var ue *usageError
 			switch {
 			case errors.As(err, &ue):
@@ -198,9 +205,10 @@ func failures(results []result) error {
 	return &inputError{fmt.Errorf("no plan for %s (see above)", strings.Join(bad, ", "))}
 }
 
-// printPlan writes one plan for people; filter, when set, keeps the
-// node table and the actions to the nodes it accepts.
-func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool) error {
+// printPlan writes one plan for people: what it changes, and with wide
+// the placement table of every node; filter, when set, keeps the node
+// table and the actions to the nodes it accepts.
+func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool, wide bool) error {
 	for _, n := range r.notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -219,6 +227,9 @@ func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool)
 		plan, nodes = filterPlan(plan, nodes, filter)
 		fmt.Fprintf(w, "showing %d of %d nodes (--node, -l): %d of %d creates, %d of %d deletes\n", len(nodes), len(l.snap.Nodes),
 			len(plan.Creates), len(r.plan.Creates), len(plan.Deletes), len(r.plan.Deletes))
+	}
+	if !wide {
+		nodes = nil
 	}
 	if err := plan.Format(w, daemon.FormatOptions{DaemonSet: r.rollout.ds, Nodes: nodes, Now: l.now}); err != nil {
 		return err

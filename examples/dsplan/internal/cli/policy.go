@@ -1,15 +1,20 @@
 package cli
 
 import (
-	"flag"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -41,7 +46,7 @@ type policyFlags struct {
 var policyFlagNames = []string{"partition", "scope", "paused", "order-label", "order-values", "domain-label",
 	"domain-max-unavailable", "domain-max-surge", "strict", "wave-bake"}
 
-func (p *policyFlags) register(fs *flag.FlagSet) {
+func (p *policyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&p.partition, "partition", "", "rollout control: `N` or N% of the desired nodes keep the old revision")
 	fs.StringVar(&p.scope, "scope", "", "rollout control: update only nodes matching this label `SELECTOR` (kubectl -l syntax)")
 	fs.BoolVar(&p.paused, "paused", false, "rollout control: no rolling step (missing pods are still created)")
@@ -55,9 +60,9 @@ func (p *policyFlags) register(fs *flag.FlagSet) {
 }
 
 // parsed records which flags fs was given; call it after fs.Parse.
-func (p *policyFlags) parsed(fs *flag.FlagSet) {
+func (p *policyFlags) parsed(fs *pflag.FlagSet) {
 	p.set = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { p.set[f.Name] = true })
+	fs.Visit(func(f *pflag.Flag) { p.set[f.Name] = true })
 }
 
 // given returns the rollout-control flags set on the command line, as
@@ -90,9 +95,51 @@ func (p *policyFlags) check() error {
 		d.Label = "example.com/domain"
 	}
 	if err := pol.Validate(); err != nil {
-		return &usageError{fmt.Sprintf("rollout controls: %v", err)}
+		return &usageError{"rollout controls: " + flagErrors(err)}
 	}
 	return nil
+}
+
+// policyFlagOf names the flag (and the annotation) that sets each field
+// of daemon.RolloutPolicy, by the field path RolloutPolicy.Validate gives.
+var policyFlagOf = map[string][2]string{
+	"rollout.partition":                   {"--partition", progressive.AnnotationPrefix + "partition"},
+	"rollout.scope":                       {"--scope", progressive.AnnotationPrefix + "scope"},
+	"rollout.order.label":                 {"--order-label", progressive.AnnotationOrderBy},
+	"rollout.order.values":                {"--order-values", progressive.AnnotationPrefix + "order-values"},
+	"rollout.waves.bake":                  {"--wave-bake", progressive.AnnotationPrefix + "wave-bake"},
+	"rollout.domainBudget.label":          {"--domain-label", progressive.AnnotationDomain},
+	"rollout.domainBudget.maxUnavailable": {"--domain-max-unavailable", progressive.AnnotationPrefix + "domain-max-unavailable"},
+	"rollout.domainBudget.maxSurge":       {"--domain-max-surge", progressive.AnnotationPrefix + "domain-max-surge"},
+}
+
+// flagErrors says what RolloutPolicy.Validate's err says, each field
+// named by its flag (--order-label, not rollout.order.label).
+func flagErrors(err error) string {
+	var errs []error
+	var agg utilerrors.Aggregate
+	if errors.As(err, &agg) {
+		errs = agg.Errors()
+	} else {
+		errs = []error{err}
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		var fe *field.Error
+		names, ok := [2]string{}, false
+		if errors.As(e, &fe) {
+			names, ok = policyFlagOf[fe.Field]
+		}
+		switch {
+		case !ok:
+			msgs[i] = e.Error()
+		case fe.Type == field.ErrorTypeRequired:
+			msgs[i] = fmt.Sprintf("%s (or the %s annotation) is required: %s", names[0], names[1], fe.Detail)
+		default:
+			msgs[i] = fmt.Sprintf("%s %q: %s", names[0], fmt.Sprint(fe.BadValue), fe.Detail)
+		}
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // override returns pol with the fields the flags set replaced: --partition,
@@ -187,16 +234,24 @@ type dsRollout struct {
 	// strategy says how the strategy was taken, "" when the DaemonSet's
 	// own was kept without annotations.
 	strategy string
+	// companion says that companion mode rolls the DaemonSet out (OnDelete
+	// with rollout annotations): it applies the progress deadline.
+	companion bool
 	// overrides are the flags that changed what the annotations say.
 	overrides []string
+	// warnings are what the library says is ignored or selects nothing:
+	// annotations with a near-miss prefix (progressive.AnnotationWarnings)
+	// and order labels or values no node has (progressive.OrderWarnings).
+	warnings []string
 }
 
 // rolloutOf reads the rollout annotations of ds and applies the flags over
 // them: the policy the controller will roll ds out with, and the
 // DaemonSet to plan with. Invalid annotations (or a budget they
 // contradict) are an input error naming the DaemonSet and each key; a
-// policy the flags make invalid is a usage error. ds is not modified.
-func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
+// policy the flags make invalid is a usage error. nodes are the nodes the
+// order is checked against (warnings). ds is not modified.
+func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet, nodes []*corev1.Node) (dsRollout, error) {
 	r := dsRollout{ds: ds}
 	name := ds.Namespace + "/" + ds.Name
 	for k, v := range ds.Annotations {
@@ -208,6 +263,7 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
 		}
 	}
 	planned, err := progressive.ForDaemonSet(ds)
+	r.warnings = planned.Warnings
 	if err != nil {
 		return r, &inputError{fmt.Errorf("daemonset %q: rollout annotations: %w", name, err)}
 	}
@@ -215,6 +271,7 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
 	base := planned.Policy
 	if a := planned.Annotations; a != nil {
 		if ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType {
+			r.companion = true
 			ru := r.ds.Spec.UpdateStrategy.RollingUpdate
 			r.strategy = fmt.Sprintf("OnDelete with rollout annotations: planned as companion mode rolls it out (RollingUpdate, maxUnavailable %s, maxSurge 0: it deletes old pods, kube-controller-manager recreates them)",
 				ru.MaxUnavailable.String())
@@ -236,14 +293,18 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet) (dsRollout, error) {
 	if d := pol.DomainBudget; d != nil && d.Label == "" {
 		return r, &usageError{fmt.Sprintf("rollout controls of %s: --domain-max-unavailable and --domain-max-surge need --domain-label (or the %s annotation)", name, progressive.AnnotationDomain)}
 	}
+	if pol.Waves != nil && pol.Order.Label == "" {
+		return r, &usageError{fmt.Sprintf("rollout controls of %s: --wave-bake needs --order-label (or the %s annotation): the waves are the values of an order label", name, progressive.AnnotationOrderBy)}
+	}
 	if err := pol.Validate(); err != nil {
 		from := "the flags"
 		if r.parsed != nil {
 			from = "its annotations and the flags"
 		}
-		return r, &usageError{fmt.Sprintf("rollout controls of %s (%s): %v", name, from, err)}
+		return r, &usageError{fmt.Sprintf("rollout controls of %s (%s): %s", name, from, flagErrors(err))}
 	}
 	r.policy = pol
+	r.warnings = append(r.warnings, progressive.OrderWarnings(&pol, nodes)...)
 	return r, nil
 }
 

@@ -2,10 +2,11 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"io"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -114,7 +115,7 @@ func TestRolloutOf(t *testing.T) {
 			}
 			before := ds.DeepCopy()
 			var pf policyFlags
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 			fs.SetOutput(io.Discard)
 			pf.register(fs)
 			if err := fs.Parse(tt.args); err != nil {
@@ -124,7 +125,7 @@ func TestRolloutOf(t *testing.T) {
 			if err := pf.check(); err != nil {
 				t.Fatalf("check() = %v", err)
 			}
-			got, err := pf.rolloutOf(ds)
+			got, err := pf.rolloutOf(ds, nil)
 			var ue *usageError
 			var ie *inputError
 			if gotUsage, gotInput := errors.As(err, &ue), errors.As(err, &ie); gotUsage != tt.wantUsage || gotInput != tt.wantInput {

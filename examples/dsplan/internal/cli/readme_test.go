@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestREADME keeps every "$ go run ./examples/dsplan ..." block of the
+// TestREADME keeps every "$ kubectl dsplan ..." block of the
 // repository's README.md what the command prints (stderr, then stdout, as
 // a terminal shows a note before the report): each line of the block is a
 // line of the output, in order; a line "  ..." stands for lines left out.
@@ -20,7 +20,7 @@ func TestREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(data), "\n")
-	const prompt = "$ go run ./examples/dsplan"
+	const prompt = "$ kubectl dsplan"
 	n := 0
 	for i := 0; i < len(lines); i++ {
 		if !strings.HasPrefix(lines[i], prompt) {
@@ -34,8 +34,12 @@ func TestREADME(t *testing.T) {
 		n++
 		t.Run(strings.TrimPrefix(cmdline, prompt+" "), func(t *testing.T) {
 			args := strings.Fields(strings.TrimPrefix(cmdline, prompt))
+			paths := map[string]string{} // as the test runs it: as README.md has it
 			for j, a := range args {
 				args[j] = strings.TrimPrefix(a, "examples/dsplan/")
+				if args[j] != a {
+					paths[args[j]] = a
+				}
 				if j > 0 && args[j-1] == "--svg" {
 					args[j] = filepath.Join(t.TempDir(), a)
 				}
@@ -44,7 +48,9 @@ func TestREADME(t *testing.T) {
 			Run(args, nil, &stdout, &stderr, Options{})
 			got := strings.Split(stderr.String()+stdout.String(), "\n")
 			for j := range got {
-				got[j] = strings.ReplaceAll(got[j], "testdata/", "examples/dsplan/testdata/")
+				for run, shown := range paths {
+					got[j] = strings.ReplaceAll(got[j], run, shown)
+				}
 			}
 			if missing := notShown(block, got); missing != "" {
 				t.Errorf("README.md shows %q, which dsplan %s does not print where the block has it; it prints:\n%s",

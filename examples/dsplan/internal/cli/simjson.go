@@ -1,8 +1,19 @@
 package cli
 
-// simulateJSON is "simulate -o json": one per DaemonSet, sorted by
-// namespace/name. Durations are Go durations ("3m20s").
+import (
+	"time"
+
+	"github.com/daemonplan/daemonplan/daemon/simulate"
+)
+
+// simulateJSON is one DaemonSet's simulation, as "simulate -o json" prints
+// it (one per DaemonSet, sorted by namespace/name). Durations are Go
+// durations ("3m20s").
 type simulateJSON struct {
+	// APIVersion and Kind name the document and its JSON Schema
+	// (examples/dsplan/schema): dsplan.daemonplan.io/v1alpha1 and Simulation.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 	// DaemonSet is "namespace/name"; Image the --image set, if any.
 	DaemonSet string `json:"daemonSet"`
 	Image     string `json:"image,omitempty"`
@@ -13,10 +24,27 @@ type simulateJSON struct {
 	// (rollout.daemonplan.io/…), says which were read and how it was
 	// simulated (as in a plan).
 	Rollout *rolloutJSON `json:"rollout,omitempty"`
-	// Outcome is Converged, Stalled or StepLimit; Reason why it did not
-	// converge ("" when it did).
+	// Outcome is Converged, Stalled, Blocked or StepLimit; Reason why it
+	// did not converge ("" when it did). Blocked: the run stalled only on
+	// trouble of the cluster (NotReady nodes, failing pods: see
+	// blocking), not on the rollout; the command exits 3.
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
+	// Cause is the judge's cause where the run ended Converged, Stalled or
+	// Blocked (progressive.Judge of the last sync), as data; absent after
+	// StepLimit.
+	Cause *causeJSON `json:"cause,omitempty"`
+	// Blocking are the desired nodes held unavailable by trouble the
+	// simulation does not resolve, where it ended Stalled or Blocked
+	// (simulate.Result.Blocking), sorted by node; empty otherwise.
+	Blocking []blockerJSON `json:"blocking"`
+	// Assumed says what --assume-ready and --exclude-not-ready made of
+	// the input; absent without them.
+	Assumed *assumedJSON `json:"assumed,omitempty"`
+	// ProgressDeadlineStop, when the progress-deadline annotation is set
+	// and the run ended Stalled or Blocked, says when the companion would
+	// pause the rollout and with which RolloutBlocked reason.
+	ProgressDeadlineStop *stopJSON `json:"progressDeadlineStop,omitempty"`
 	// Syncs and Duration are the run's (with the p50 delays when learned).
 	Syncs    int    `json:"syncs"`
 	Duration string `json:"duration"`
@@ -44,6 +72,71 @@ type simulateJSON struct {
 	Worst worstJSON `json:"worst"`
 	// Steps are the syncs that created, deleted or met an event or error.
 	Steps []stepJSON `json:"steps"`
+}
+
+// causeJSON is progressive.Reason: why the judge judged the last sync as
+// it did.
+type causeJSON struct {
+	// Cause is progressive.Cause: Complete, PartitionReached, Skipped,
+	// Paused, Replacing, CreatingDeleting, BudgetUsedOutsideScope,
+	// BudgetUsed, DomainBudgetUsed, WaveBaking, WaveWaiting, Unavailable,
+	// NotUpdated or InFlight.
+	Cause string `json:"cause"`
+	// Count and Of are the cause's figures (see progressive.Cause).
+	Count int `json:"count"`
+	Of    int `json:"of"`
+	// Nodes are up to 5 nodes behind the cause, sorted; MoreNodes counts
+	// the others.
+	Nodes     []string `json:"nodes"`
+	MoreNodes int      `json:"moreNodes,omitempty"`
+	// Wave is the current wave, for the wave causes; Until the end of its
+	// bake (RFC 3339), for WaveBaking.
+	Wave  string `json:"wave,omitempty"`
+	Until string `json:"until,omitempty"`
+	// Message says it in a sentence.
+	Message string `json:"message"`
+}
+
+// blockerJSON is simulate.Blocker: a node the cluster's trouble holds.
+type blockerJSON struct {
+	// Node is the node's name; Pod the pod the status counts there, ""
+	// when it runs none.
+	Node string `json:"node"`
+	Pod  string `json:"pod,omitempty"`
+	// Cause is whatif's cause of the node's unavailability: NodeNotReady,
+	// NotReady, Pending, ...
+	Cause string `json:"cause"`
+	// Failing says why the pod is failing (simulate.FailingReason:
+	// "CrashLoopBackOff, 12 restarts"); "" for a pod that only waits for
+	// its NotReady node.
+	Failing string `json:"failing,omitempty"`
+	// Restarts is the pod's highest container restart count.
+	Restarts int32 `json:"restarts"`
+}
+
+// assumedJSON is what was assumed of the input.
+type assumedJSON struct {
+	// Ready are the --assume-ready nodes, Ready from now with their pods.
+	Ready []string `json:"ready"`
+	// Excluded are the NotReady nodes --exclude-not-ready left out, with
+	// their pods.
+	Excluded []string `json:"excluded"`
+}
+
+// stopJSON is when the companion would stop the rollout at its progress
+// deadline, on the simulation's clock.
+type stopJSON struct {
+	// Deadline is the progress-deadline annotation.
+	Deadline string `json:"deadline"`
+	// At is the time after the start (progressive.Judgement.Deadline:
+	// the deadline from the latest of the start and the last updated pod
+	// becoming available).
+	At string `json:"at"`
+	// Reason is the RolloutBlocked condition's reason
+	// (progressive.Stopped: NewRevisionUnavailable, NodesNotReady,
+	// PodsMissing, OldPodsUnavailable, NoProgress); Message its message.
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // estimateJSON is the time estimate.
@@ -109,7 +202,7 @@ type batchJSON struct {
 	Groups []string `json:"groups"`
 }
 
-// worstJSON is simulate.Peak.
+// worstJSON is the worst point of the run (simulate.Peak).
 type worstJSON struct {
 	// MaxDown is the most nodes down (should run, no available pod) at
 	// once, MaxDownStep the first step it happened at (-1: the start),
@@ -155,6 +248,7 @@ type stepJSON struct {
 func (r *simReport) toJSON(l *loaded) simulateJSON {
 	res, d := r.res, r.delays
 	out := simulateJSON{
+		APIVersion: jsonAPIVersion, Kind: "Simulation",
 		DaemonSet: r.name, Image: r.image, Outcome: string(res.Outcome), Reason: res.Reason,
 		Syncs: len(res.Steps), Duration: fmtDur(res.Duration()), GroupBy: r.groupBy,
 		Batches: []batchJSON{}, Blocks: append([]string{}, r.blocks...), Steps: []stepJSON{},
@@ -189,6 +283,16 @@ func (r *simReport) toJSON(l *loaded) simulateJSON {
 		out.PlannedWaves = append(out.PlannedWaves, pw)
 	}
 	out.Rollout = r.rollout.toJSON()
+	out.Cause, out.Blocking = causeOf(res), []blockerJSON{}
+	for _, b := range res.Blocking {
+		out.Blocking = append(out.Blocking, blockerJSON{Node: b.Node, Pod: b.Pod, Cause: string(b.Cause), Failing: b.Failing, Restarts: b.Restarts})
+	}
+	if len(r.assumed) > 0 || r.excludeNotReady {
+		out.Assumed = &assumedJSON{Ready: append([]string{}, r.assumed...), Excluded: append([]string{}, r.excluded...)}
+	}
+	if st := r.stop; st != nil {
+		out.ProgressDeadlineStop = &stopJSON{Deadline: fmtDur(st.deadline), At: fmtDur(st.at), Reason: string(st.cause), Message: st.message}
+	}
 	if r.barrier != nil {
 		out.WaveBake = fmtDur(r.barrier.Bake)
 	}
@@ -208,4 +312,18 @@ func (r *simReport) toJSON(l *loaded) simulateJSON {
 			Surge: s.Surge, MaxSurge: s.Budgets.MaxSurge, Events: append([]string{}, s.Events...), Error: s.Err})
 	}
 	return out
+}
+
+// causeOf is the judge's cause of res, nil when the run was not judged.
+func causeOf(res simulate.Result) *causeJSON {
+	r := res.Judgement.Reason
+	if r.Cause == "" || res.Outcome == simulate.OutcomeStepLimit {
+		return nil
+	}
+	c := &causeJSON{Cause: string(r.Cause), Count: r.Count, Of: r.Of, Nodes: append([]string{}, r.Nodes...),
+		MoreNodes: r.MoreNodes, Wave: r.Wave, Message: r.String()}
+	if !r.Until.IsZero() {
+		c.Until = r.Until.UTC().Format(time.RFC3339)
+	}
+	return c
 }

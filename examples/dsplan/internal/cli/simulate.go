@@ -2,13 +2,14 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -24,7 +25,7 @@ const (
 
 // simFlags are the flags of "dsplan simulate".
 type simFlags struct {
-	image                 string
+	images                []string
 	bindDelay, readyDelay durationFlag
 	grace                 time.Duration
 	failRate              float64
@@ -32,6 +33,24 @@ type simFlags struct {
 	maxSteps              int
 	svg                   string
 	format                string
+	// assume are --assume-ready and --exclude-not-ready: the trouble of
+	// the cluster assumed gone (simulate.Assume).
+	assume simulate.Assumptions
+}
+
+// nodeList is a flag of node names, repeated or comma-separated.
+type nodeList []string
+
+func (f *nodeList) String() string { return strings.Join(*f, ",") }
+func (f *nodeList) Type() string   { return "nodes" }
+func (f *nodeList) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			return errors.New("empty node name")
+		}
+		*f = append(*f, name)
+	}
+	return nil
 }
 
 // durationFlag is a duration flag that knows whether it was set.
@@ -41,6 +60,7 @@ type durationFlag struct {
 }
 
 func (f *durationFlag) String() string { return f.d.String() }
+func (f *durationFlag) Type() string   { return "duration" }
 func (f *durationFlag) Set(v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
@@ -50,9 +70,9 @@ func (f *durationFlag) Set(v string) error {
 	return nil
 }
 
-func simulateFlags(inv *invocation, fs *flag.FlagSet) {
+func simulateFlags(inv *invocation, fs *pflag.FlagSet) {
 	s := &inv.sim
-	fs.StringVar(&s.image, "image", "", "start a rollout: set the first container's `IMAGE`, as the API server applies it (default: simulate the input as it is)")
+	fs.StringArrayVar(&s.images, "image", nil, "start a rollout: set images as kubectl set image does, `NAME=IMAGE` (a container or init container; *=IMAGE for all; IMAGE alone for the only container), repeatable; applied as the API server applies it (default: simulate the input as it is)")
 	fs.Var(&s.bindDelay, "bind-delay", "time from a pod's creation to its binding, `DURATION` (default: learned from the pods, else 2s)")
 	fs.Var(&s.readyDelay, "ready-delay", "time from a pod's creation to Ready, `DURATION` (default: learned from the pods, else 15s)")
 	fs.DurationVar(&s.grace, "grace", 5*time.Second, "time from a delete to the pod's removal")
@@ -60,7 +80,9 @@ func simulateFlags(inv *invocation, fs *flag.FlagSet) {
 	fs.Uint64Var(&s.seed, "seed", 1, "seed of the failures")
 	fs.IntVar(&s.maxSteps, "max-steps", 2000, "syncs at most")
 	fs.StringVar(&s.svg, "svg", "", "write charts of the rollout to `FILE` (SVG)")
-	fs.StringVar(&s.format, "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+	fs.StringVarP(&s.format, "output", "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
+	fs.Var((*nodeList)(&s.assume.Ready), "assume-ready", "assume `NODE` healthy from now: Ready, its pods running and Ready (repeat or comma-separate; for a Blocked simulation)")
+	fs.BoolVar(&s.assume.ExcludeNotReady, "exclude-not-ready", false, "leave the NotReady nodes and their pods out of the simulation (for a Blocked simulation)")
 	inv.policy.register(fs)
 }
 
@@ -90,7 +112,7 @@ func runSimulate(inv *invocation, pos []string) error {
 		return err
 	}
 	var reports []*simReport
-	var failed []string
+	var failed, blocked []string
 	for _, name := range l.names {
 		rep, err := simulateOne(l, name, inv.common.burst, sf, &inv.policy)
 		var ue *usageError
@@ -102,7 +124,11 @@ func runSimulate(inv *invocation, pos []string) error {
 			return &inputError{err}
 		}
 		reports = append(reports, rep)
-		if rep.res.Outcome != simulate.OutcomeConverged {
+		switch rep.res.Outcome {
+		case simulate.OutcomeConverged:
+		case simulate.OutcomeBlocked:
+			blocked = append(blocked, name)
+		default:
 			failed = append(failed, name)
 		}
 	}
@@ -143,6 +169,10 @@ func runSimulate(inv *invocation, pos []string) error {
 	if len(failed) > 0 {
 		return &inputError{fmt.Errorf("%s did not converge", strings.Join(failed, ", "))}
 	}
+	if len(blocked) > 0 {
+		return &ExitError{Code: exitBlocked, Err: fmt.Errorf("%s blocked by NotReady nodes or failing pods, not by the rollout (--assume-ready NODE or --exclude-not-ready shows the rollout that would follow)",
+			strings.Join(blocked, ", "))}
+	}
 	return nil
 }
 
@@ -169,6 +199,14 @@ type simReport struct {
 	// rollout is how the DaemonSet was planned: its rollout annotations
 	// and the flags.
 	rollout dsRollout
+	// assumed are the nodes --assume-ready assumed Ready, excluded the
+	// NotReady nodes --exclude-not-ready left out.
+	assumed, excluded []string
+	excludeNotReady   bool
+	// stop is when the companion would stop the rollout at its
+	// progress-deadline annotation, nil without one or when the run
+	// converged.
+	stop *deadlineStop
 }
 
 // delays are the delays a simulation used, and where they came from.
@@ -212,21 +250,20 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 	if err != nil {
 		return nil, err
 	}
-	rep := &simReport{name: name, image: sf.image}
+	rep := &simReport{name: name, image: strings.Join(sf.images, ", ")}
 	ds := in.DaemonSet
-	if sf.image != "" {
-		if len(ds.Spec.Template.Spec.Containers) == 0 {
-			return nil, fmt.Errorf("--image: daemonset %q: spec.template.spec.containers is empty", name)
+	if len(sf.images) > 0 {
+		changed, err := apply.SetImages(ds, sf.images...)
+		if err != nil {
+			return nil, &usageError{fmt.Sprintf("--image: daemonset %q: %v", name, err)}
 		}
-		changed := ds.DeepCopy()
-		changed.Spec.Template.Spec.Containers[0].Image = sf.image
 		// As the API server applies it: generation and template
 		// generation up by one.
 		if ds, _, err = apply.Update(in.DaemonSet, changed); err != nil {
 			return nil, fmt.Errorf("--image: daemonset %q: %w", name, err)
 		}
 	}
-	if rep.rollout, err = pf.rolloutOf(ds); err != nil {
+	if rep.rollout, err = pf.rolloutOf(ds, in.Nodes); err != nil {
 		return nil, err
 	}
 	policy := rep.rollout.policy
@@ -238,6 +275,12 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		Now:           l.now,
 		BurstReplicas: burst,
 		Rollout:       policy,
+	}
+	if len(sf.assume.Ready) > 0 || sf.assume.ExcludeNotReady {
+		rep.assumed, rep.excludeNotReady = sf.assume.Ready, sf.assume.ExcludeNotReady
+		if cl, rep.excluded, err = simulate.Assume(cl, sf.assume); err != nil {
+			return nil, &usageError{"--assume-ready: " + strings.TrimPrefix(err.Error(), "assume ready: ")}
+		}
 	}
 	rep.delays = chooseDelays(sf, learnDelays(in.DaemonSet, in.Pods))
 	rep.delays.minReady = time.Duration(cl.DaemonSet.Spec.MinReadySeconds) * time.Second
@@ -266,6 +309,9 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 	rep.planned, rep.barrier = progressive.WavesOf(&policy, desiredNodes(cl)), policy.Waves
 	rep.timing = timeWaves(rep.planned, rep.res, cl)
 	rep.blocks = blocksOf(cl, rep.res)
+	if rep.rollout.companion && !policy.Paused {
+		rep.stop = stopAt(cl, rep.res, rep.rollout.parsed.ProgressDeadline)
+	}
 	return rep, nil
 }
 
@@ -280,8 +326,12 @@ func (r *simReport) print(w io.Writer) {
 	if res.Reason != "" {
 		fmt.Fprintf(w, "  reason: %s\n", res.Reason)
 	}
+	r.printBlocking(w)
 	if d := r.rollout.describe(); d != "" {
 		fmt.Fprintf(w, "%s\n", d)
+	}
+	for _, warning := range r.rollout.warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	fmt.Fprintf(w, "expected duration: %s\n", r.estimateLine())
 	r.printBatches(w)
@@ -301,6 +351,7 @@ func (r *simReport) print(w io.Writer) {
 	if len(pk.OverBudget) > 0 {
 		fmt.Fprintf(w, "over budget after steps %v\n", pk.OverBudget)
 	}
+	r.printStop(w)
 	if res.Outcome != simulate.OutcomeConverged {
 		fmt.Fprintf(w, "%s: the simulation ended %s: %s\n", r.name, res.Outcome, res.Reason)
 	}
@@ -316,7 +367,7 @@ func (r *simReport) estimateLine() string {
 		dur = fmtDur(r.res.Duration())
 	}
 	if r.res.Outcome != simulate.OutcomeConverged {
-		dur += " until it " + map[simulate.Outcome]string{simulate.OutcomeStalled: "stalls", simulate.OutcomeStepLimit: "hits --max-steps"}[r.res.Outcome]
+		dur += " until it " + map[simulate.Outcome]string{simulate.OutcomeStalled: "stalls", simulate.OutcomeBlocked: "is blocked", simulate.OutcomeStepLimit: "hits --max-steps"}[r.res.Outcome]
 	}
 	avail := ""
 	if d.minReady > 0 {
@@ -338,7 +389,7 @@ func (r *simReport) estimateLine() string {
 
 // printSteps prints the steps that acted, as a table.
 func printSteps(w io.Writer, res simulate.Result) {
-	fmt.Fprintf(w, "%5s %8s %7s %7s %8s %10s %8s  %s\n", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
+	t := newTable("", "STEP", "TIME", "CREATE", "DELETE", "UPDATED", "DOWN/MAX", "SURGE", "EVENTS")
 	// UPDATED is the status of the sync (before its plan); DOWN and SURGE
 	// are measured after it, against the step's budgets.
 	for _, s := range res.Steps {
@@ -353,10 +404,10 @@ func printSteps(w io.Writer, res simulate.Result) {
 		if s.Err != "" {
 			extra = strings.TrimSpace(extra + " error: " + s.Err)
 		}
-		row := fmt.Sprintf("%5d %8s %7d %7d %4d/%-3d %6d/%-3d %4d/%-3d  %s", s.Step, fmtDur(s.At), s.Creates, s.Deletes,
-			s.Updated, s.Desired, s.Down, s.Budgets.MaxUnavailable, s.Surge, s.Budgets.MaxSurge, extra)
-		fmt.Fprintln(w, strings.TrimRight(row, " "))
+		t.row(s.Step, fmtDur(s.At), s.Creates, s.Deletes, fmt.Sprintf("%d/%d", s.Updated, s.Desired),
+			fmt.Sprintf("%d/%d", s.Down, s.Budgets.MaxUnavailable), fmt.Sprintf("%d/%d", s.Surge, s.Budgets.MaxSurge), extra)
 	}
+	_ = t.flush(w)
 }
 
 func fmtDur(d time.Duration) string {

@@ -32,3 +32,10 @@ func runVersion(inv *invocation, pos []string) error {
 func versionLine(program string, info *debug.BuildInfo) string {
 	return buildinfo.Of(info, buildinfo.Stamp{Version: version, Commit: commit, Date: date}).Line(program)
 }
+
+// readBuildInfo is the Go toolchain's record of this binary (nil when
+// there is none).
+func readBuildInfo() *debug.BuildInfo {
+	info, _ := debug.ReadBuildInfo()
+	return info
+}

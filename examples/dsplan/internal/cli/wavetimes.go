@@ -111,14 +111,12 @@ func (r *simReport) printPlannedWaves(w io.Writer) {
 		how = fmt.Sprintf("a barrier between them: each starts once the earlier ones are updated and available and %s has passed", fmtDur(r.barrier.Bake))
 	}
 	fmt.Fprintf(w, "planned waves: %d by %s, %s; times from the p50 run:\n", len(r.planned), r.groupBy, how)
-	width := len("WAVE")
-	for _, wv := range r.planned {
-		width = max(width, len(wv.Name))
-	}
-	fmt.Fprintf(w, "  %-*s %6s %8s %8s %8s  %s\n", width, "WAVE", "NODES", "START", "DONE", "TAKES", "NODES IN ORDER")
+	// DONE and TAKES are times ("-" until the wave is done); UPDATED
+	// counts its nodes updated where the run ended: one kind per column.
+	tab := newTable("  ", "WAVE", "NODES", "START", "DONE", "TAKES", "UPDATED", "NODES IN ORDER")
 	for i, wv := range r.planned {
 		if i == maxPlannedWaveLines {
-			fmt.Fprintf(w, "  ... %d more planned waves (-o json lists them all)\n", len(r.planned)-i)
+			tab.line(fmt.Sprintf("  ... %d more planned waves (-o json lists them all)", len(r.planned)-i))
 			break
 		}
 		t := r.timing[i]
@@ -131,9 +129,9 @@ func (r *simReport) printPlannedWaves(w io.Writer) {
 			if t.started {
 				took = fmtDur(t.took())
 			}
-		} else {
-			done = fmt.Sprintf("%d/%d", t.updated, len(wv.Nodes))
 		}
-		fmt.Fprintf(w, "  %-*s %6d %8s %8s %8s  %s\n", width, wv.Name, len(wv.Nodes), start, done, took, nodeRange(wv.Nodes))
+		updated := fmt.Sprintf("%d/%d", t.updated, len(wv.Nodes))
+		tab.row(wv.Name, len(wv.Nodes), start, done, took, updated, nodeRange(wv.Nodes))
 	}
+	_ = tab.flush(w)
 }

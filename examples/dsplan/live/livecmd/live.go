@@ -1,46 +1,74 @@
-// Package livecmd is dsplan on a running cluster (see examples/dsplan/live):
+// Package livecmd is dsplan on a running cluster (see examples/dsplan):
 // dsplan's commands on a listing of the cluster, dump, and rollout status,
 // which follows a DaemonSet's rollout until it is complete under its
-// policy. Both programs of the live module, live and kubectl-dsplan, run
-// it; Run lets another program (the example controller's end-to-end
-// suite) run it on a cluster of its own.
+// policy. kubectl-dsplan runs it; Run lets another program (the example
+// controller's end-to-end suite) run it on a cluster of its own.
 package livecmd
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/pager"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
 )
 
-// liveFlags are the flags of the live mode, on top of dsplan's.
+// liveFlags are the flags of the live mode, on top of dsplan's: kubectl's
+// own (genericclioptions.ConfigFlags: --kubeconfig, --context, --cluster,
+// --user, --server, --token, --as, -n/--namespace, --request-timeout and
+// the rest, loaded by kubectl's rules) and -A/--all-namespaces.
 type liveFlags struct {
-	kubeconfig string
-	context    string
-	namespace  string
-	timeout    time.Duration
+	config        *genericclioptions.ConfigFlags
+	allNamespaces bool
 }
 
-func (f *liveFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` (default: $KUBECONFIG or ~/.kube/config)")
-	fs.StringVar(&f.context, "context", "", "kubeconfig context `NAME` (default: the current context)")
-	fs.StringVar(&f.namespace, "n", "", "list DaemonSets, pods and revisions of `NAMESPACE` only (default: all)")
-	fs.StringVar(&f.namespace, "namespace", "", "`NAMESPACE`, the same as -n")
-	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "time allowed for the listing")
+func newLiveFlags() *liveFlags {
+	return &liveFlags{config: genericclioptions.NewConfigFlags(true)}
+}
+
+func (f *liveFlags) register(fs *pflag.FlagSet) {
+	f.config.AddFlags(fs)
+	fs.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list the DaemonSets, pods and revisions of every namespace (the default without -n)")
+}
+
+// contextName is the kubeconfig context the flags select: --context, or
+// the kubeconfig's current context ("" when there is none).
+func (f *liveFlags) contextName() string {
+	if f.config.Context != nil && *f.config.Context != "" {
+		return *f.config.Context
+	}
+	if raw, err := f.config.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		return raw.CurrentContext
+	}
+	return ""
+}
+
+// namespace is the namespace to list, "" for all: -n as given (not the
+// context's namespace: DaemonSets are cluster infrastructure, listed
+// everywhere by default), -A all.
+func (f *liveFlags) namespace() (string, error) {
+	ns := ""
+	if f.config.Namespace != nil {
+		ns = *f.config.Namespace
+	}
+	if ns != "" && f.allNamespaces {
+		return "", cli.UsageError("-n/--namespace and -A/--all-namespaces: give one")
+	}
+	return ns, nil
 }
 
 // connector makes a client from the flags and names the cluster it talks
@@ -49,35 +77,28 @@ type connector func(f *liveFlags) (kubernetes.Interface, string, error)
 
 // connect loads the kubeconfig as kubectl does.
 func connect(f *liveFlags) (kubernetes.Interface, string, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
-	cfg, err := cc.ClientConfig()
+	cfg, err := f.config.ToRESTConfig()
 	if err != nil {
 		return nil, "", fmt.Errorf("kubeconfig: %w", err)
-	}
-	name := f.context
-	if name == "" {
-		if raw, err := cc.RawConfig(); err == nil {
-			name = raw.CurrentContext
-		}
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, "", fmt.Errorf("kubeconfig: %w", err)
 	}
-	return cs, name, nil
+	return cs, f.contextName(), nil
 }
 
 // fetch connects and lists once.
 func fetch(f *liveFlags, conn connector) (*snapshot.Snapshot, string, error) {
+	ns, err := f.namespace()
+	if err != nil {
+		return nil, "", err
+	}
 	cs, name, err := conn(f)
 	if err != nil {
 		return nil, "", err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
-	defer cancel()
-	s, err := list(ctx, cs, f.namespace)
+	s, err := list(context.Background(), cs, ns)
 	if err != nil {
 		return nil, "", err
 	}
@@ -85,23 +106,23 @@ func fetch(f *liveFlags, conn connector) (*snapshot.Snapshot, string, error) {
 	if name == "" {
 		where = "the cluster"
 	}
-	if f.namespace != "" {
-		where += ", namespace " + f.namespace
+	if ns != "" {
+		where += ", namespace " + ns
 	}
 	return s, where, nil
 }
 
-// Main is the live command as a program runs it: os.Args, the standard
+// Main is the command as a program runs it: os.Args, the standard
 // streams, a real cluster. Installed as kubectl-dsplan (a kubectl plugin:
 // kubectl dsplan plan), its help says "kubectl dsplan".
 func Main() int {
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, programName(os.Args[0]), connect)
 }
 
-// Run is the live command with the given arguments and streams, on the
-// cluster its --kubeconfig and --context flags name (as kubectl loads
-// them): what Main runs, for a program or a test that has a cluster of its
-// own. It returns the exit code.
+// Run is the command with the given arguments and streams, on the cluster
+// its kubeconfig flags name (as kubectl loads them): what Main runs, for a
+// program or a test that has a cluster of its own. It returns the exit
+// code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(args, stdin, stdout, stderr, "dsplan", connect)
 }
@@ -115,104 +136,105 @@ func programName(argv0 string) string {
 	return "dsplan"
 }
 
-// run is the command: dsplan's commands on the objects a listing of the
-// cluster returns (and -f files after them: manifests to apply over the
-// cluster as it is, or captures), and dump.
+// run is the command: dsplan's commands on -f files holding a capture, or
+// on the objects a listing of the cluster returns (with -f manifests
+// applied over them), dump and rollout status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, program string, conn connector) int {
-	lf := &liveFlags{}
-	dumpFlags := &liveFlags{}
+	lf := newLiveFlags()
 	return cli.Run(args, stdin, stdout, stderr, cli.Options{
 		Program: program,
 		Flags:   lf.register,
-		Source: func(f cli.Flags) (cli.Input, error) {
+		Source: func(cli.Flags) (cli.Input, error) {
 			s, where, err := fetch(lf, conn)
 			if err != nil {
 				return cli.Input{}, err
 			}
 			return cli.Input{Snapshot: s, Sources: []string{where}}, nil
 		},
-		Commands: []cli.Command{{
-			Name:    "rollout",
-			Args:    "status NS/NAME",
-			Summary: "wait until a DaemonSet's rollout is complete under its policy (see rollout status -h)",
-			Flags:   (&statusFlags{}).register,
-			Run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-				return runRollout(args, stdout, stderr, program, conn)
-			},
-		}, {
-			Name:    "dump",
-			Summary: "print the cluster's listing as one kubectl List, for dsplan -f or to keep",
-			Flags:   dumpFlags.register,
-			Run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-				return runDump(args, stdout, stderr, program, conn)
-			},
-		}},
+		Commands: func() []*cobra.Command {
+			return []*cobra.Command{rolloutCommand(lf, stdout, program, conn), dumpCommand(lf, stdout, conn)}
+		},
 	})
 }
 
-// runDump prints the listing as one List, for dsplan -f -.
-func runDump(args []string, stdout, stderr io.Writer, program string, conn connector) int {
-	fs := flag.NewFlagSet(program+" dump", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	lf := &liveFlags{}
-	lf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+// dumpCommand prints the listing as one List, for dsplan -f -.
+func dumpCommand(lf *liveFlags, stdout io.Writer, conn connector) *cobra.Command {
+	return &cobra.Command{
+		Use:   "dump",
+		Short: "print the cluster's listing as one kubectl List, for -f or to keep",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			s, _, err := fetch(lf, conn)
+			if err != nil {
+				return asInput(err)
+			}
+			data, err := s.Encode()
+			if err != nil {
+				return &cli.ExitError{Code: 1, Err: err}
+			}
+			if _, err := stdout.Write(data); err != nil {
+				return &cli.ExitError{Code: 1, Err: err}
+			}
+			return nil
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s dump: unexpected argument %q\n", program, fs.Arg(0))
-		return 2
-	}
-	s, _, err := fetch(lf, conn)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s dump: %v\n", program, err)
-		return 1
-	}
-	data, err := s.Encode()
-	if err != nil {
-		fmt.Fprintf(stderr, "%s dump: %v\n", program, err)
-		return 1
-	}
-	if _, err := stdout.Write(data); err != nil {
-		return 1
-	}
-	return 0
 }
 
-// list reads the four kinds once, read-only.
+// asInput is err as the exit code it calls for: a usage error (2) as it
+// is, anything else 1.
+func asInput(err error) error {
+	if cli.IsUsageError(err) {
+		return err
+	}
+	return &cli.ExitError{Code: 1, Err: err}
+}
+
+// chunkSize is the page size of the lists, kubectl's (--chunk-size).
+const chunkSize = 500
+
+// list reads the four kinds once, read-only, in pages of chunkSize
+// (client-go's tools/pager, as kubectl get lists).
 func list(ctx context.Context, cs kubernetes.Interface, ns string) (*snapshot.Snapshot, error) {
-	var opts metav1.ListOptions
-	dss, err := cs.AppsV1().DaemonSets(ns).List(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("listing daemonsets: %w", err)
+	var s snapshot.Snapshot
+	var err error
+	if s.DaemonSets, err = listPaged[appsv1.DaemonSet](ctx, "daemonsets", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.AppsV1().DaemonSets(ns).List(ctx, o)
+	}); err != nil {
+		return nil, err
 	}
-	nodes, err := cs.CoreV1().Nodes().List(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("listing nodes: %w", err)
+	if s.Nodes, err = listPaged[corev1.Node](ctx, "nodes", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.CoreV1().Nodes().List(ctx, o)
+	}); err != nil {
+		return nil, err
 	}
-	pods, err := cs.CoreV1().Pods(ns).List(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("listing pods: %w", err)
+	if s.Pods, err = listPaged[corev1.Pod](ctx, "pods", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.CoreV1().Pods(ns).List(ctx, o)
+	}); err != nil {
+		return nil, err
 	}
-	revs, err := cs.AppsV1().ControllerRevisions(ns).List(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("listing controllerrevisions: %w", err)
+	if s.Revisions, err = listPaged[appsv1.ControllerRevision](ctx, "controllerrevisions", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.AppsV1().ControllerRevisions(ns).List(ctx, o)
+	}); err != nil {
+		return nil, err
 	}
-	return &snapshot.Snapshot{
-		DaemonSets: pointers[appsv1.DaemonSet](dss.Items),
-		Nodes:      pointers[corev1.Node](nodes.Items),
-		Pods:       pointers[corev1.Pod](pods.Items),
-		Revisions:  pointers[appsv1.ControllerRevision](revs.Items),
-	}, nil
+	return &s, nil
 }
 
-func pointers[T any](items []T) []*T {
-	out := make([]*T, len(items))
-	for i := range items {
-		out[i] = &items[i]
+// listPaged lists one kind in pages of chunkSize and returns its items.
+func listPaged[T any](ctx context.Context, what string, page pager.ListPageFunc) ([]*T, error) {
+	p := pager.New(page)
+	p.PageSize = chunkSize
+	var out []*T
+	err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+		item, ok := any(obj).(*T)
+		if !ok {
+			return fmt.Errorf("listing %s: got %T", what, obj)
+		}
+		out = append(out, item)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", what, err)
 	}
-	return out
+	return out, nil
 }

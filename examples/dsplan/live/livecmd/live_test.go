@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
@@ -45,6 +46,9 @@ func onlyLists(t *testing.T, cs *fake.Clientset) {
 	for _, a := range cs.Actions() {
 		if v := a.GetVerb(); v != "list" {
 			t.Errorf("action %s %s: want only list", v, a.GetResource().Resource)
+		}
+		if l, ok := a.(clienttesting.ListActionImpl); ok && l.ListOptions.Limit != chunkSize {
+			t.Errorf("list %s: limit %d, want pages of %d (kubectl's chunk size)", a.GetResource().Resource, l.ListOptions.Limit, chunkSize)
 		}
 	}
 }
@@ -89,36 +93,42 @@ func TestRun(t *testing.T) {
 	}{
 		{name: "plan", args: []string{"plan", "--context", "prod", "-n", "kube-system", "--now", "2026-01-01T00:00:00Z"},
 			want: "input: context prod, namespace kube-system: 1 DaemonSets, 1 nodes, 1 pods, 1 revisions", lists: true},
-		{name: "default command", args: nil, want: "input: context prod: 1 DaemonSets, 1 nodes, 2 pods, 1 revisions", lists: true},
+		{name: "every namespace", args: []string{"plan"}, want: "input: context prod: 1 DaemonSets, 1 nodes, 2 pods, 1 revisions", lists: true},
+		{name: "-A", args: []string{"plan", "-A"}, want: "input: context prod: 1 DaemonSets, 1 nodes, 2 pods, 1 revisions", lists: true},
+		{name: "-n and -A", args: []string{"plan", "-A", "-n", "kube-system"}, code: 2, want: "-n/--namespace and -A/--all-namespaces: give one"},
+		{name: "no arguments: the help", args: nil, want: "Available Commands:"},
+		{name: "a capture is read offline", args: []string{"plan", "-f", "../../testdata/inputs/kubectl-capture.yaml"},
+			want: "input: ../../testdata/inputs/kubectl-capture.yaml: 1 DaemonSets, 3 nodes, 3 pods, 1 revisions"},
 		{name: "explain", args: []string{"explain", "node-a", "--namespace", "kube-system"}, want: "node-a", lists: true},
 		{name: "simulate", args: []string{"simulate", "--daemonset", "kube-system/agent", "--image", "agent:v2"}, want: "kube-system/agent", lists: true},
 		{name: "json", args: []string{"plan", "-o", "json"}, want: `"daemonSet": "kube-system/agent"`, lists: true},
 		{name: "a manifest applied over the cluster", args: []string{"plan", "-f", "../testdata/agent-v2.yaml", "--daemonset", "kube-system/agent"},
 			want: "applied: ../testdata/agent-v2.yaml: DaemonSet kube-system/agent over the captured one (uid ds-uid, generation 0 -> 1, template generation - -> 1): the template changes: a rollout starts", lists: true},
-		{name: "help lists dump", args: []string{"help"}, want: "dump                 print the cluster's listing"},
-		{name: "unknown flag", args: []string{"plan", "--kubecontext", "x"}, code: 2, want: "flag provided but not defined"},
+		{name: "help lists dump", args: []string{"help"}, want: "dump        print the cluster's listing"},
+		{name: "kubectl's flags", args: []string{"plan", "-h"}, want: "--as string"},
+		{name: "unknown flag", args: []string{"plan", "--kubecontext", "x"}, code: 2, want: "unknown flag: --kubecontext"},
 		{name: "missing daemonset", args: []string{"plan", "--daemonset", "kube-system/nope"}, code: 1, want: "nope", lists: true},
 		{name: "bad now", args: []string{"plan", "--now", "yesterday"}, code: 2, want: "--now \"yesterday\""},
 		{name: "bad daemonset", args: []string{"plan", "--daemonset", "agent"}, code: 2, want: "want NAMESPACE/NAME"},
 		{name: "dump", args: []string{"dump", "-n", "kube-system"}, want: "kind: DaemonSet", lists: true},
-		{name: "dump argument", args: []string{"dump", "unexpected"}, code: 2, want: `unexpected argument "unexpected"`},
+		{name: "dump argument", args: []string{"dump", "unexpected"}, code: 2, want: `unknown command "unexpected"`},
 		// rollout status follows a real cluster (examples/controller/e2e
 		// runs it on one); here only what it refuses before connecting.
 		{name: "help lists rollout status", args: []string{"help"}, want: "rollout status NS/NAME"},
-		{name: "rollout without a subcommand", args: []string{"rollout"}, code: 2, want: "usage: dsplan rollout status NAMESPACE/NAME"},
-		{name: "rollout unknown subcommand", args: []string{"rollout", "history"}, code: 2, want: `unknown subcommand "history"`},
+		{name: "rollout without a subcommand", args: []string{"rollout"}, code: 2, want: "want a subcommand: dsplan rollout status NAMESPACE/NAME"},
+		{name: "rollout unknown subcommand", args: []string{"rollout", "history"}, code: 2, want: `unknown command "history"`},
 		{name: "rollout status without a name", args: []string{"rollout", "status"}, code: 2, want: "want one NAMESPACE/NAME, got 0"},
 		{name: "rollout status bad name", args: []string{"rollout", "status", "agent"}, code: 2, want: `"agent": want NAMESPACE/NAME`},
 		{name: "rollout status help", args: []string{"rollout", "status", "-h"}, want: "4  the progress deadline passed"},
 		{name: "rollout status of a DaemonSet not found", args: []string{"rollout", "status", "kube-system/nope"}, code: 1,
 			want: `daemonset kube-system/nope not found (context prod)`, gets: true},
-		{name: "rollout status bad flag", args: []string{"rollout", "status", "kube-system/agent", "--timeout", "soon"}, code: 2, want: "invalid value"},
+		{name: "rollout status bad flag", args: []string{"rollout", "status", "kube-system/agent", "--timeout", "soon"}, code: 2, want: "invalid argument"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := fakeCluster()
 			conn := func(f *liveFlags) (kubernetes.Interface, string, error) {
-				name := f.context
+				name := *f.config.Context
 				if name == "" {
 					name = "prod"
 				}

@@ -23,7 +23,7 @@ func TestKubectlPlugin(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	build := exec.Command("go", "build", "-o", bin, "../cmd/kubectl-dsplan")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/kubectl-dsplan")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -31,10 +31,13 @@ func TestKubectlPlugin(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"help"}, []string{"usage: kubectl dsplan <command> [flags]", "dump", "exit codes:"}},
+		{[]string{"help"}, []string{"kubectl dsplan [command]", "dump", "rollout", "Exit codes:"}},
 		{[]string{"version"}, []string{"kubectl dsplan ", runtime.Version()}},
-		{[]string{"completion", "bash"}, []string{"complete -F _dsplan dsplan kubectl-dsplan", "--kubeconfig", "--context"}},
-		{[]string{"explain", "-h"}, []string{"usage: kubectl dsplan explain NODE [flags]"}},
+		{[]string{"--version"}, []string{"kubectl dsplan ", runtime.Version()}},
+		{[]string{"completion", "bash"}, []string{"kubectl-dsplan", "__complete"}},
+		{[]string{"__complete", "plan", "--cont"}, []string{"--context"}},
+		{[]string{"explain", "-h"}, []string{"kubectl dsplan explain NODE [flags]", "--kubeconfig", "-n, --namespace"}},
+		{[]string{"plan", "-f", "../../testdata/inputs/kubectl-capture.yaml"}, []string{"DaemonSet kube-system/kube-proxy"}},
 	} {
 		cmd := exec.Command(bin, tt.args...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "none"))

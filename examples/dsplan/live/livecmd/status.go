@@ -3,12 +3,13 @@ package livecmd
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
 )
 
 // The exit codes of "rollout status", after dsplan's 0, 1 and 2.
@@ -48,9 +50,7 @@ const (
 	conditionBlocked     = "RolloutBlocked"
 )
 
-const statusHelp = `usage: %[1]s rollout status NAMESPACE/NAME [flags]
-
-Waits until the rollout of the DaemonSet is complete under its rollout
+const statusHelp = `Waits until the rollout of the DaemonSet is complete under its rollout
 policy, printing progress, and exits 0 then: the step a CI pipeline or a
 Helm post-upgrade hook runs after changing a DaemonSet's template.
 
@@ -82,12 +82,12 @@ It stops early when the rollout cannot complete by itself:
     progress-deadline annotation when no controller reports the rollout's
     conditions (when one does, its RolloutBlocked condition decides).
 A paused rollout (the paused annotation) is waited for, and said so.
-
-Example, a Helm post-upgrade hook's command:
-  kubectl dsplan rollout status kube-system/agent --timeout 30m
 `
 
-const statusExitCodes = `exit codes:
+const statusExample = `  # a Helm post-upgrade hook's command
+  kubectl dsplan rollout status kube-system/agent --timeout 30m`
+
+const statusExitCodes = `Exit codes (rollout status):
   0  the rollout is complete (or complete at its partition)
   1  the DaemonSet is not found or is deleted, its rollout annotations are
      invalid, or the cluster cannot be reached
@@ -97,78 +97,60 @@ const statusExitCodes = `exit codes:
   5  --timeout passed
 `
 
-// statusFlags are the flags of "rollout status".
+// statusFlags are the flags of "rollout status" (the kubeconfig flags are
+// the root command's).
 type statusFlags struct {
-	live     liveFlags
 	timeout  time.Duration
 	deadline time.Duration
 }
 
-func (f *statusFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.live.kubeconfig, "kubeconfig", "", "kubeconfig `FILE` (default: $KUBECONFIG or ~/.kube/config)")
-	fs.StringVar(&f.live.context, "context", "", "kubeconfig context `NAME` (default: the current context)")
+func (f *statusFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "give up after `DURATION` (exit 5; default 0: wait as long as it takes)")
 	fs.DurationVar(&f.deadline, "progress-deadline", 0, "exit 4 when no node becomes updated and available for `DURATION` (default: the progress-deadline annotation, when no controller reports the rollout's conditions)")
 }
 
-// runRollout is the "rollout" command: "rollout status NS/NAME".
-func runRollout(args []string, stdout, stderr io.Writer, program string, conn connector) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		w := stderr
-		code := statusUsage
-		if len(args) > 0 {
-			w, code = stdout, statusComplete
-		}
-		fmt.Fprintf(w, "usage: %s rollout status NAMESPACE/NAME [flags]\n\nRun \"%s rollout status -h\" for its flags.\n", program, program)
-		return code
-	}
-	if args[0] != "status" {
-		fmt.Fprintf(stderr, "%s rollout: unknown subcommand %q (want status)\n", program, args[0])
-		return statusUsage
-	}
-	fs := flag.NewFlagSet(program+" rollout status", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// rolloutCommand is "rollout", whose one subcommand is "rollout status
+// NS/NAME".
+func rolloutCommand(lf *liveFlags, stdout io.Writer, program string, conn connector) *cobra.Command {
 	sf := &statusFlags{}
-	sf.register(fs)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, statusHelp, program)
-		fmt.Fprintf(w, "\nflags:\n")
-		fs.PrintDefaults()
-		fmt.Fprintf(w, "\n%s", statusExitCodes)
+	status := &cobra.Command{
+		Use:     "status NAMESPACE/NAME",
+		Short:   "wait until a DaemonSet's rollout is complete under its policy",
+		Long:    statusHelp,
+		Example: strings.ReplaceAll(statusExample, "kubectl dsplan", program),
+		RunE: func(c *cobra.Command, pos []string) error {
+			return runStatus(pos, sf, lf, stdout, conn)
+		},
 	}
-	var pos []string
-	rest := args[1:]
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return statusComplete
-			}
-			return statusUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	sf.register(status.Flags())
+	status.SetUsageTemplate(status.UsageTemplate() + "\n" + statusExitCodes)
+	rollout := &cobra.Command{
+		Use:   "rollout",
+		Short: "follow a DaemonSet's rollout: rollout status NS/NAME",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return cli.UsageError(fmt.Sprintf("want a subcommand: %s rollout status NAMESPACE/NAME", program))
+		},
 	}
+	rollout.AddCommand(status)
+	return rollout
+}
+
+// runStatus is "rollout status NS/NAME".
+func runStatus(pos []string, sf *statusFlags, lf *liveFlags, stdout io.Writer, conn connector) error {
 	if len(pos) != 1 {
-		fmt.Fprintf(stderr, "%s rollout status: want one NAMESPACE/NAME, got %d arguments\n", program, len(pos))
-		return statusUsage
+		return cli.UsageError(fmt.Sprintf("want one NAMESPACE/NAME, got %d arguments", len(pos)))
 	}
 	ns, name, ok := strings.Cut(pos[0], "/")
 	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		fmt.Fprintf(stderr, "%s rollout status: %q: want NAMESPACE/NAME\n", program, pos[0])
-		return statusUsage
+		return cli.UsageError(fmt.Sprintf("%q: want NAMESPACE/NAME", pos[0]))
 	}
 	if sf.timeout < 0 || sf.deadline < 0 {
-		fmt.Fprintf(stderr, "%s rollout status: --timeout and --progress-deadline must not be negative\n", program)
-		return statusUsage
+		return cli.UsageError("--timeout and --progress-deadline must not be negative")
 	}
-	cs, where, err := conn(&sf.live)
+	cs, where, err := conn(lf)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s rollout status: %v\n", program, err)
-		return statusError
+		return &cli.ExitError{Code: statusError, Err: err}
 	}
 	ctx := context.Background()
 	if sf.timeout > 0 {
@@ -185,10 +167,9 @@ func runRollout(args []string, stdout, stderr io.Writer, program string, conn co
 	code, msg := w.run(ctx, where)
 	if code == statusComplete {
 		fmt.Fprintf(stdout, "%s\n", msg)
-	} else {
-		fmt.Fprintf(stderr, "%s rollout status: %s\n", program, msg)
+		return nil
 	}
-	return code
+	return &cli.ExitError{Code: code, Err: errors.New(msg)}
 }
 
 // statusWatch follows one DaemonSet's rollout.
