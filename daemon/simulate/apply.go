@@ -16,7 +16,7 @@ import (
 
 // The simulator never modifies an object in place: it replaces it with a
 // changed copy, so that the pointers earlier plans hold stay as they were.
-// The slices of its cluster are its own (a deep copy of the caller's), so
+// The slices of its cluster are its own (copies of the caller's), so
 // it changes them in place.
 
 // apply carries out plan on the cluster, as an executor would, and

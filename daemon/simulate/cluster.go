@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -56,5 +57,14 @@ func (c *Cluster) DeepCopy() *Cluster {
 	in := c.Input().DeepCopy()
 	out := *c
 	out.DaemonSet, out.Nodes, out.Pods, out.Revisions = in.DaemonSet, in.Nodes, in.Pods, in.Options.Revisions
+	return &out
+}
+
+// shallowCopy returns a copy of c with slices of its own that share c's
+// objects: what the simulator starts from, as it replaces an object with a
+// changed copy rather than changing it (see Run).
+func (c *Cluster) shallowCopy() *Cluster {
+	out := *c
+	out.Nodes, out.Pods, out.Revisions = slices.Clone(c.Nodes), slices.Clone(c.Pods), slices.Clone(c.Revisions)
 	return &out
 }

@@ -48,7 +48,8 @@ type Config struct {
 	Check func(step int, in Input) Checked
 	// OnStep, when set, is called after each sync with its trace and the
 	// cluster as the plan left it (Now is the sync's time). The objects
-	// are never modified afterwards and may be kept; the cluster's slices
+	// are never modified afterwards and may be kept, read-only (those the
+	// simulation did not change are Run's input's own); the cluster's slices
 	// change as the simulation goes on and must not be kept or modified.
 	// It is how a caller records per-node state (a chart) without running
 	// the simulation again.

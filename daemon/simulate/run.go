@@ -19,7 +19,10 @@ import (
 
 // Run runs the DaemonSet controller on a copy of c: it computes a
 // plan, applies it to the in-memory cluster, lets time pass and repeats,
-// recording a StepTrace per sync. c is not modified.
+// recording a StepTrace per sync. c is not modified: the simulator never
+// changes an object in place but replaces it with a changed copy, so the
+// objects it did not change are c's own, shared with Result.Final and the
+// clusters OnStep sees, which must be treated as read-only.
 //
 // Applying a plan: created pods get the name generateName plus a counter,
 // a UID, Pending phase and creation time Now, then are bound after
@@ -159,7 +162,7 @@ type sim struct {
 func newSim(c *Cluster, cfg Config) *sim {
 	s := &sim{
 		cfg:       cfg,
-		c:         c.DeepCopy(),
+		c:         c.shallowCopy(),
 		start:     c.Now,
 		r:         rand.New(rand.NewPCG(cfg.Seed, 0x73696d)), // "sim"
 		planner:   daemon.NewPlanner(),

@@ -108,6 +108,9 @@ type Result struct {
 	// them (or none). Nil otherwise.
 	Blocking []Blocker
 	// Final is the cluster after the last step; Hash the last plan's hash.
+	// Its slices are its own; the objects the simulation did not change
+	// (the DaemonSet, nodes, pods and revisions) are the input's, not
+	// copies: read-only.
 	Final *Cluster
 	Hash  string
 }
