@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
@@ -90,7 +91,7 @@ func takeManifests(s *snapshot.Snapshot, file string) []manifest {
 // the snapshot's DaemonSets.
 func (l *loaded) applyManifests() error {
 	for _, m := range l.manifests {
-		name := m.ds.Namespace + "/" + m.ds.Name
+		name := cache.MetaObjectToName(m.ds).String()
 		if errs := validation.Validate(m.ds); len(errs) > 0 {
 			return &inputError{fmt.Errorf("%s: daemonset %q: the API server would reject it: %w", m.file, name, errs.ToAggregate())}
 		}
@@ -127,7 +128,7 @@ func (l *loaded) applyManifests() error {
 // manifestUID is the uid a created DaemonSet gets: derived from its
 // namespace and name, so that the same input plans the same.
 func manifestUID(ds *appsv1.DaemonSet) types.UID {
-	sum := sha256.Sum256([]byte(ds.Namespace + "/" + ds.Name))
+	sum := sha256.Sum256([]byte(cache.MetaObjectToName(ds).String()))
 	h := hex.EncodeToString(sum[:16])
 	return types.UID(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32])
 }

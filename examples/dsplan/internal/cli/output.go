@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
 )
@@ -299,7 +300,7 @@ func podName(p *corev1.Pod) string {
 	if p == nil {
 		return "<nil>"
 	}
-	return p.Namespace + "/" + p.Name
+	return cache.MetaObjectToName(p).String()
 }
 
 func podNames(pods []*corev1.Pod) []string {

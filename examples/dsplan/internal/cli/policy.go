@@ -15,6 +15,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -253,7 +254,7 @@ type dsRollout struct {
 // order is checked against (warnings). ds is not modified.
 func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet, nodes []*corev1.Node) (dsRollout, error) {
 	r := dsRollout{ds: ds}
-	name := ds.Namespace + "/" + ds.Name
+	name := cache.MetaObjectToName(ds).String()
 	for k, v := range ds.Annotations {
 		if strings.HasPrefix(k, progressive.AnnotationPrefix) {
 			if r.annotations == nil {
