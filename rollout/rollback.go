@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"bytes"
+
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -19,16 +21,14 @@ func RollbackTo(ds *appsv1.DaemonSet, revs []*appsv1.ControllerRevision) (int64,
 	if ds == nil {
 		return 0, ErrNilDaemonSet
 	}
+	// Match's comparison, with ds's patch encoded once for all revisions.
+	patch, err := Patch(ds)
+	if err != nil {
+		return 0, err
+	}
 	var matched int64
 	for _, rev := range revs {
-		if rev == nil {
-			continue
-		}
-		ok, err := Match(ds, rev)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
+		if rev != nil && bytes.Equal(patch, rev.Data.Raw) {
 			matched = max(matched, rev.Revision)
 		}
 	}

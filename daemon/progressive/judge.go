@@ -1,6 +1,7 @@
 package progressive
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -92,7 +93,7 @@ func Judge(ds *appsv1.DaemonSet, plan *daemon.Plan) (Judgement, error) {
 	}
 	ro := plan.ReadOut
 	if ro == nil {
-		return Judgement{}, fmt.Errorf("%w: daemonset %s/%s: the plan has no read-out: compute it with Options.ReadOut", daemon.ErrInvalidInput, ds.Namespace, ds.Name)
+		return Judgement{}, daemon.NewError(ds, daemon.StageInput, errors.New("the plan has no read-out: compute it with Options.ReadOut"))
 	}
 	if ro.PausedErr != nil {
 		return Judgement{}, ro.PausedErr

@@ -1,6 +1,7 @@
 package progressive_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -213,5 +214,18 @@ func TestDeadline(t *testing.T) {
 				t.Errorf("Deadline = %v, %v; want %v, %v", exceeded, wait, tt.wantExceeded, tt.wantWait)
 			}
 		})
+	}
+}
+
+// TestJudgeWithoutReadOut: a plan computed without Options.ReadOut is an
+// input error naming the DaemonSet once, as a *daemon.Error.
+func TestJudgeWithoutReadOut(t *testing.T) {
+	_, err := progressive.Judge(dt.DaemonSet("agent"), &daemon.Plan{})
+	var de *daemon.Error
+	if !errors.As(err, &de) || !errors.Is(err, daemon.ErrInvalidInput) {
+		t.Fatalf("Judge without a read-out: %v, want a *daemon.Error matching ErrInvalidInput", err)
+	}
+	if diff := cmp.Diff("default/agent", de.DaemonSet); diff != "" {
+		t.Errorf("the error's DaemonSet (-want +got):\n%s", diff)
 	}
 }
