@@ -122,6 +122,8 @@ type RolloutPolicy struct {
 	// OpenKruise's Advanced DaemonSet does the same for its Standard
 	// type).
 	Strict bool
+	// Canary, when set, makes a first wave of a few nodes (see Canary).
+	Canary *Canary
 }
 
 // UpdateOrder orders nodes for update. Keys apply in turn: Label's value

@@ -46,6 +46,19 @@ type Annotations struct {
 	// reports it blocked and pauses it; 0 when absent (no deadline). It
 	// takes no part in a plan; the controller keeps the clock.
 	ProgressDeadline time.Duration
+	// Gates are canary approval points (pause-after, approved), the
+	// maintenance windows (window) and the health gates (health-gates,
+	// max-restarts, ready-timeout; on, with DefaultMaxRestarts and
+	// DefaultReadyTimeout, unless health-gates is "false"). The canary
+	// wave itself is Policy.Canary (canary).
+	Gates Gates
+	// OnFailure is on-failure, what a controller does when a health gate
+	// fails: OnFailurePause when absent.
+	OnFailure OnFailure
+	// RolledBackFrom is rolled-back-from: the revision hash a controller
+	// last rolled back from on failure, "" when absent. A controller never
+	// rolls back to it, so that two failing revisions do not alternate.
+	RolledBackFrom string
 }
 
 // Strategy returns the update strategy to plan ds's rollouts with under a

@@ -41,6 +41,42 @@ const (
 	// AnnotationProgressDeadline is Annotations.ProgressDeadline, a
 	// positive Go duration.
 	AnnotationProgressDeadline = AnnotationPrefix + "progress-deadline"
+
+	// AnnotationCanary is daemon.RolloutPolicy.Canary.Count: a first wave
+	// of this many desired nodes in scope (an integer at least 1, or a
+	// percentage from 1% to 100% rounded up), spread across the values of
+	// AnnotationDomain when set, else of AnnotationOrderBy, before the
+	// ordered waves.
+	AnnotationCanary = AnnotationPrefix + "canary"
+	// AnnotationPauseAfter is Gates.PauseAfter: comma-separated approval
+	// points, each "canary", "every-wave", or a value of AnnotationOrderBy
+	// (the wave of that value); the rollout waits for
+	// AnnotationApproved after each.
+	AnnotationPauseAfter = AnnotationPrefix + "pause-after"
+	// AnnotationApproved is Gates.Approved, written by
+	// "kubectl dsplan rollout approve": "<revision hash>/<wave>", the
+	// furthest approval point approved for that revision.
+	AnnotationApproved = AnnotationPrefix + "approved"
+	// AnnotationWindow is Gates.Windows: maintenance windows separated by
+	// ";", each "<days> <HH:MM>-<HH:MM> [<time zone>]"
+	// ("Mon-Fri 08:00-17:00 Europe/Amsterdam"); see ParseWindows.
+	AnnotationWindow = AnnotationPrefix + "window"
+	// AnnotationHealthGates turns the health gates (Gates.Health) off with
+	// "false"; they are on ("true") by default once a DaemonSet opts in.
+	AnnotationHealthGates = AnnotationPrefix + "health-gates"
+	// AnnotationMaxRestarts is HealthGates.MaxRestarts, an integer at
+	// least 0 (DefaultMaxRestarts when absent).
+	AnnotationMaxRestarts = AnnotationPrefix + "max-restarts"
+	// AnnotationReadyTimeout is HealthGates.ReadyTimeout, a positive Go
+	// duration (DefaultReadyTimeout when absent).
+	AnnotationReadyTimeout = AnnotationPrefix + "ready-timeout"
+	// AnnotationOnFailure is Annotations.OnFailure: "pause" (the default)
+	// or "rollback".
+	AnnotationOnFailure = AnnotationPrefix + "on-failure"
+	// AnnotationRolledBackFrom is Annotations.RolledBackFrom, written by a
+	// controller when on-failure rolls a revision back: the revision hash
+	// it rolled back from.
+	AnnotationRolledBackFrom = AnnotationPrefix + "rolled-back-from"
 )
 
 // rolloutKeys are the keys, in the order errors and Format list them.
@@ -48,4 +84,7 @@ var rolloutKeys = []string{
 	AnnotationMaxUnavailable, AnnotationPartition, AnnotationScope, AnnotationPaused,
 	AnnotationOrderBy, AnnotationOrderValues, AnnotationDomain, AnnotationDomainMaxUnavailable,
 	AnnotationStrict, AnnotationWaveBake, AnnotationProgressDeadline,
+	AnnotationCanary, AnnotationPauseAfter, AnnotationApproved, AnnotationWindow,
+	AnnotationHealthGates, AnnotationMaxRestarts, AnnotationReadyTimeout,
+	AnnotationOnFailure, AnnotationRolledBackFrom,
 }
