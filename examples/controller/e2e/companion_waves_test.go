@@ -11,6 +11,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
@@ -203,10 +205,13 @@ func TestCompanionZoneWaves(t *testing.T) {
 	m := e.startMonitor(zoneWavesCheck("agent", oldHash, nodes, []string{"zone-b", "zone-a", "zone-c"}, 1, minReady, bake, obs))
 	start := time.Now()
 	e.setImage("agent", "example.invalid/agent:v2")
+	ks := e.recordKstatus("agent")
 	status := e.rolloutStatus("agent", "--timeout", "15m")
 	e.waitRolledOut("rollout to v2 complete", "agent", names(nodes), 12*time.Minute)
 	took := time.Since(start)
 	violations, events := m.stopAndFailOnViolations(t)
+	e.waitKstatus(ks, kstatus.CurrentStatus, 20*time.Second)
+	reportKstatus(t, ks, "zone-waves", kstatus.InProgressStatus, kstatus.CurrentStatus)
 
 	// dsplan rollout status saw it through.
 	if status.waitOrFail(t, 2*time.Minute, "the rollout's end") {

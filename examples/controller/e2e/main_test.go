@@ -8,7 +8,8 @@ import (
 
 // TestMain runs one control-plane component when the test binary was
 // started as one (see roleEnv); otherwise it runs the tests and prints the
-// side-by-side table, the scale table and the closing tally.
+// side-by-side table, the scale table, the closing tallies and the
+// companion scenarios' "kstatus: …" lines.
 func TestMain(m *testing.M) {
 	if code, ran := runRole(); ran {
 		os.Exit(code)
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) {
 	printFaults(os.Stdout)
 	fmt.Printf("e2e: %d passed, %d failed\n", passed, failed)
 	printRolloutTally(os.Stdout)
+	kstatusLines.print(os.Stdout)
 	printChartRBAC(os.Stdout)
 	resultsMu.Unlock()
 	os.Exit(code)

@@ -109,9 +109,17 @@ func runKwok() int {
 // kwokStages is kwok's own "fast" stage set, as its packages embed it: nodes
 // become Ready at once, pods become Running and Ready, and deleted pods go
 // away after their graceful deletion. A node whose kubelet a scenario
-// stopped (stopKubelet) is left as the scenario sets it.
+// stopped (stopKubelet) is left as the scenario sets it. Pods labelled to
+// fail (kwok_faults_test.go) fail as their label says: pod-ready spares
+// those whose image cannot be pulled, and those that crash do so after
+// pod-ready made them Ready; every other pod is as before.
 func kwokStages() string {
-	stages := []string{spareStoppedNodes(nodefast.DefaultNodeInit), podfast.DefaultPodReady, podfast.DefaultPodDelete}
+	stages := []string{
+		spareStoppedNodes(nodefast.DefaultNodeInit),
+		withSelectorRequirement(podfast.DefaultPodReady, labelAbsent(imagePullLabel)),
+		podfast.DefaultPodDelete,
+		podCrashStage, podImagePullStage, podImagePullBackOffStage,
+	}
 	for i, s := range stages {
 		stages[i] = strings.TrimSpace(s)
 	}
