@@ -126,7 +126,7 @@ func TestRolloutPolicyCanary(t *testing.T) {
 			canary: []string{"n02"}, waves: []string{"canary", "rest"}, heldWave: []string{"n03", "n04", "n05", "n06"},
 			wave: &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 1, Waiting: []string{"n02"}}},
 		{name: "partition keeps the last nodes after the canary, never the canary", nodes: 9, zoneOf: blocks, maxU: "100%",
-			pol: daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(3), Spread: zone}, Partition: pios("6")},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(3), Spread: zone}, Partition: pios("6")},
 			want:   []string{"delete n01", "delete n04", "delete n07"},
 			canary: []string{"n01", "n04", "n07"}, waves: []string{"canary", "rest"},
 			wave: &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 3, Waiting: []string{"n01", "n04", "n07"}}},
@@ -156,8 +156,8 @@ func TestRolloutPolicyCanary(t *testing.T) {
 				return []*corev1.Node{dt.Node("m1", dt.WithLabel(zone, "a"))},
 					[]*corev1.Pod{dt.Pod(ds, "agent-m1-v2", "m1", dt.CreatedAt(dt.Epoch), dt.NotReadyPod())}
 			},
-			pol:      daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(2)}, Waves: bake},
-			canary:   []string{"n01", "n02"}, waves: []string{"canary", "rest"},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(2)}, Waves: bake},
+			canary: []string{"n01", "n02"}, waves: []string{"canary", "rest"},
 			heldWave: []string{"n03", "n04", "n05", "n06"},
 			wave:     &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 2, Done: 2, BakeUntil: dt.Epoch.Add(5 * time.Minute)},
 			wait:     5 * time.Minute},
@@ -166,7 +166,7 @@ func TestRolloutPolicyCanary(t *testing.T) {
 			joined: func(ds *appsv1.DaemonSet) ([]*corev1.Node, []*corev1.Pod) {
 				return []*corev1.Node{dt.Node("m1", dt.WithLabel(zone, "a"))}, nil
 			},
-			pol:      daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(2)}, Waves: bake},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(2)}, Waves: bake},
 			want:   []string{"create m1"},
 			canary: []string{"n01", "n02"}, waves: []string{"canary", "rest"}},
 		{name: "canary larger than the desired nodes: all of them, one wave", nodes: 3, zoneOf: alternate, maxU: "100%",
