@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/deploy"
@@ -313,9 +314,13 @@ func TestCompanionProgressDeadline(t *testing.T) {
 		s.Containers[0].Image = "example.invalid/agent:v2"
 		s.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100000")}
 	})
+	ks := e.recordKstatus("agent")
 	e.eventually("blocked and paused at the deadline", time.Minute, func() (bool, string) {
 		return e.conditionsAre("agent", blockedAtDeadline)
 	})
+	// GitOps tools see the blocked rollout as failed (the Stalled
+	// condition beside the companion's own).
+	e.waitKstatus(ks, kstatus.FailedStatus, 20*time.Second)
 	blockedAfter := time.Since(start)
 	blocked := conditionOf(e.daemonSet("agent"), companion.ConditionBlocked)
 	if !strings.Contains(blocked.Message, "not becoming available on zone-a-000") {
@@ -346,6 +351,8 @@ func TestCompanionProgressDeadline(t *testing.T) {
 		s.Containers[0].Resources.Requests = nil
 	})
 	e.waitRolledOut("rollout to v3 complete", "agent", names(nodes), rolloutTimeout)
+	e.waitKstatus(ks, kstatus.CurrentStatus, 20*time.Second)
+	reportKstatus(t, ks, "progress-deadline", kstatus.InProgressStatus, kstatus.FailedStatus, kstatus.InProgressStatus, kstatus.CurrentStatus)
 	for _, c := range []conditionWant{
 		{companion.ConditionBlocked, corev1.ConditionFalse, companion.ReasonNotBlocked},
 		{companion.ConditionPaused, corev1.ConditionFalse, companion.ReasonNotPaused},

@@ -39,7 +39,25 @@
 // first, cold build takes several minutes on two cores, later ones come
 // from the build cache. kwok's stage configuration (nodes Ready, pods
 // Running and Ready, deletions completed) is the "fast" set kwok's own
-// packages embed.
+// packages embed, with stages of its own for pods that fail: a pod
+// labelled e2e.daemonplan.io/crash becomes Ready and then crash-loops
+// (CrashLoopBackOff, a restart, exit code 1), one labelled
+// e2e.daemonplan.io/image-pull waits in ErrImagePull, then
+// ImagePullBackOff, and never becomes Ready; a scenario puts the label in
+// the new revision's template only.
+//
+// The gate scenarios stop or hold a companion rollout beyond its plan:
+// TestCompanionCrashLoop and TestCompanionImagePull (a health gate stops
+// it on the new revision's first failing pod and it holds until a new
+// template), TestCompanionCanaryApproval (a canary, then nothing until
+// "kubectl dsplan rollout approve"), TestCompanionWindow (a maintenance
+// window closes mid-rollout and reopens: no deletion while closed) and
+// TestCompanionRollback (on-failure rollback writes the old template back
+// and every node ends on it). Each compares the preview of kubectl dsplan
+// simulate with what happened, and computes the DaemonSet's status as
+// GitOps tools do, with cli-utils' kstatus, on every watch event: each
+// prints "kstatus: SCENARIO saw STATUS[, STATUS…]" at the end, as
+// TestCompanionZoneWaves and TestCompanionProgressDeadline do.
 //
 // The package has no non-test code; run it with
 //

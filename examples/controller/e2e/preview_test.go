@@ -76,6 +76,8 @@ type preview struct {
 		Annotations map[string]string `json:"annotations"`
 		Strategy    string            `json:"strategy"`
 	} `json:"rollout"`
+	// raw is the DaemonSet's whole JSON object.
+	raw string
 }
 
 // previewRollout runs "dsplan simulate -o json" in live mode for the
@@ -89,9 +91,14 @@ func (c *cluster) previewRollout(name string, args ...string) preview {
 		c.t.Fatalf("dsplan %s: exit %d\n%s%s", strings.Join(full, " "), code, out, errOut)
 	}
 	var got []preview
+	var raw []json.RawMessage
 	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 1 {
 		c.t.Fatalf("dsplan %s: %v (%d DaemonSets)\n%s", strings.Join(full, " "), err, len(got), out)
 	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		c.t.Fatalf("dsplan %s: %v\n%s", strings.Join(full, " "), err, out)
+	}
+	got[0].raw = string(raw[0])
 	return got[0]
 }
 
