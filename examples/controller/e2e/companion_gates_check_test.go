@@ -8,12 +8,13 @@ import (
 )
 
 // TestWorkloadBudgetCheck covers the bound the gate scenarios evaluate on
-// every pod event; it needs no cluster: a node whose new pod fails by
-// itself widens the budget by one, a node the controller took down does
-// not.
+// every pod event; it needs no cluster. A node whose pod failed by itself
+// does not count against the budget until it runs an available pod again
+// (also while its failed pod is deleted and replaced); a node the
+// controller took down does.
 func TestWorkloadBudgetCheck(t *testing.T) {
-	crashed := func(name, node string) *corev1.Pod {
-		p := testPod(name, node, false, false)
+	crashed := func(name, node string, deleting bool) *corev1.Pod {
+		p := testPod(name, node, false, deleting)
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "agent", RestartCount: 1,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}}
 		return p
@@ -31,21 +32,24 @@ func TestWorkloadBudgetCheck(t *testing.T) {
 		}
 		return m
 	}
-	desired := []string{"a", "b", "c"}
-	for _, tc := range []struct {
+	// One check, its steps in order: it keeps which nodes are broken.
+	check := workloadBudgetCheck("agent", []string{"a", "b", "c"}, 1)
+	for _, s := range []struct {
 		name string
 		pods map[string]*corev1.Pod
 		want string // substring of the violation; "" for none
 	}{
 		{name: "one taken down", pods: state(testPod("a1", "a", true, false), testPod("b1", "b", true, false))},
-		{name: "one crashed, one taken down", pods: state(crashed("a2", "a"), testPod("c1", "c", true, false))},
-		{name: "one creating, one taken down", pods: state(creating("a2", "a"), testPod("c1", "c", true, false)),
-			want: "2 desired nodes without an available pod, budget 1"},
-		{name: "two taken down", pods: state(testPod("c1", "c", true, false)), want: "2 desired nodes without an available pod, budget 1"},
+		{name: "a's new pod crashed, b taken down", pods: state(crashed("a2", "a", false), testPod("c1", "c", true, false))},
+		{name: "a's crashed pod deleted, b's new pod creating", pods: state(crashed("a2", "a", true), creating("b2", "b"), testPod("c1", "c", true, false))},
+		{name: "a's crashed pod gone, its new pod creating", pods: state(creating("a3", "a"), creating("b2", "b"), testPod("c1", "c", true, false))},
+		{name: "a available again", pods: state(testPod("a3", "a", true, false), testPod("b2", "b", true, false), testPod("c1", "c", true, false))},
+		{name: "a and c taken down", pods: state(creating("a4", "a"), testPod("b2", "b", true, false)),
+			want: "2 desired nodes without an available pod besides 0 the new revision broke, budget 1"},
 	} {
-		got := workloadBudgetCheck("agent", desired, 1)(tc.pods)
-		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-			t.Errorf("%s: check = %q, want %q", tc.name, got, tc.want)
+		got := check(s.pods)
+		if (s.want == "") != (got == "") || !strings.Contains(got, s.want) {
+			t.Errorf("%s: check = %q, want %q", s.name, got, s.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -64,22 +65,53 @@ func failingPod(p *corev1.Pod) bool {
 }
 
 // workloadBudgetCheck is budgetCheck for a rollout whose new revision
-// fails: a node whose pod fails by itself (failingPod) after the
-// controller replaced it is a node the new revision broke, not one the
-// controller took down beyond its budget (a pod that crashes after it
-// became available was counted available when the controller decided),
-// so each such node widens the bound by one. What the controller itself
-// takes down is bounded by maxUnavailable on every pod event; the
-// health gates are what keeps the failing nodes few.
+// fails. A node is broken by the workload from the moment a pod on it
+// fails by itself (failingPod; a pod that crashes after it became
+// available was counted available when the controller decided) until the
+// node runs an available pod again: replacing its failed pod takes
+// nothing more down (upstream deletes an unavailable old pod outside the
+// budget too). The nodes without an available pod that are not broken
+// are what the controller took down: at most maxUnavailable on every pod
+// event, and at most one pod per node. The health gates are what keeps
+// the broken nodes few. The function keeps state and serves one monitor.
 func workloadBudgetCheck(app string, desired []string, maxUnavailable int) func(map[string]*corev1.Pod) string {
+	broken := map[string]bool{}
+	want := nodeSet(desired)
 	return func(pods map[string]*corev1.Pod) string {
-		failing := 0
+		avail := map[string]bool{}
+		count := map[string]int{}
 		for _, p := range pods {
-			if p.Labels["app"] == app && p.DeletionTimestamp == nil && failingPod(p) {
-				failing++
+			if p.Labels["app"] != app {
+				continue
+			}
+			count[p.Spec.NodeName]++
+			if available(p) {
+				avail[p.Spec.NodeName] = true
+			}
+			if failingPod(p) {
+				broken[p.Spec.NodeName] = true
 			}
 		}
-		return budgetCheck(app, desired, maxUnavailable+failing, 1)(pods)
+		takenDown, brokenDown := 0, 0
+		for n := range want {
+			switch {
+			case avail[n]:
+				delete(broken, n)
+			case broken[n]:
+				brokenDown++
+			default:
+				takenDown++
+			}
+		}
+		if takenDown > maxUnavailable {
+			return fmt.Sprintf("%d desired nodes without an available pod besides %d the new revision broke, budget %d", takenDown, brokenDown, maxUnavailable)
+		}
+		for n, k := range count {
+			if n != "" && k > 1 {
+				return fmt.Sprintf("node %s has %d pods, at most 1 allowed", n, k)
+			}
+		}
+		return ""
 	}
 }
 
@@ -407,7 +439,7 @@ func TestCompanionCanaryApproval(t *testing.T) {
 	if s := ks.now(); s != kstatus.InProgressStatus {
 		t.Errorf("kstatus while waiting for approval: %s, want %s", s, kstatus.InProgressStatus)
 	}
-	comparePreviewCanary(t, e, "canary-approval", pv, canaryNodes)
+	comparePreviewCanary(t, "canary-approval", pv, canaryNodes)
 
 	code, out, errOut := e.dsplan("rollout", "approve", testNamespace+"/agent")
 	if code != 0 {
@@ -498,7 +530,7 @@ func TestCompanionWindow(t *testing.T) {
 	if before == 0 || after == 0 {
 		t.Errorf("the window did not close mid-rollout: %d nodes started before %s, %d after %s", before, clock(closeAt), after, clock(reopenAt))
 	}
-	comparePreviewWindow(t, e, "window", pv, closeAt, reopenAt)
+	comparePreviewWindow(t, "window", pv, reopenAt, msg)
 	t.Logf("companion-window: window %q: %d nodes started before the close, none while closed (%q), %d after the reopening; completed %s after the change; %d pod events checked",
 		window, before, msg, after, took.Round(100*time.Millisecond), events)
 }
@@ -563,8 +595,8 @@ func TestCompanionRollback(t *testing.T) {
 // stopped with what happened: before the change, pv planned the first wave
 // (zone-a), where every node the rollout started must be; once stopped,
 // a preview of the live cluster, whose pods now show the failure, must
-// stop at the same gate (the signal and a failing pod named). It logs
-// "preview: …" lines.
+// stop at once at the same gate: the signal on exactly the failing pods.
+// It logs "preview: …" lines.
 func comparePreviewGate(t *testing.T, e *companionEnv, name string, pv preview, started []string, signal progressive.Signal, failing map[string]string) {
 	t.Helper()
 	if len(pv.PlannedWaves) == 0 {
@@ -583,46 +615,71 @@ func comparePreviewGate(t *testing.T, e *companionEnv, name string, pv preview, 
 		t.Errorf("%s: nodes %q started, the preview's first wave is %q", name, started, first.Nodes)
 	}
 	now := e.previewRollout("agent", "--grace", "1s")
-	namedPod := ""
-	for pod := range failing {
-		if strings.Contains(now.raw, pod) {
-			namedPod = pod
+	if now.Outcome != "Blocked" || now.Gates == nil || now.Gates.Stop == nil {
+		t.Errorf("%s: the preview of the stopped rollout does not stop at a gate: %s", name, now.raw)
+		return
+	}
+	predicted := map[string]string{}
+	var wrong []string
+	for _, s := range now.Gates.Stop.Signals {
+		predicted[s.Pod] = s.Node
+		if s.Signal != string(signal) {
+			wrong = append(wrong, fmt.Sprintf("%s on %s: %s", s.Pod, s.Node, s.Signal))
 		}
 	}
-	t.Logf("%s: preview of the stopped rollout: %s %s (names the signal %t, a failing pod %q)", name, now.Outcome, now.Reason, strings.Contains(now.raw, string(signal)), namedPod)
-	if now.Outcome != "Blocked" || !strings.Contains(now.raw, string(signal)) || namedPod == "" {
-		t.Errorf("%s: the preview of the stopped rollout does not stop at the gate %s on %v: %s", name, signal, failing, now.raw)
+	t.Logf("%s: preview of the stopped rollout: %s, %s: %s on %v; failing now: %v", name, now.Outcome, now.Gates.Stop.Cause, signal, predicted, failing)
+	if len(wrong) > 0 {
+		t.Errorf("%s: the preview's gate fires on other signals than %s: %s", name, signal, strings.Join(wrong, "; "))
+	}
+	if !maps.Equal(predicted, failing) {
+		t.Errorf("%s: the preview's gate names pods %v, the failing pods are %v", name, predicted, failing)
 	}
 }
 
 // comparePreviewCanary compares the canary and approval point pv
-// predicted with what happened: the canary wave's nodes are the ones
-// updated before the approval, and the preview shows the approval point
-// after it.
-func comparePreviewCanary(t *testing.T, e *companionEnv, name string, pv preview, canary []string) {
+// predicted with what happened: the canary's nodes are the ones updated
+// before the approval, and the preview's first wait is the approval after
+// the canary.
+func comparePreviewCanary(t *testing.T, name string, pv preview, canary []string) {
 	t.Helper()
-	if len(pv.PlannedWaves) == 0 || pv.PlannedWaves[0].Name != "canary" {
-		t.Errorf("%s: the preview's first wave is not the canary: %s", name, pv.raw)
+	if pv.Gates == nil || pv.Gates.Canary == nil {
+		t.Errorf("%s: the preview shows no canary: %s", name, pv.raw)
 		return
 	}
-	want := slices.Sorted(slices.Values(pv.PlannedWaves[0].Nodes))
+	want := slices.Sorted(slices.Values(pv.Gates.Canary.Nodes))
 	got := slices.Sorted(slices.Values(canary))
-	t.Logf("%s: preview: canary %q, observed %q; approval point shown %t", name, want, got, strings.Contains(pv.raw, string(progressive.HoldApproval)))
+	var waits []string
+	for _, w := range pv.Gates.Waits {
+		waits = append(waits, w.Cause+" "+w.Wave)
+	}
+	t.Logf("%s: preview: canary %q, observed %q; waits %q", name, want, got, waits)
 	if !slices.Equal(want, got) {
 		t.Errorf("%s: the preview's canary %q, the rollout's %q", name, want, got)
 	}
-	if !strings.Contains(pv.raw, string(progressive.HoldApproval)) {
-		t.Errorf("%s: the preview shows no approval point: %s", name, pv.raw)
+	if len(pv.Gates.Waits) == 0 || pv.Gates.Waits[0].Cause != string(progressive.HoldApproval) || pv.Gates.Waits[0].Wave != "canary" {
+		t.Errorf("%s: the preview's waits %q do not start with the approval after the canary", name, waits)
 	}
 }
 
 // comparePreviewWindow compares the closed window pv predicted with the
-// one the rollout waited out: the preview shows it, until the reopening.
-func comparePreviewWindow(t *testing.T, e *companionEnv, name string, pv preview, closeAt, reopenAt time.Time) {
+// one the rollout waited out: the preview waits for the window that
+// opens at reopenAt, which the companion named as the next opening.
+func comparePreviewWindow(t *testing.T, name string, pv preview, reopenAt time.Time, observedMessage string) {
 	t.Helper()
-	until := reopenAt.Format(time.RFC3339)
-	t.Logf("%s: preview: outside-window wait shown %t, until %s shown %t", name, strings.Contains(pv.raw, string(progressive.HoldWindow)), until, strings.Contains(pv.raw, until))
-	if !strings.Contains(pv.raw, string(progressive.HoldWindow)) {
-		t.Errorf("%s: the preview shows no closed window (%s-%s): %s", name, closeAt.Format(time.TimeOnly), reopenAt.Format(time.TimeOnly), pv.raw)
+	until := reopenAt.UTC().Format(time.RFC3339)
+	var waits []string
+	found := false
+	if pv.Gates != nil {
+		for _, w := range pv.Gates.Waits {
+			waits = append(waits, fmt.Sprintf("%s until %s for %s", w.Cause, w.Until, w.For))
+			found = found || w.Cause == string(progressive.HoldWindow) && w.Until == until
+		}
+	}
+	t.Logf("%s: preview: waits %q; the companion: %q", name, waits, observedMessage)
+	if !found {
+		t.Errorf("%s: the preview does not wait for the window opening at %s: %s", name, until, pv.raw)
+	}
+	if !strings.Contains(observedMessage, until) {
+		t.Errorf("%s: the companion's message %q does not name the opening %s", name, observedMessage, until)
 	}
 }

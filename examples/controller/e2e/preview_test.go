@@ -76,18 +76,41 @@ type preview struct {
 		Annotations map[string]string `json:"annotations"`
 		Strategy    string            `json:"strategy"`
 	} `json:"rollout"`
+	// Gates are what the run made of the canary, approval points, windows
+	// and health gates.
+	Gates *struct {
+		Canary *struct {
+			Nodes []string `json:"nodes"`
+		} `json:"canary"`
+		PauseAfter []string `json:"pauseAfter"`
+		Waits      []struct {
+			Cause string `json:"cause"`
+			Wave  string `json:"wave"`
+			Until string `json:"until"`
+			For   string `json:"for"`
+		} `json:"waits"`
+		Stop *struct {
+			Cause   string `json:"cause"`
+			Signals []struct {
+				Pod    string `json:"pod"`
+				Node   string `json:"node"`
+				Signal string `json:"signal"`
+			} `json:"signals"`
+		} `json:"stop"`
+	} `json:"gates"`
 	// raw is the DaemonSet's whole JSON object.
 	raw string
 }
 
 // previewRollout runs "dsplan simulate -o json" in live mode for the
 // DaemonSet with args (the template change to preview) and returns its
-// preview.
+// preview. Exit code 3, a run that ended Blocked (the cluster's trouble
+// or a health gate), prints its preview too.
 func (c *cluster) previewRollout(name string, args ...string) preview {
 	c.t.Helper()
 	full := append([]string{"simulate", "-o", "json", "--daemonset", testNamespace + "/" + name}, args...)
 	code, out, errOut := c.dsplan(full...)
-	if code != 0 {
+	if code != 0 && code != 3 {
 		c.t.Fatalf("dsplan %s: exit %d\n%s%s", strings.Join(full, " "), code, out, errOut)
 	}
 	var got []preview
