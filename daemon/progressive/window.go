@@ -1,6 +1,7 @@
 package progressive
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -121,7 +122,7 @@ func (w Window) format(b *strings.Builder) {
 func (w Window) check() error {
 	switch {
 	case w.Days == [7]bool{}:
-		return fmt.Errorf("no day")
+		return errors.New("no day")
 	case w.Start < 0 || w.Start >= 24*time.Hour || w.Start%time.Second != 0:
 		return fmt.Errorf("start %v is not a whole second from 00:00 to 23:59:59", w.Start)
 	case w.End < 0 || w.End > 24*time.Hour || w.End%time.Second != 0:
@@ -133,7 +134,7 @@ func (w Window) check() error {
 		formatClock(&b, w.End)
 		return fmt.Errorf("empty window %s; for all day write 00:00-24:00", b.String())
 	case w.Zone == "":
-		return fmt.Errorf(`no zone (write UTC)`)
+		return errors.New("no zone (write UTC)")
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func parseWindow(s string) (Window, error) {
 	f := strings.Fields(s)
 	switch len(f) {
 	case 0:
-		return Window{}, fmt.Errorf(`empty: remove the extra ";"`)
+		return Window{}, errors.New(`empty: remove the extra ";"`)
 	case 1:
 		if strings.Contains(f[0], ":") {
 			return Window{}, fmt.Errorf("no days before %q: want %s", f[0], windowSyntax)
@@ -228,7 +228,7 @@ func digits(s string, lo, hi int) bool {
 func parseZone(s string) (string, error) {
 	switch {
 	case s == "Local":
-		return "", fmt.Errorf(`zone "Local" is the machine's zone: name one, such as Europe/Amsterdam or UTC`)
+		return "", errors.New(`zone "Local" is the machine's zone: name one, such as Europe/Amsterdam or UTC`)
 	case s != "UTC" && strings.EqualFold(s, "UTC"):
 		return "", fmt.Errorf("zone %q: did you mean UTC?", s)
 	}
