@@ -193,7 +193,7 @@ func approvalPoints(pauseAfter, waves []string, label string) []string {
 // that holds it, or its judgement, and whether it is paused.
 func doing(a assessment) string {
 	if a.hold.Held() {
-		return holdText(a.hold, "", "")
+		return cli.HoldText(a.hold, "", "")
 	}
 	return a.judged.Reason.String()
 }

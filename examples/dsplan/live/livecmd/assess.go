@@ -2,7 +2,6 @@ package livecmd
 
 import (
 	"fmt"
-	"strings"
 	"time"
 	// The image kubectl-dsplan may run in has no zoneinfo; the windows'
 	// time zones come from the binary then.
@@ -53,58 +52,4 @@ func assess(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revs
 		return assessment{}, fmt.Errorf("daemonset %s: %w", key, err)
 	}
 	return a, nil
-}
-
-// holdText says what holds the rollout of the DaemonSet key, "" when
-// nothing does; program names the command that approves ("kubectl
-// dsplan").
-func holdText(h progressive.Hold, program, key string) string {
-	switch h.Cause {
-	case progressive.HoldNone:
-		return ""
-	case progressive.HoldApproval:
-		return fmt.Sprintf("waiting for approval after wave %s (%s rollout approve %s)", h.Wave, program, key)
-	case progressive.HoldWindow:
-		return "outside the maintenance windows until " + h.Until.UTC().Format(time.RFC3339)
-	case progressive.HoldHealthGate:
-		return "health gate failed: " + signalsText(h.Signals)
-	}
-	return string(h.Cause)
-}
-
-// maxSignals is the most failing pods a line names.
-const maxSignals = 5
-
-// signalsText names the failing pods: "pod agent-x on node a-1:
-// CrashLoopBackOff (container agent: back-off 5m0s)", the first
-// maxSignals of them.
-func signalsText(signals []progressive.PodSignal) string {
-	parts := make([]string, 0, min(len(signals), maxSignals)+1)
-	for i, s := range signals {
-		if i == maxSignals {
-			parts = append(parts, fmt.Sprintf("and %d more", len(signals)-maxSignals))
-			break
-		}
-		parts = append(parts, signalText(s))
-	}
-	if len(parts) == 0 {
-		return "no pod named"
-	}
-	return strings.Join(parts, "; ")
-}
-
-// signalText is one failing pod in words.
-func signalText(s progressive.PodSignal) string {
-	out := fmt.Sprintf("pod %s on node %s: %s", s.Pod, s.Node, s.Signal)
-	var detail []string
-	if s.Container != "" {
-		detail = append(detail, "container "+s.Container)
-	}
-	if s.Detail != "" {
-		detail = append(detail, s.Detail)
-	}
-	if len(detail) > 0 {
-		out += " (" + strings.Join(detail, ": ") + ")"
-	}
-	return out
 }

@@ -328,7 +328,7 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 	if !j.Complete && hold.Held() {
 		// What the plan would do next does not happen while a gate holds
 		// the rollout: say the gate instead.
-		line = progressLine(j, r.Policy.Order.Label, holdText(hold, w.program, key))
+		line = progressLine(j, r.Policy.Order.Label, cli.HoldText(hold, w.program, key))
 	}
 	if line != w.last {
 		fmt.Fprintf(w.out, "[%6s] %s\n", w.since(), line)
@@ -347,11 +347,11 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 		// A controller that reports conditions decides (its RolloutBlocked
 		// condition, above); without one, the gate itself.
 		if !reports {
-			return statusBlocked, fmt.Sprintf("daemonset %s: blocked: %s", key, holdText(hold, w.program, key)), true
+			return statusBlocked, fmt.Sprintf("daemonset %s: blocked: %s", key, cli.HoldText(hold, w.program, key)), true
 		}
 	case progressive.HoldApproval:
 		// A person must act: exit at once, so that a pipeline can approve.
-		return statusWaiting, fmt.Sprintf("daemonset %s: %s", key, holdText(hold, w.program, key)), true
+		return statusWaiting, fmt.Sprintf("daemonset %s: %s", key, cli.HoldText(hold, w.program, key)), true
 	}
 	deadline := w.deadline
 	if deadline == 0 && r.Annotations != nil && !reports {
