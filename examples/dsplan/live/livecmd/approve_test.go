@@ -50,7 +50,7 @@ func TestDecideApproval(t *testing.T) {
 		{name: "not waiting: says what the rollout does", a: rolloutAt(progressive.Hold{}, nil, "canary"),
 			wantErr: "nothing to approve: daemonset kube-system/agent does not wait for approval: wave zone=b: 0/2 updated and available; waiting for b-1, b-2"},
 		{name: "held by a health gate: says so",
-			a: rolloutAt(progressive.Hold{Cause: progressive.HoldHealthGate, Signals: []progressive.PodSignal{{Pod: "agent-x", Node: "a-1", Signal: progressive.SignalCrashLoop, Container: "agent"}}}, nil, "canary"),
+			a:       rolloutAt(progressive.Hold{Cause: progressive.HoldHealthGate, Signals: []progressive.PodSignal{{Pod: "agent-x", Node: "a-1", Signal: progressive.SignalCrashLoop, Container: "agent"}}}, nil, "canary"),
 			wantErr: "nothing to approve: daemonset kube-system/agent does not wait for approval: health gate failed: pod agent-x on node a-1: CrashLoopBackOff (container agent)"},
 		{name: "outside the windows: says until when",
 			a:       rolloutAt(progressive.Hold{Cause: progressive.HoldWindow, Until: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}, nil, "canary"),

@@ -141,7 +141,7 @@ func TestUndo(t *testing.T) {
 		{name: "not found", args: []string{"rollout", "undo", "default/nope"}, code: 1,
 			want: "daemonset default/nope not found (context prod)", wantImage: "registry.example/agent:v3"},
 		{name: "changed meanwhile: a conflict, nothing written", args: []string{"rollout", "undo", "default/agent"}, conflict: true, code: 1,
-			want: "daemonset default/agent changed while rolling back (it was at resourceVersion 7); nothing was written: run the command again",
+			want:      "daemonset default/agent changed while rolling back (it was at resourceVersion 7); nothing was written: run the command again",
 			wantImage: "registry.example/agent:v3", wantPatch: true},
 	}
 	for _, tt := range tests {
