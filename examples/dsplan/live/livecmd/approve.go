@@ -59,7 +59,10 @@ func approveCommand(lf *liveFlags, stdout io.Writer, program string, conn connec
 		},
 	}
 	c.Flags().StringVar(&wave, "wave", "", "approve up to `WAVE`, an approval point at or after the one the rollout waits at (default: that one)")
-	return withExitCodes(c, fmt.Sprintf(writeExitCodes, "its rollout waits for no approval\n     (or --wave names no approval point ahead), its annotations are invalid"))
+	return withExitCodes(c, writeExitCodes("approved",
+		"the DaemonSet is not found, or its rollout annotations are invalid; its\n"+
+			"     rollout waits for no approval, or --wave names no approval point at or\n"+
+			"     after the one it waits at;"))
 }
 
 // runApprove is "rollout approve NS/NAME": it reads the DaemonSet and

@@ -125,7 +125,7 @@ func TestRun(t *testing.T) {
 		{name: "rollout status help names the approval exit code", args: []string{"rollout", "status", "-h"}, want: "6  waiting for approval after a wave"},
 		{name: "rollout status help names the program", args: []string{"rollout", "status", "-h"}, want: "(exit 6 at once, naming the\n    wave and the command that approves: dsplan rollout approve"},
 		{name: "rollout approve help", args: []string{"rollout", "approve", "-h"}, want: "--wave WAVE"},
-		{name: "rollout undo help says the order", args: []string{"rollout", "undo", "-h"}, want: "The waves go in the\npolicy's order, not reversed"},
+		{name: "rollout undo help says the order", args: []string{"rollout", "undo", "-h"}, want: "The waves go in the policy's order, not\nreversed"},
 		{name: "rollout undo help says the GitOps fight", args: []string{"rollout", "undo", "-h"}, want: "Pause its sync of the DaemonSet first, or roll back in git"},
 		{name: "rollout resume help", args: []string{"rollout", "resume", "-h"}, want: `"false" is removed`},
 		{name: "rollout approve without a name", args: []string{"rollout", "approve"}, code: 2, want: "want one NAMESPACE/NAME, got 0"},

@@ -49,7 +49,7 @@ func resumeCommand(lf *liveFlags, stdout io.Writer, program string, conn connect
 			return runResume(pos, lf, stdout, conn)
 		},
 	}
-	return withExitCodes(c, fmt.Sprintf(writeExitCodes, "its rollout is not paused"))
+	return withExitCodes(c, writeExitCodes("resumed", "the DaemonSet is not found, or its rollout is not paused;"))
 }
 
 // runResume is "rollout resume NS/NAME".

@@ -38,13 +38,16 @@ func rolloutCommand(lf *liveFlags, stdout io.Writer, program string, conn connec
 	return rollout
 }
 
-// The exit codes of approve, undo and resume, after dsplan's 0, 1 and 2.
-const writeExitCodes = `Exit codes:
-  0  done (or, for undo, nothing to do: the template already matches)
-  1  the DaemonSet is not found, %s, the DaemonSet changed
-     while the command ran (run it again), or the cluster cannot be reached
-  2  usage: a missing or malformed NAMESPACE/NAME, a bad flag
-`
+// writeExitCodes are the exit codes of approve, undo and resume: done
+// and failed say their 0 and the first lines of their 1.
+func writeExitCodes(done, failed string) string {
+	return "Exit codes:\n" +
+		"  0  " + done + "\n" +
+		"  1  " + failed + "\n" +
+		"     the DaemonSet changed while the command ran (nothing was written: run\n" +
+		"     it again); the cluster cannot be reached\n" +
+		"  2  usage: a missing or malformed NAMESPACE/NAME, a bad flag\n"
+}
 
 // withExitCodes sets c's usage to end with its exit codes.
 func withExitCodes(c *cobra.Command, codes string) *cobra.Command {

@@ -30,15 +30,17 @@ revision the current template matches. --to-revision picks another (the
 numbers kubectl rollout history daemonset lists). A template that already
 matches the chosen revision is left alone.
 
-What follows is a rollout like any other: kube-controller-manager
-recreates pods at the restored template (kube-controller-manager reuses
-the old revision under a new number), and the companion rolls it out under
-the same policy: budgets, domain budget, waves, bake, canary, approval
-points, maintenance windows and health gates all apply. The waves go in the
-policy's order, not reversed: the first waves are the nodes that run the
-bad revision, so they are fixed first, and the order is the team's risk
-order. The rollout.daemonplan.io/approved annotation of the bad revision
-does not carry over to the restored one.
+What follows is a rollout like any other. The restored template is the old
+revision again (kube-controller-manager renumbers it): nodes the bad
+revision never reached run it already and are left alone; the others are
+replaced under the same policy (for an OnDelete DaemonSet, the companion
+deletes their pods and kube-controller-manager recreates them): budgets,
+domain budget, waves, bake, canary, approval points, maintenance windows
+and health gates all apply. The waves go in the policy's order, not
+reversed: the first waves are the nodes that run the bad revision, so they
+are fixed first, and the order is the team's risk order. An approval
+(rollout.daemonplan.io/approved) names the bad revision and does not carry
+over to the restored one.
 
 A GitOps tool (Argo CD, Flux) re-applies the template it owns: it will
 undo the undo. Pause its sync of the DaemonSet first, or roll back in git
@@ -74,7 +76,9 @@ func undoCommand(lf *liveFlags, stdout io.Writer, program string, conn connector
 	}
 	c.Flags().Int64Var(&uf.toRevision, "to-revision", 0, "the `REVISION` to roll back to (default 0: the previous one)")
 	c.Flags().BoolVar(&uf.dryRun, "dry-run", false, "change nothing: list the template fields the rollback would change")
-	return withExitCodes(c, fmt.Sprintf(writeExitCodes, "it has no such revision (or no\n     previous one), a revision's data does not decode"))
+	return withExitCodes(c, writeExitCodes("rolled back (or nothing to do: the template matches the revision)",
+		"the DaemonSet is not found, or has no such revision (or no previous one);\n"+
+			"     the revision's data does not decode;"))
 }
 
 // runUndo is "rollout undo NS/NAME".
