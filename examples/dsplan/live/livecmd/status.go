@@ -90,15 +90,14 @@ It stops early when the rollout cannot complete by itself:
     wave and the command that approves: kubectl dsplan rollout approve
     NAMESPACE/NAME), so that a pipeline can approve and run status again;
   - no node became updated and available for the progress deadline, as
-    measured here from the start of the command or the last node to become
-    available, whichever is later (exit 4, with the unavailable nodes and
-    their causes). The deadline is --progress-deadline, or the
+    measured here from the start of the command, the last node to become
+    available or the end of a pause or a hold, whichever is latest (exit 4,
+    with the unavailable nodes and their causes). The deadline is --progress-deadline, or the
     progress-deadline annotation when no controller reports the rollout's
     conditions (when one does, its RolloutBlocked condition decides).
 A paused rollout (the paused annotation), and one outside its maintenance
 windows ("outside the maintenance windows until ..."; a window reopens by
-itself), are waited for, and said so; the progress deadline counts from when
-the pause or the window ends.
+itself), are waited for, and said so.
 `
 
 const statusExample = `  # a Helm post-upgrade hook's command
