@@ -78,9 +78,9 @@ func gateOn(h progressive.Hold, node, program, key string) *explainGateJSON {
 		for _, s := range h.Signals {
 			if s.Node == node {
 				out.Signal = &explainSignalJSON{Pod: s.Pod, Signal: string(s.Signal), Container: s.Container, Detail: s.Detail}
-				out.Message = fmt.Sprintf("health gate failed: its new pod %s: %s", s.Pod, signalWords(s))
+				out.Message = "health gate failed here: " + s.String()
 				if others := len(h.Signals) - 1; others > 0 {
-					out.Message += fmt.Sprintf(" (and %d more pods on other nodes)", others)
+					out.Message += fmt.Sprintf("; and %d more elsewhere", others)
 				}
 				break
 			}

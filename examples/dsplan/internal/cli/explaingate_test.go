@@ -1,12 +1,21 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
 
 func TestGateOn(t *testing.T) {
@@ -22,10 +31,10 @@ func TestGateOn(t *testing.T) {
 		{name: "nothing holds", node: "a-1"},
 		{name: "the node's own new pod fails", hold: progressive.Hold{Cause: progressive.HoldHealthGate, Signals: []progressive.PodSignal{crash, pull}}, node: "a-1",
 			want: &explainGateJSON{Cause: "HealthGateFailed", Signal: &explainSignalJSON{Pod: "agent-a", Signal: "CrashLoopBackOff", Container: "agent", Detail: "back-off 40s"},
-				Message: "health gate failed: its new pod agent-a: CrashLoopBackOff (container agent: back-off 40s) (and 1 more pods on other nodes)"}},
+				Message: "health gate failed here: CrashLoopBackOff on pod agent-a (node a-1, container agent: back-off 40s); and 1 more elsewhere"}},
 		{name: "the new revision fails elsewhere", hold: progressive.Hold{Cause: progressive.HoldHealthGate, Signals: []progressive.PodSignal{crash, pull}}, node: "c-1",
 			want: &explainGateJSON{Cause: "HealthGateFailed",
-				Message: "health gate failed: pod agent-a on node a-1: CrashLoopBackOff (container agent: back-off 40s); pod agent-b on node b-1: ImagePullError (container agent)"}},
+				Message: "health gate failed: CrashLoopBackOff on pod agent-a (node a-1, container agent: back-off 40s), ImagePullError on pod agent-b (node b-1, container agent)"}},
 		{name: "an approval point", hold: progressive.Hold{Cause: progressive.HoldApproval, Wave: "zone=a"}, node: "b-1",
 			want: &explainGateJSON{Cause: "WaitingForApproval", Wave: "zone=a", Message: "waiting for approval after wave zone=a (kubectl dsplan rollout approve kube-system/agent)"}},
 		{name: "the windows are closed", hold: progressive.Hold{Cause: progressive.HoldWindow, Until: opens.In(time.FixedZone("CET", 3600))}, node: "b-1",
@@ -37,5 +46,61 @@ func TestGateOn(t *testing.T) {
 				t.Errorf("gateOn (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestExplainGate runs explain on a capture whose rollout waits for
+// approval after wave zone=a, on a node of zone b: the gate is named, in
+// text and JSON, and the rolling delete is said to wait for it.
+func TestExplainGate(t *testing.T) {
+	ds := daemontest.DaemonSet("agent", daemontest.OnDelete(), daemontest.WithImage("agent:v2"))
+	ds.Annotations = map[string]string{progressive.AnnotationOrderBy: "zone", progressive.AnnotationPauseAfter: "a"}
+	s := &snapshot.Snapshot{
+		DaemonSets: []*appsv1.DaemonSet{ds},
+		Nodes: []*corev1.Node{
+			daemontest.Node("a-1", daemontest.WithLabel("zone", "a")),
+			daemontest.Node("b-1", daemontest.WithLabel("zone", "b")),
+		},
+		Pods: []*corev1.Pod{
+			daemontest.Pod(ds, "agent-a-1", "a-1"),
+			daemontest.Pod(ds, "agent-b-1", "b-1", daemontest.WithHash("old")),
+		},
+		Revisions: []*appsv1.ControllerRevision{daemontest.Revision(ds, 2)},
+	}
+	data, err := s.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "capture.yaml")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := daemontest.Epoch.Format(time.RFC3339)
+	var out bytes.Buffer
+	if code := Run([]string{"explain", "b-1", "-f", file, "--now", now}, nil, &out, &out, Options{}); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	for _, want := range []string{
+		"held by a gate: waiting for approval after wave zone=a (dsplan rollout approve default/agent)",
+		"not while the gate holds the rollout",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("explain does not say %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := Run([]string{"explain", "b-1", "-f", file, "--now", now, "-o", "json"}, nil, &out, &out, Options{}); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	var doc explainJSON
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.DaemonSets) != 1 || doc.DaemonSets[0].Standing == nil {
+		t.Fatalf("no standing:\n%s", out.String())
+	}
+	want := &explainGateJSON{Cause: "WaitingForApproval", Wave: "zone=a", Message: "waiting for approval after wave zone=a (dsplan rollout approve default/agent)"}
+	if diff := cmp.Diff(want, doc.DaemonSets[0].Standing.Gate); diff != "" {
+		t.Errorf("standing.gate (-want +got):\n%s", diff)
 	}
 }

@@ -172,18 +172,20 @@ func decideApproval(a assessment, key, wave string) (approvalDecision, error) {
 }
 
 // approvalPoints are the waves, of waves in rollout order, after which a
-// rollout waits for approval under pauseAfter (Gates.PauseAfter):
-// "every-wave" makes every wave but the last one a point, "canary" the
-// canary wave, and a value of the order label its wave.
+// rollout waits for approval under pauseAfter (Gates.PauseAfter): any wave
+// but the last (nothing follows it) that "every-wave" names, that
+// "canary" names (the canary wave) or that a value of the order label
+// names (its wave).
 //
-// It reads pause-after as Gates.Hold does (see DESIGN32, approval points),
-// for --wave alone: whether the rollout waits is Hold's answer, never this.
+// It reads pause-after as Gates.Hold does, for --wave alone: whether the
+// rollout waits, and where, is Hold's answer, never this. (The library
+// keeps its own reading unexported; a Gates.Points there would make this
+// one go.)
 func approvalPoints(pauseAfter, waves []string, label string) []string {
 	var out []string
-	for i, w := range waves {
+	for _, w := range waves[:max(0, len(waves)-1)] {
 		for _, p := range pauseAfter {
-			if (p == "every-wave" && i < len(waves)-1) || (p == daemon.CanaryWave && w == daemon.CanaryWave) ||
-				(label != "" && w == label+"="+p) {
+			if p == "every-wave" || (p == daemon.CanaryWave && w == daemon.CanaryWave) || (label != "" && w == label+"="+p) {
 				out = append(out, w)
 				break
 			}

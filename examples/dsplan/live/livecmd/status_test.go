@@ -99,7 +99,7 @@ func TestJudge(t *testing.T) {
 			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod {
 				return []*corev1.Pod{
 					daemontest.Pod(ds, "agent-a-1", "a-1", daemontest.ReadySince(now.Add(-10*time.Second))),
-					daemontest.Pod(ds, "agent-b-1", "b-1", daemontest.WithPhase(corev1.PodPending), daemontest.NotReadyPod()),
+					daemontest.Pod(ds, "agent-b-1", "b-1", daemontest.WithPhase(corev1.PodPending), daemontest.CreatedAt(now.Add(-30*time.Second)), daemontest.NotReadyPod()),
 					daemontest.Pod(ds, "agent-b-2", "b-2", daemontest.WithHash("old")),
 				}
 			},
