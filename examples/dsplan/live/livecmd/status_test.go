@@ -63,8 +63,8 @@ func TestJudge(t *testing.T) {
 		// when not zero, how long before now it last saw the rollout
 		// paused or held.
 		started, resumed time.Duration
-		wantDone bool
-		wantCode int
+		wantDone         bool
+		wantCode         int
 		// wantResumed is whether the deadline counts from now on (the
 		// rollout is paused or held now).
 		wantResumed bool
