@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,8 @@ change of the paused annotation. This command makes that change:
 It says what it changed. A rollout that is paused in no way is left alone
 (exit 1). Resuming after a failed health gate lets the rollout go on with
 the same revision: if its pods still fail, the companion pauses it again;
-kubectl dsplan rollout undo rolls it back instead.
+kubectl dsplan rollout undo rolls it back instead. A new template lifts the
+companion's pause by itself.
 
 The write is a JSON merge patch on the condition that the DaemonSet is
 still at the resourceVersion read.
@@ -94,7 +96,8 @@ type pauseChange struct {
 // resumeChange decides the change of ds's paused annotation that resumes
 // its rollout: any value but "false", or none, becomes "false"; "false" is
 // removed. A rollout paused neither by the annotation nor by its
-// controller (a RolloutPaused condition True) is an error naming the
+// controller (a RolloutPaused condition True with the reason of a pause
+// the companion took itself, latchReasons) is an error naming the
 // DaemonSet.
 func resumeChange(ds *appsv1.DaemonSet) (pauseChange, error) {
 	key := ds.Namespace + "/" + ds.Name
@@ -103,7 +106,7 @@ func resumeChange(ds *appsv1.DaemonSet) (pauseChange, error) {
 	if set && v != "false" {
 		lifted = append(lifted, fmt.Sprintf("the pause the annotation asked for (%s)", strconv.Quote(v)))
 	}
-	if c := conditionOf(ds, conditionPaused); c != nil && c.Status == corev1.ConditionTrue && c.Reason != "PausedByAnnotation" {
+	if c := conditionOf(ds, conditionPaused); c != nil && c.Status == corev1.ConditionTrue && slices.Contains(latchReasons, c.Reason) {
 		lifted = append(lifted, fmt.Sprintf("the controller's own pause (RolloutPaused %s: %s)", c.Reason, c.Message))
 	}
 	if len(lifted) == 0 {
@@ -111,7 +114,8 @@ func resumeChange(ds *appsv1.DaemonSet) (pauseChange, error) {
 		if set {
 			state = strconv.Quote(v)
 		}
-		return pauseChange{}, fmt.Errorf("nothing to resume: daemonset %s is not paused (%s is %s and no RolloutPaused condition is True)", key, progressive.AnnotationPaused, state)
+		return pauseChange{}, fmt.Errorf("nothing to resume: daemonset %s is not paused (%s is %s and its controller has not paused it itself: no RolloutPaused condition is True with reason %s)",
+			key, progressive.AnnotationPaused, state, strings.Join(latchReasons, " or "))
 	}
 	from := "absent"
 	if set {

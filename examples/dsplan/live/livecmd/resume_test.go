@@ -50,11 +50,13 @@ func TestResumeChange(t *testing.T) {
 		{name: "an invalid value is a pause", ds: pausedAgent("yes", ""), wantTo: &f,
 			wantSays: `rollout.daemonplan.io/paused set to "false" (was "yes"); this lifts the pause the annotation asked for ("yes")`},
 		{name: "not paused", ds: pausedAgent("-", ""),
-			wantErr: "nothing to resume: daemonset default/agent is not paused (rollout.daemonplan.io/paused is absent and no RolloutPaused condition is True)"},
+			wantErr: "nothing to resume: daemonset default/agent is not paused (rollout.daemonplan.io/paused is absent and its controller has not paused it itself: no RolloutPaused condition is True with reason ProgressDeadlineExceeded or HealthGateFailed)"},
 		{name: "not paused, annotation false", ds: pausedAgent("false", ""),
-			wantErr: `nothing to resume: daemonset default/agent is not paused (rollout.daemonplan.io/paused is "false" and no RolloutPaused condition is True)`},
-		{name: "a stale PausedByAnnotation condition is not a pause", ds: pausedAgent("false", "PausedByAnnotation"),
-			wantErr: `nothing to resume: daemonset default/agent is not paused (rollout.daemonplan.io/paused is "false" and no RolloutPaused condition is True)`},
+			wantErr: `nothing to resume: daemonset default/agent is not paused (rollout.daemonplan.io/paused is "false" and its controller has not paused it itself: no RolloutPaused condition is True with reason ProgressDeadlineExceeded or HealthGateFailed)`},
+		{name: "a stale PausedByAnnotation condition is not the companion's own pause", ds: pausedAgent("false", "PausedByAnnotation"),
+			wantErr: `nothing to resume: daemonset default/agent is not paused (rollout.daemonplan.io/paused is "false" and its controller has not paused it itself: no RolloutPaused condition is True with reason ProgressDeadlineExceeded or HealthGateFailed)`},
+		{name: "another reason is not the companion's own pause", ds: pausedAgent("-", "Paused"),
+			wantErr: "nothing to resume: daemonset default/agent is not paused (rollout.daemonplan.io/paused is absent and its controller has not paused it itself: no RolloutPaused condition is True with reason ProgressDeadlineExceeded or HealthGateFailed)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

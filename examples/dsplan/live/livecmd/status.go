@@ -53,6 +53,11 @@ const (
 	conditionBlocked     = "RolloutBlocked"
 )
 
+// latchReasons are the RolloutPaused reasons of a pause the companion
+// took itself and keeps until a person acts (a new template, or a change
+// of the paused annotation: rollout resume).
+var latchReasons = []string{"ProgressDeadlineExceeded", "HealthGateFailed"}
+
 const statusHelp = `Waits until the rollout of the DaemonSet is complete under its rollout
 policy, printing progress, and exits 0 then: the step a CI pipeline or a
 Helm post-upgrade hook runs after changing a DaemonSet's template.
