@@ -46,8 +46,8 @@ A GitOps tool (Argo CD, Flux) re-applies the template it owns: it will
 undo the undo. Pause its sync of the DaemonSet first, or roll back in git
 instead.
 
---dry-run changes nothing: it lists the fields of the template the rollback
-would change.
+--dry-run (--dry-run=client, as kubectl spells it) changes nothing: it lists
+the fields of the template the rollback would change.
 `
 
 const undoExample = `  # back to the previous revision
@@ -59,7 +59,9 @@ const undoExample = `  # back to the previous revision
 // undoFlags are the flags of "rollout undo".
 type undoFlags struct {
 	toRevision int64
-	dryRun     bool
+	// dryRun is --dry-run: "none" (write), or "client" (change nothing),
+	// as kubectl spells it.
+	dryRun string
 }
 
 // undoCommand is "rollout undo NS/NAME [--to-revision N] [--dry-run]".
@@ -75,7 +77,8 @@ func undoCommand(lf *liveFlags, stdout io.Writer, program string, conn connector
 		},
 	}
 	c.Flags().Int64Var(&uf.toRevision, "to-revision", 0, "the `REVISION` to roll back to (default 0: the previous one)")
-	c.Flags().BoolVar(&uf.dryRun, "dry-run", false, "change nothing: list the template fields the rollback would change")
+	c.Flags().StringVar(&uf.dryRun, "dry-run", "none", "`client`: change nothing, list the template fields the rollback would change (--dry-run alone is client; none writes)")
+	c.Flags().Lookup("dry-run").NoOptDefVal = "client"
 	return withExitCodes(c, writeExitCodes("rolled back (or nothing to do: the template matches the revision)",
 		"the DaemonSet is not found, or has no such revision (or no previous one);\n"+
 			"     the revision's data does not decode;"))
@@ -86,6 +89,9 @@ func runUndo(pos []string, uf *undoFlags, lf *liveFlags, stdout io.Writer, conn 
 	t, err := parseTarget(pos)
 	if err != nil {
 		return err
+	}
+	if uf.dryRun != "none" && uf.dryRun != "client" {
+		return cli.UsageError(fmt.Sprintf("--dry-run=%s: want client or none (server dry runs are not supported)", uf.dryRun))
 	}
 	if uf.toRevision < 0 {
 		return cli.UsageError(fmt.Sprintf("--to-revision %d: want a revision number, or 0 for the previous one", uf.toRevision))
@@ -120,7 +126,7 @@ func runUndo(pos []string, uf *undoFlags, lf *liveFlags, stdout io.Writer, conn 
 		fmt.Fprintf(stdout, "daemonset %s skipped rollback (the current template already matches revision %d)\n", t, rev.Revision)
 		return nil
 	}
-	if uf.dryRun {
+	if uf.dryRun == "client" {
 		back, err := withRevision(ds, rev)
 		if err != nil {
 			return fail(err)
@@ -129,7 +135,11 @@ func runUndo(pos []string, uf *undoFlags, lf *liveFlags, stdout io.Writer, conn 
 		if err != nil {
 			return fail(fmt.Errorf("daemonset %s: %w", t, err))
 		}
-		fmt.Fprintf(stdout, "daemonset %s would roll back to revision %d (dry run): %d template fields change\n", t, rev.Revision, len(diff))
+		fields := fmt.Sprintf("%d template fields change", len(diff))
+		if len(diff) == 1 {
+			fields = "1 template field changes"
+		}
+		fmt.Fprintf(stdout, "daemonset %s would roll back to revision %d (dry run): %s\n", t, rev.Revision, fields)
 		for _, d := range diff {
 			fmt.Fprintf(stdout, "  %s\n", d)
 		}

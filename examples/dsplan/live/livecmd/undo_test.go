@@ -129,9 +129,15 @@ func TestUndo(t *testing.T) {
 		{name: "--to-revision", args: []string{"rollout", "undo", "default/agent", "--to-revision", "1"},
 			want: "daemonset default/agent rolled back to revision 1\n", wantImage: "registry.example/agent:v1"},
 		{name: "--dry-run: the diff, no write", args: []string{"rollout", "undo", "default/agent", "--dry-run"},
-			want: "daemonset default/agent would roll back to revision 2 (dry run): 1 template fields change\n" +
+			want: "daemonset default/agent would roll back to revision 2 (dry run): 1 template field changes\n" +
 				`  spec.template.spec.containers[agent].image: "registry.example/agent:v3" → "registry.example/agent:v2"` + "\n",
 			wantImage: "registry.example/agent:v3"},
+		{name: "--dry-run=client, as kubectl spells it", args: []string{"rollout", "undo", "default/agent", "--dry-run=client", "--to-revision", "1"},
+			want: "daemonset default/agent would roll back to revision 1 (dry run): 1 template field changes\n", wantImage: "registry.example/agent:v3"},
+		{name: "--dry-run=server", args: []string{"rollout", "undo", "default/agent", "--dry-run=server"}, code: 2,
+			want: "--dry-run=server: want client or none", wantImage: "registry.example/agent:v3"},
+		{name: "--dry-run=none writes", args: []string{"rollout", "undo", "default/agent", "--dry-run=none"},
+			want: "daemonset default/agent rolled back to revision 2\n", wantImage: "registry.example/agent:v2", wantPatch: true},
 		{name: "the current revision: nothing to do", args: []string{"rollout", "undo", "default/agent", "--to-revision", "3"},
 			want: "daemonset default/agent skipped rollback (the current template already matches revision 3)\n", wantImage: "registry.example/agent:v3"},
 		{name: "an unknown revision", args: []string{"rollout", "undo", "default/agent", "--to-revision", "7"}, code: 1,
