@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -95,6 +96,33 @@ func TestExplainGate(t *testing.T) {
 	var doc explainJSON
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
+	}
+	// The document with a gate is valid under its schema (the golden
+	// cases have no gate).
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	f, err := os.Open("schema/explanation.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaDoc, err := jsonschema.UnmarshalJSON(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("explanation.schema.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("explanation.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("explain -o json with a gate is not valid under schema/explanation.schema.json: %v", err)
 	}
 	if len(doc.DaemonSets) != 1 || doc.DaemonSets[0].Standing == nil {
 		t.Fatalf("no standing:\n%s", out.String())
