@@ -403,7 +403,7 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node, program str
 		switch {
 		case s.Held != "":
 			here = append(here, heldWords[s.Held])
-		case e.ShouldRun:
+		case e.ShouldRun && s.Gate == nil:
 			here = append(here, "not held")
 		}
 		if s.Wave != "" {

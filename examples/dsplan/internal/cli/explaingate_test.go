@@ -83,7 +83,8 @@ func TestExplainGate(t *testing.T) {
 	}
 	for _, want := range []string{
 		"held by a gate: waiting for approval after wave zone=a (dsplan rollout approve default/agent)",
-		"not while the gate holds the rollout",
+		"next sync here: delete agent-b-1 (RollingUpdate), not while the gate holds the rollout\n",
+		"its rollout: replacing 1 pod on b-1; this node: wave zone=b\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("explain does not say %q:\n%s", want, out.String())
