@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
 )
@@ -144,7 +143,7 @@ func decideApproval(a assessment, key, wave string) (approvalDecision, error) {
 		}, nil
 	}
 	label := a.rollout.Policy.Order.Label
-	points := approvalPoints(a.gates.PauseAfter, waves, label)
+	points := a.gates.Points(waves)
 	name := wave
 	if !slices.Contains(points, name) && label != "" && slices.Contains(points, label+"="+wave) {
 		name = label + "=" + wave
@@ -169,29 +168,6 @@ func decideApproval(a assessment, key, wave string) (approvalDecision, error) {
 		says = fmt.Sprintf("approved ahead of time: the approval points of revision %s up to wave %s will not hold the rollout", hash, name)
 	}
 	return approvalDecision{approval: progressive.Approval{Hash: hash, Wave: name}, says: says}, nil
-}
-
-// approvalPoints are the waves, of waves in rollout order, after which a
-// rollout waits for approval under pauseAfter (Gates.PauseAfter): any wave
-// but the last (nothing follows it) that "every-wave" names, that
-// "canary" names (the canary wave) or that a value of the order label
-// names (its wave).
-//
-// It reads pause-after as Gates.Hold does, for --wave alone: whether the
-// rollout waits, and where, is Hold's answer, never this. (The library
-// keeps its own reading unexported; a Gates.Points there would make this
-// one go.)
-func approvalPoints(pauseAfter, waves []string, label string) []string {
-	var out []string
-	for _, w := range waves[:max(0, len(waves)-1)] {
-		for _, p := range pauseAfter {
-			if p == "every-wave" || (p == daemon.CanaryWave && w == daemon.CanaryWave) || (label != "" && w == label+"="+p) {
-				out = append(out, w)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // doing says what a rollout that waits for no approval is doing: the gate

@@ -100,31 +100,3 @@ func TestDecideApproval(t *testing.T) {
 		})
 	}
 }
-
-func TestApprovalPoints(t *testing.T) {
-	zones := []string{daemon.CanaryWave, "zone=a", "zone=b", "zone=c"}
-	tests := []struct {
-		name       string
-		pauseAfter []string
-		waves      []string
-		label      string
-		want       []string
-	}{
-		{name: "none", waves: zones, label: "zone"},
-		{name: "every wave but the last", pauseAfter: []string{"every-wave"}, waves: zones, label: "zone", want: []string{"canary", "zone=a", "zone=b"}},
-		{name: "the canary", pauseAfter: []string{"canary"}, waves: zones, label: "zone", want: []string{"canary"}},
-		{name: "values, in wave order", pauseAfter: []string{"b", "a"}, waves: zones, label: "zone", want: []string{"zone=a", "zone=b"}},
-		{name: "the last wave is never a point: nothing follows it", pauseAfter: []string{"c"}, waves: zones, label: "zone"},
-		{name: "no waves", pauseAfter: []string{"every-wave"}},
-		{name: "a value no wave has", pauseAfter: []string{"d"}, waves: zones, label: "zone"},
-		{name: "canary and every wave once each", pauseAfter: []string{"canary", "every-wave"}, waves: zones, label: "zone", want: []string{"canary", "zone=a", "zone=b"}},
-		{name: "canary without an order label", pauseAfter: []string{"canary"}, waves: []string{daemon.CanaryWave, daemon.RestWave}, want: []string{"canary"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, approvalPoints(tt.pauseAfter, tt.waves, tt.label)); diff != "" {
-				t.Errorf("approvalPoints (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
