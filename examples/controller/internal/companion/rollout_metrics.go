@@ -1,23 +1,29 @@
 package companion
 
 import (
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/clock"
 
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
 // rolloutMetrics are the companion's per-DaemonSet rollout gauges, kept
 // from the last sync of each DaemonSet and read at scrape time (a
 // prometheus.Collector): nodes desired and updated, waves and waves
-// complete, and how long the rollout has been blocked.
+// complete, and how long the rollout has been blocked; and the counter of
+// health-gate failures, by signal.
 type rolloutMetrics struct {
 	clock clock.PassiveClock
 
 	desired, updated, waves, wavesDone, blocked *prometheus.Desc
+	// healthGateFailures counts the rollouts stopped by a health gate,
+	// once per signal found when it stopped.
+	healthGateFailures *prometheus.CounterVec
 
 	mu    sync.Mutex
 	byKey map[string]rolloutGauges
@@ -42,13 +48,30 @@ func newRolloutMetrics(reg prometheus.Registerer, clk clock.PassiveClock) *rollo
 		updated:   desc("nodes_updated", "Desired nodes in scope running an updated, available pod and no old one."),
 		waves:     desc("waves", "Values of the rollout's order label (0 without one)."),
 		wavesDone: desc("waves_completed", "Waves whose desired nodes all run an updated, available pod."),
-		blocked:   desc("blocked_seconds", "Seconds since the rollout stopped itself at its progress deadline (RolloutBlocked); 0 when it is not blocked."),
-		byKey:     map[string]rolloutGauges{},
+		blocked:   desc("blocked_seconds", "Seconds since the rollout stopped itself at its progress deadline or on a failed health gate (RolloutBlocked); 0 when it is not blocked."),
+		healthGateFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: syncer.MetricsNamespace, Subsystem: "rollout", Name: "health_gate_failures_total",
+			Help: "Rollouts a health gate stopped (RolloutBlocked HealthGateFailed), once per signal of the new revision's pods when it stopped.",
+		}, []string{"namespace", "daemonset", "signal"}),
+		byKey: map[string]rolloutGauges{},
 	}
 	if reg != nil {
 		syncer.Register(reg, prometheus.Collector(m))
+		m.healthGateFailures = syncer.Register(reg, m.healthGateFailures)
 	}
 	return m
+}
+
+// healthGateFailed counts a rollout of namespace/name stopped by a health
+// gate on signals: one for each distinct signal.
+func (m *rolloutMetrics) healthGateFailed(namespace, name string, signals []progressive.PodSignal) {
+	seen := map[progressive.Signal]bool{}
+	for _, s := range signals {
+		if !seen[s.Signal] {
+			seen[s.Signal] = true
+			m.healthGateFailures.WithLabelValues(namespace, name, string(s.Signal)).Inc()
+		}
+	}
 }
 
 func (m *rolloutMetrics) set(key string, g rolloutGauges) {
@@ -61,6 +84,9 @@ func (m *rolloutMetrics) forget(key string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.byKey, key)
+	if ns, name, ok := strings.Cut(key, "/"); ok {
+		m.healthGateFailures.DeletePartialMatch(prometheus.Labels{"namespace": ns, "daemonset": name})
+	}
 }
 
 // Describe implements prometheus.Collector.
