@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -41,9 +42,11 @@ func (c *Companion) report(ctx context.Context, r *rolloutSync, errs *syncer.Err
 
 	g := rolloutGauges{namespace: ds.Namespace, name: ds.Name, desired: j.Total.Desired, updated: j.Total.Updated, waves: len(j.Waves), wavesDone: wavesDone(j)}
 	if b := findCondition(append(changes, ds.Status.Conditions...), ConditionBlocked); b != nil && b.Status == corev1.ConditionTrue {
-		g.blockedSince = b.LastTransitionTime.Time
+		g.blockedSince, g.blockedReason = b.LastTransitionTime.Time, b.Reason
+	}
+	if r.hold.Cause == progressive.HoldApproval || r.hold.Cause == progressive.HoldWindow {
+		g.held = string(r.hold.Cause)
 	}
 	c.metrics.set(r.key, g)
 	return written
 }
-

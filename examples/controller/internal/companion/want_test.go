@@ -65,8 +65,10 @@ func TestWantConditions(t *testing.T) {
 		want: conds(is(true, ReasonUpdating, "1/4 nodes updated (generation 4)"), notPaused, notBlocked,
 			is(true, ReasonUpdating, "1/4 nodes updated (generation 4)"), notBlocked),
 	}, {
-		name:   "complete: not reconciling",
-		mutate: func(r *rolloutSync) { r.judgement = progressive.Judgement{Complete: true, Total: progressive.Tally{Desired: 4, Updated: 4}} },
+		name: "complete: not reconciling",
+		mutate: func(r *rolloutSync) {
+			r.judgement = progressive.Judgement{Complete: true, Total: progressive.Tally{Desired: 4, Updated: 4}}
+		},
 		want: conds(is(true, ReasonComplete, "4/4 nodes updated (generation 4)"), notPaused, notBlocked,
 			is(false, ReasonComplete, "4/4 nodes updated (generation 4)"), notBlocked),
 	}, {
@@ -75,8 +77,10 @@ func TestWantConditions(t *testing.T) {
 		want: conds(is(false, ReasonPaused, "1/4 nodes updated (generation 4)"), is(true, ReasonPausedByAnnotation, "paused by the rollout.daemonplan.io/paused annotation"), notBlocked,
 			is(false, ReasonPaused, "1/4 nodes updated (generation 4)"), notBlocked),
 	}, {
-		name:   "waiting for approval: reconciling, not paused",
-		mutate: func(r *rolloutSync) { r.hold = progressive.Hold{Cause: progressive.HoldApproval, Wave: "topology.kubernetes.io/zone=zone-a"} },
+		name: "waiting for approval: reconciling, not paused",
+		mutate: func(r *rolloutSync) {
+			r.hold = progressive.Hold{Cause: progressive.HoldApproval, Wave: "topology.kubernetes.io/zone=zone-a"}
+		},
 		want: conds(
 			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after zone zone-a (kubectl dsplan rollout approve ns/ds) (generation 4)"),
 			notPaused, notBlocked,
@@ -213,4 +217,3 @@ func kstatusOf(t *testing.T, ds *appsv1.DaemonSet) status.Status {
 	}
 	return res.Status
 }
-
