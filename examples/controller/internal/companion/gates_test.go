@@ -95,7 +95,7 @@ func TestCompanionHealthGateLatches(t *testing.T) {
 		}
 	}
 	events := h.Events()
-	if !hasEvent(events, "Warning RolloutBlocked HealthGateFailed: a health gate failed") || !hasEvent(events, "Warning RolloutPaused") {
+	if !hasEvent(events, "Warning RolloutBlocked HealthGateFailed: health gate failed: CrashLoopBackOff on pod new-n1 (node n1") || !hasEvent(events, "Warning RolloutPaused") {
 		t.Errorf("events %q", events)
 	}
 	if n := testutil.ToFloat64(h.c.metrics.healthGateFailures.WithLabelValues("ns", "ds", "CrashLoopBackOff")); n != 1 {
@@ -155,11 +155,12 @@ func TestCompanionWaitsForApproval(t *testing.T) {
 		daemonPod(ds, "old-b1", "b1", "old", t0.Add(-2*time.Hour)), daemonPod(ds, "old-b2", "b2", "old", t0.Add(-2*time.Hour)))
 
 	// Held far beyond the progress deadline: waiting is not being stuck.
-	for range 2 {
-		if diff := cmp.Diff([]string{"patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
-			t.Errorf("writes while waiting (-want +got):\n%s", diff)
-		}
-		h.Clock.Step(time.Hour)
+	if diff := cmp.Diff([]string{"patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
+		t.Errorf("writes while waiting (-want +got):\n%s", diff)
+	}
+	h.Clock.Step(time.Hour)
+	if got := h.syncCompanion("ns/ds"); len(got) > 0 {
+		t.Errorf("writes an hour later, still waiting: %q", got)
 	}
 	want := []string{
 		"RolloutProgressing True WaitingForApproval", "RolloutPaused False NotPaused", "RolloutBlocked False NotBlocked",
@@ -169,7 +170,7 @@ func TestCompanionWaitsForApproval(t *testing.T) {
 		t.Errorf("conditions (-want +got):\n%s", diff)
 	}
 	msg := findCondition(h.refreshDS("ns", "ds").Status.Conditions, ConditionProgressing).Message
-	if !strings.Contains(msg, "waiting for approval after zone a (kubectl dsplan rollout approve ns/ds)") {
+	if !strings.Contains(msg, "waiting for approval after wave zone=a (kubectl dsplan rollout approve ns/ds)") {
 		t.Errorf("RolloutProgressing message %q", msg)
 	}
 	if events := h.Events(); len(events) != 1 || !hasEvent(events, "Normal RolloutWaitingForApproval") {
@@ -203,7 +204,7 @@ func TestCompanionKeepsToWindows(t *testing.T) {
 		t.Errorf("writes outside the windows (-want +got):\n%s", diff)
 	}
 	p := findCondition(h.refreshDS("ns", "ds").Status.Conditions, ConditionProgressing)
-	if p.Reason != ReasonOutsideWindow || !strings.Contains(p.Message, "the next opens 2026-01-01T08:00:00Z") {
+	if p.Reason != ReasonOutsideWindow || !strings.Contains(p.Message, "outside the maintenance windows until 2026-01-01T08:00:00Z (* 08:00-09:00 UTC)") {
 		t.Errorf("RolloutProgressing %s %q", p.Reason, p.Message)
 	}
 	if !hasEvent(h.Events(), "Normal RolloutOutsideWindow") {

@@ -2,7 +2,6 @@ package companion
 
 import (
 	"fmt"
-	"strings"
 	"time"
 	// The maintenance windows' time zones resolve with time.LoadLocation
 	// also where the image has no /usr/share/zoneinfo (a distroless
@@ -121,50 +120,14 @@ func progressSince(r *rolloutSync) time.Time {
 }
 
 // holdMessage says, for RolloutProgressing, what holds r's rollout by an
-// approval point or a window and what a person can do: "" when neither
-// does.
+// approval point or a window (progressive.Hold.String, as every program
+// says it) and what a person can do: "" when neither does.
 func holdMessage(r *rolloutSync) string {
 	switch h := r.hold; h.Cause {
 	case progressive.HoldApproval:
-		return fmt.Sprintf("waiting for approval after %s (kubectl dsplan rollout approve %s)", waveName(h.Wave), r.key)
+		return fmt.Sprintf("%s (kubectl dsplan rollout approve %s)", h, r.key)
 	case progressive.HoldWindow:
-		next := "never"
-		if !h.Until.IsZero() {
-			next = h.Until.Format(time.RFC3339)
-		}
-		return fmt.Sprintf("outside the maintenance windows (%s); the next opens %s", r.ro.Annotations.Gates.Windows, next)
+		return fmt.Sprintf("%s (%s)", h, r.ro.Annotations.Gates.Windows)
 	}
 	return ""
-}
-
-// maxSignalsNamed is how many failing pods a message names.
-const maxSignalsNamed = 5
-
-// signalsMessage says which new-revision pods failed which health gate,
-// on which nodes: the RolloutBlocked message of a health-gate latch.
-func signalsMessage(signals []progressive.PodSignal) string {
-	var parts []string
-	for i, s := range signals {
-		if i == maxSignalsNamed {
-			parts = append(parts, fmt.Sprintf("and %d more", len(signals)-i))
-			break
-		}
-		p := fmt.Sprintf("%s: pod %s on node %s", s.Signal, s.Pod, s.Node)
-		var detail []string
-		if s.Container != "" {
-			detail = append(detail, "container "+s.Container)
-		}
-		if s.Detail != "" {
-			detail = append(detail, s.Detail)
-		}
-		if len(detail) > 0 {
-			p += " (" + strings.Join(detail, ": ") + ")"
-		}
-		parts = append(parts, p)
-	}
-	n := "pod"
-	if len(signals) != 1 {
-		n = "pods"
-	}
-	return fmt.Sprintf("a health gate failed on %d new-revision %s: %s", len(signals), n, strings.Join(parts, "; "))
 }

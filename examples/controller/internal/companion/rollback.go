@@ -61,7 +61,7 @@ func (c *Companion) onFailure(ctx context.Context, r *rolloutSync, errs *syncer.
 	}
 	r.rollback = fmt.Sprintf("on-failure rollback wrote the template of %s back", to)
 	c.Recorder.Eventf(r.ds, corev1.EventTypeWarning, "RolledBack", "rolled back from %s to %s (on-failure: rollback): %s",
-		from, to, signalsMessage(r.hold.Signals))
+		from, to, r.hold.String())
 }
 
 // revisionName names a ControllerRevision for people: "revision 3

@@ -46,7 +46,7 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	}
 	switch have := findCondition(r.ds.Status.Conditions, ConditionBlocked); {
 	case r.fresh && r.l.Reason == ReasonHealthGateFailed:
-		want = append(want, condition(ConditionBlocked, true, ReasonHealthGateFailed, signalsMessage(r.hold.Signals)))
+		want = append(want, condition(ConditionBlocked, true, ReasonHealthGateFailed, r.hold.String()))
 	case r.fresh:
 		reason, msg := blockedCause(r.plan.ReadOut)
 		want = append(want, condition(ConditionBlocked, true, reason, fmt.Sprintf("no node became updated and available for %s: %s", deadline, msg)))

@@ -52,7 +52,8 @@ func TestWantConditions(t *testing.T) {
 		{Pod: "ds-a", Node: "n1", Signal: progressive.SignalCrashLoop, Container: "agent", Detail: "back-off 40s"},
 		{Pod: "ds-b", Node: "n2", Signal: progressive.SignalRestarts, Container: "agent", Detail: "5 restarts"},
 	}
-	crashMsg := "a health gate failed on 2 new-revision pods: CrashLoopBackOff: pod ds-a on node n1 (container agent: back-off 40s); TooManyRestarts: pod ds-b on node n2 (container agent: 5 restarts)"
+	// The library says a hold (Hold.String), as every program does.
+	crashMsg := progressive.Hold{Cause: progressive.HoldHealthGate, Signals: crash}.String()
 	healthLatch := latch{Reason: ReasonHealthGateFailed, Hash: "h2", Paused: "unset"}
 	healthPaused := "paused itself: a health gate failed on the new revision; change the template or the rollout.daemonplan.io/paused annotation to resume [paused=unset revision=h2]"
 	until := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
@@ -82,28 +83,32 @@ func TestWantConditions(t *testing.T) {
 			r.hold = progressive.Hold{Cause: progressive.HoldApproval, Wave: "topology.kubernetes.io/zone=zone-a"}
 		},
 		want: conds(
-			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after zone zone-a (kubectl dsplan rollout approve ns/ds) (generation 4)"),
+			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after wave topology.kubernetes.io/zone=zone-a (kubectl dsplan rollout approve ns/ds) (generation 4)"),
 			notPaused, notBlocked,
-			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after zone zone-a (kubectl dsplan rollout approve ns/ds) (generation 4)"),
+			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after wave topology.kubernetes.io/zone=zone-a (kubectl dsplan rollout approve ns/ds) (generation 4)"),
 			notBlocked),
 	}, {
 		name:   "waiting for approval of the canary",
 		mutate: func(r *rolloutSync) { r.hold = progressive.Hold{Cause: progressive.HoldApproval, Wave: "canary"} },
 		want: conds(
-			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after canary (kubectl dsplan rollout approve ns/ds) (generation 4)"),
+			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after wave canary (kubectl dsplan rollout approve ns/ds) (generation 4)"),
 			notPaused, notBlocked,
-			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after canary (kubectl dsplan rollout approve ns/ds) (generation 4)"),
+			is(true, ReasonWaitingForApproval, "1/4 nodes updated; waiting for approval after wave canary (kubectl dsplan rollout approve ns/ds) (generation 4)"),
 			notBlocked),
 	}, {
 		name: "outside the windows: reconciling, not paused",
 		mutate: func(r *rolloutSync) {
-			r.ro.Annotations.Gates.Windows = progressive.Windows{{Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}}
+			ws, err := progressive.ParseWindows("Mon-Fri 08:00-17:00 Europe/Amsterdam")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.ro.Annotations.Gates.Windows = ws
 			r.hold = progressive.Hold{Cause: progressive.HoldWindow, Until: until, Next: until}
 		},
 		want: conds(
-			is(true, ReasonOutsideWindow, "1/4 nodes updated; outside the maintenance windows ("+progressive.Windows{{Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}}.String()+"); the next opens 2026-11-30T08:00:00Z (generation 4)"),
+			is(true, ReasonOutsideWindow, "1/4 nodes updated; outside the maintenance windows until 2026-11-30T08:00:00Z (Mon-Fri 08:00-17:00 Europe/Amsterdam) (generation 4)"),
 			notPaused, notBlocked,
-			is(true, ReasonOutsideWindow, "1/4 nodes updated; outside the maintenance windows ("+progressive.Windows{{Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}}.String()+"); the next opens 2026-11-30T08:00:00Z (generation 4)"),
+			is(true, ReasonOutsideWindow, "1/4 nodes updated; outside the maintenance windows until 2026-11-30T08:00:00Z (Mon-Fri 08:00-17:00 Europe/Amsterdam) (generation 4)"),
 			notBlocked),
 	}, {
 		name: "a health gate fails now: paused, blocked naming pods and nodes, stalled",
