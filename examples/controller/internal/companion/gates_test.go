@@ -221,3 +221,29 @@ func TestCompanionKeepsToWindows(t *testing.T) {
 		t.Errorf("five minutes after the opening, with a deadline of 10m: RolloutPaused %s", got)
 	}
 }
+
+// TestCompanionRefusesAnUnknownZone: a window whose time zone the zone
+// database does not know is refused as the annotations' other errors are:
+// a warning naming the annotation, no delete, RolloutProgressing False and
+// Stalled True.
+func TestCompanionRefusesAnUnknownZone(t *testing.T) {
+	ann := map[string]string{progressive.AnnotationWindow: "* 08:00-17:00 Mars/Olympus_Mons"}
+	needGates(t, map[string]string{progressive.AnnotationMaxUnavailable: "1"})
+	ds := companionDS(ann)
+	rev, _ := revisionOf(t, ds)
+	h := newHarness(t, syncer.Config{}, ds, rev, testNode("n1", nil), daemonPod(ds, "old-n1", "n1", "old", t0.Add(-time.Hour)))
+	if diff := cmp.Diff([]string{"patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+	got := h.refreshDS("ns", "ds")
+	for c, want := range map[appsv1.DaemonSetConditionType]string{
+		ConditionProgressing: "False InvalidAnnotations", ConditionReconciling: "False InvalidAnnotations", ConditionStalled: "True InvalidAnnotations",
+	} {
+		if g := cond(got, c); g != want {
+			t.Errorf("%s = %s, want %s", c, g, want)
+		}
+	}
+	if events := h.Events(); !hasEvent(events, "Warning InvalidAnnotations metadata.annotations[rollout.daemonplan.io/window]") {
+		t.Errorf("events %q", events)
+	}
+}
