@@ -133,10 +133,15 @@ func TestRollbackPatch(t *testing.T) {
 func TestCompanionRollsBack(t *testing.T) {
 	for _, tt := range []struct {
 		name, rolledBackFrom string
-		wantWrites           []string
-		wantPaused           string
+		// fresh: the health gate fails in this sync (a crash-looping new
+		// pod); else the rollout is latched already.
+		fresh      bool
+		wantWrites []string
+		wantPaused string
 	}{
 		{name: "to the previous revision", wantWrites: []string{"patch daemonsets", "patch daemonsets/status"},
+			wantPaused: "on-failure rollback wrote the template of revision 1"},
+		{name: "in the sync the gate fails", fresh: true, wantWrites: []string{"patch daemonsets", "patch daemonsets/status"},
 			wantPaused: "on-failure rollback wrote the template of revision 1"},
 		{name: "not to the one rolled back from", rolledBackFrom: "h1", wantWrites: []string{"patch daemonsets/status"},
 			wantPaused: "on-failure rollback: no revision to roll back to: the only earlier one"},
@@ -147,10 +152,15 @@ func TestCompanionRollsBack(t *testing.T) {
 			if tt.rolledBackFrom != "" {
 				ds.Annotations[progressive.AnnotationRolledBackFrom] = h[0]
 			}
-			l := latch{Reason: ReasonHealthGateFailed, Hash: h[1], Paused: "unset"}
-			ds.Status.Conditions = []appsv1.DaemonSetCondition{condition(ConditionPaused, true, ReasonHealthGateFailed, l.message(0, ""))}
+			newPod := daemonPod(ds, "new-n1", "n1", h[1], time.Time{})
+			if tt.fresh {
+				crashing(newPod, 2)
+			} else {
+				l := latch{Reason: ReasonHealthGateFailed, Hash: h[1], Paused: "unset"}
+				ds.Status.Conditions = []appsv1.DaemonSetCondition{condition(ConditionPaused, true, ReasonHealthGateFailed, l.message(0, ""))}
+			}
 			objs := []runtime.Object{ds, revs[0], revs[1], testNode("n1", nil), testNode("n2", nil),
-				daemonPod(ds, "new-n1", "n1", h[1], time.Time{}), daemonPod(ds, "old-n2", "n2", h[0], t0.Add(-time.Hour))}
+				newPod, daemonPod(ds, "old-n2", "n2", h[0], t0.Add(-time.Hour))}
 			h2 := newHarness(t, syncer.Config{}, objs...)
 			if ro, err := progressive.ForDaemonSet(ds); err != nil || ro.Annotations.OnFailure != progressive.OnFailureRollback {
 				t.Skipf("the library does not parse on-failure yet (%v)", err)
@@ -178,6 +188,19 @@ func TestCompanionRollsBack(t *testing.T) {
 			want := "Warning RolledBack rolled back from revision 2 (" + h[1] + ") to revision 1 (" + h[0] + ")"
 			if !hasEvent(events, want) {
 				t.Errorf("events %q, want one starting %q", events, want)
+			}
+
+			// The next sync: a new template, the latch is over, and the
+			// failing pod (now of an old revision) is replaced first.
+			h2.Clock.Step(messageInterval)
+			if diff := cmp.Diff([]string{"delete pods", "patch daemonsets/status"}, h2.syncCompanion("ns/ds")); diff != "" {
+				t.Errorf("after the rollback: writes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"old-n2"}, podNames(t, h2)); diff != "" {
+				t.Errorf("after the rollback: pods (-want +got):\n%s", diff)
+			}
+			if got := cond(h2.refreshDS("ns", "ds"), ConditionPaused); got != "False NotPaused" {
+				t.Errorf("after the rollback: RolloutPaused %s", got)
 			}
 		})
 	}
