@@ -27,8 +27,10 @@ type Gates struct {
 	// Health are the health gates on the new revision's pods.
 	Health HealthGates
 	// PauseAfter are the approval points, as the pause-after annotation
-	// writes them: "canary", "every-wave", or a value of the order label.
-	// The rollout waits after each such wave until Approved names the
+	// writes them: "canary" (the canary wave, daemon.CanaryWave),
+	// "every-wave" (each wave), or a value v of the order label (the wave
+	// "<label>=v"). The last wave is never one: nothing follows it. The
+	// rollout waits after each such wave until Approved names the
 	// current revision and that wave or a later one.
 	PauseAfter []string
 	// Approved is the latest approval, nil when there is none.
@@ -72,7 +74,7 @@ const (
 type Hold struct {
 	Cause HoldCause
 	// Signals are the failing new-revision pods (HoldHealthGate), sorted
-	// by node name.
+	// by node name, then pod name.
 	Signals []PodSignal
 	// Wave is the wave after which the rollout waits (HoldApproval).
 	Wave string
@@ -145,11 +147,11 @@ func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now t
 		return Hold{Next: pending}, nil
 	}
 	if zones == nil {
-		return Hold{}, windowError(g.Windows, errors.New("no time zones given to read the windows with"))
+		return Hold{}, windowAnnotationError(g.Windows, errors.New("no time zones given to read the windows with"))
 	}
 	open, change, err := g.Windows.At(now, zones)
 	if err != nil {
-		return Hold{}, windowError(g.Windows, err)
+		return Hold{}, windowAnnotationError(g.Windows, err)
 	}
 	next := earliest(pending, change)
 	if !open {
@@ -158,8 +160,8 @@ func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now t
 	return Hold{Next: next}, nil
 }
 
-// windowError is err at the window annotation.
-func windowError(ws Windows, err error) error {
+// windowAnnotationError is err at the window annotation.
+func windowAnnotationError(ws Windows, err error) error {
 	return annotationErrors{field.Invalid(annotationsPath.Key(AnnotationWindow), ws.String(), err.Error())}
 }
 
@@ -187,18 +189,22 @@ func (g *Gates) health(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement, no
 		if !n.ShouldRun || n.Held == daemon.HeldScope {
 			continue
 		}
-		timeout := nodeReady(n.Node)
+		up := nodeReady(n.Node)
 		for k, pod := range n.Pods {
 			if st := n.States[k]; !st.Updated || st.Deleting {
 				continue
 			}
-			s, failing, at := h.check(pod, now, false)
-			if timeout {
+			s, failing, at := h.check(pod, now)
+			if up {
 				pending = earliest(pending, at)
 			}
-			if !failing {
-				if s, failing = bake.restarted(pod, n.Wave); !failing && timeout {
-					s, failing, _ = h.check(pod, now, true)
+			if !failing || s.Signal == SignalReadyTimeout {
+				// The bake goes before the ready timeout, which only a
+				// node that is up can give.
+				if bs, ok := bake.restarted(pod, n.Wave); ok {
+					s, failing = bs, true
+				} else if !up {
+					failing = false
 				}
 			}
 			if failing {

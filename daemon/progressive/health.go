@@ -117,14 +117,14 @@ func (s PodSignal) String() string {
 // no creation time never times out. Off (On false), or for a nil pod, it
 // finds nothing. It modifies nothing.
 func (g HealthGates) Check(pod *corev1.Pod, now time.Time) (s PodSignal, failing bool) {
-	s, failing, _ = g.check(pod, now, true)
+	s, failing, _ = g.check(pod, now)
 	return s, failing
 }
 
-// check is Check; timeout false leaves SignalReadyTimeout out. pending is
-// when a pod that is not Ready times out, when that is still ahead (zero
-// otherwise): a moment the answer changes with the clock alone.
-func (g HealthGates) check(pod *corev1.Pod, now time.Time, timeout bool) (s PodSignal, failing bool, pending time.Time) {
+// check is Check, and pending is when a pod that is not Ready times out,
+// when that is still ahead (zero otherwise): a moment the answer changes
+// with the clock alone.
+func (g HealthGates) check(pod *corev1.Pod, now time.Time) (s PodSignal, failing bool, pending time.Time) {
 	if !g.On || pod == nil {
 		return PodSignal{}, false, time.Time{}
 	}
@@ -158,9 +158,6 @@ func (g HealthGates) check(pod *corev1.Pod, now time.Time, timeout bool) (s PodS
 	deadline := since.Add(g.ReadyTimeout)
 	if now.Before(deadline) {
 		return PodSignal{}, false, deadline
-	}
-	if !timeout {
-		return PodSignal{}, false, time.Time{}
 	}
 	s.Signal, s.Detail = SignalReadyTimeout, "not Ready within "+g.ReadyTimeout.String()
 	return s, true, time.Time{}
