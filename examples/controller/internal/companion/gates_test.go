@@ -247,3 +247,36 @@ func TestCompanionRefusesAnUnknownZone(t *testing.T) {
 		t.Errorf("events %q", events)
 	}
 }
+
+// TestCompanionCanaryApproval: with a canary of one node and pause-after
+// canary, nothing beyond the canary is deleted until the approval of the
+// canary wave of this revision.
+func TestCompanionCanaryApproval(t *testing.T) {
+	ann := map[string]string{progressive.AnnotationCanary: "1", progressive.AnnotationPauseAfter: "canary"}
+	needGates(t, ann)
+	ds := companionDS(ann)
+	rev, hash := revisionOf(t, ds)
+	h := newHarness(t, syncer.Config{}, ds, rev, testNode("n1", nil), testNode("n2", nil), testNode("n3", nil),
+		daemonPod(ds, "new-n1", "n1", hash, t0.Add(-time.Hour)),
+		daemonPod(ds, "old-n2", "n2", "old", t0.Add(-2*time.Hour)), daemonPod(ds, "old-n3", "n3", "old", t0.Add(-2*time.Hour)))
+	if diff := cmp.Diff([]string{"patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
+		t.Errorf("the canary done: writes (-want +got):\n%s", diff)
+	}
+	p := findCondition(h.refreshDS("ns", "ds").Status.Conditions, ConditionProgressing)
+	if p.Reason != ReasonWaitingForApproval || !strings.Contains(p.Message, "waiting for approval after wave canary (kubectl dsplan rollout approve ns/ds)") {
+		t.Errorf("RolloutProgressing %s %q", p.Reason, p.Message)
+	}
+	// An approval of another revision does not carry over.
+	h.update(func(ds *appsv1.DaemonSet) {
+		ds.Annotations[progressive.AnnotationApproved] = progressive.Approval{Hash: "old", Wave: "canary"}.String()
+	})
+	if got := h.syncCompanion("ns/ds"); len(got) > 0 {
+		t.Errorf("approved for another revision: writes %q", got)
+	}
+	h.update(func(ds *appsv1.DaemonSet) {
+		ds.Annotations[progressive.AnnotationApproved] = progressive.Approval{Hash: hash, Wave: "canary"}.String()
+	})
+	if diff := cmp.Diff([]string{"delete pods", "patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
+		t.Errorf("approved: writes (-want +got):\n%s", diff)
+	}
+}
