@@ -49,7 +49,7 @@ func (c *Companion) applyGates(r *rolloutSync) error {
 	if r.paused() || r.latched || r.judgement.Complete {
 		return nil
 	}
-	hold, err := r.ro.Annotations.Gates.Hold(r.ro.DaemonSet, &r.plan, r.judgement, r.now, time.LoadLocation)
+	hold, err := r.ro.Annotations.Gates.Hold(r.ro.DaemonSet, &r.plan, r.judgement, r.now, c.zones)
 	if err != nil {
 		return err
 	}
