@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -107,6 +108,10 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 	if err := c.applyGates(r); err != nil {
+		var fe *field.Error
+		if !errors.As(err, &fe) {
+			return fmt.Errorf("daemonset %q: %w", key, err)
+		}
 		// A window's time zone the zone database does not know: the
 		// annotations cannot be planned.
 		return c.refuse(ctx, r.key, r.ds, r.now, err, &found)
