@@ -170,7 +170,8 @@ func TestCompanionWindow(t *testing.T) {
 // pods crash-loop is undone by the companion itself: the template is
 // back at the old revision (rolled-back-from names the bad one), a
 // RolledBack Warning event says so, and every node ends on the old
-// revision, within the budget on every pod event throughout.
+// revision, within the budget on every pod event throughout. The nodes
+// replaced before the rollback are in the first wave the preview planned.
 func TestCompanionRollback(t *testing.T) {
 	zones := []string{"zone-a", "zone-b"}
 	e, nodes := startCompanionScenario(t, zones, 3)
@@ -185,6 +186,7 @@ func TestCompanionRollback(t *testing.T) {
 	oldDS := e.daemonSet("agent")
 	oldHash := e.currentHash(oldDS)
 	oldImage := oldDS.Spec.Template.Spec.Containers[0].Image
+	pv := e.previewRollout("agent", "--image", "example.invalid/agent:v2", "--grace", "1s")
 
 	m, dr := e.startDeleteMonitor("agent", workloadBudgetCheck("agent", names(nodes), 1))
 	start := time.Now()
@@ -218,6 +220,7 @@ func TestCompanionRollback(t *testing.T) {
 	_, events := m.stopAndFailOnViolations(t)
 	reportKstatus(t, ks, "rollback", kstatus.InProgressStatus, kstatus.CurrentStatus)
 	deletedNodes, _ := dr.deleted()
+	comparePreviewFirstWave(t, "rollback", pv, deletedNodes)
 	t.Logf("companion-rollback: rolled back %s after the change (Warning RolledBack %q); %d old pods had been replaced (%q); every node back on %s %s after the change; %d pod events checked",
 		rolledBackAfter.Round(100*time.Millisecond), warnings[0], len(deletedNodes), deletedNodes, oldHash, took.Round(100*time.Millisecond), events)
 }
