@@ -108,18 +108,26 @@ func TestCompanionWindow(t *testing.T) {
 
 	// The windows, to the second: open from a minute before the change
 	// (at t0, time enough ahead for the preview) until closeAt, closed
-	// until reopenAt, open from then on for an hour.
-	t0 := time.Now().UTC().Truncate(time.Second).Add(8 * time.Second)
-	closeAt, reopenAt := t0.Add(8*time.Second), t0.Add(23*time.Second)
+	// until reopenAt, open from then on for an hour. A preview slower
+	// than the margin (a loaded machine) plans them again, further ahead.
 	clock := func(t time.Time) string { return t.UTC().Format("15:04:05") }
-	window := fmt.Sprintf("* %s-%s UTC; * %s-%s UTC", clock(t0.Add(-time.Minute)), clock(closeAt), clock(reopenAt), clock(reopenAt.Add(time.Hour)))
-	e.setAnnotations("agent", map[string]string{progressive.AnnotationWindow: window})
-	pv := e.previewRollout("agent", "--image", "example.invalid/agent:v2", "--grace", "1s")
-
-	m, dr := e.startDeleteMonitor("agent", budgetCheck("agent", names(nodes), 1, 1))
-	if late := time.Since(t0); late > 0 {
-		t.Fatalf("the preview took until %s after the planned start %s; the windows are planned from it", late, clock(t0))
+	var t0, closeAt, reopenAt time.Time
+	var window string
+	var pv preview
+	for margin := 8 * time.Second; ; margin *= 2 {
+		t0 = time.Now().UTC().Truncate(time.Second).Add(margin)
+		closeAt, reopenAt = t0.Add(8*time.Second), t0.Add(23*time.Second)
+		window = fmt.Sprintf("* %s-%s UTC; * %s-%s UTC", clock(t0.Add(-time.Minute)), clock(closeAt), clock(reopenAt), clock(reopenAt.Add(time.Hour)))
+		e.setAnnotations("agent", map[string]string{progressive.AnnotationWindow: window})
+		pv = e.previewRollout("agent", "--image", "example.invalid/agent:v2", "--grace", "1s")
+		if time.Until(t0) > time.Second {
+			break
+		}
+		if margin > 30*time.Second {
+			t.Fatalf("the preview took until %s after the planned start %s; the windows are planned from it", time.Since(t0), clock(t0))
+		}
 	}
+	m, dr := e.startDeleteMonitor("agent", budgetCheck("agent", names(nodes), 1, 1))
 	time.Sleep(time.Until(t0))
 	start := time.Now()
 	e.setImage("agent", "example.invalid/agent:v2")
