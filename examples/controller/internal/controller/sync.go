@@ -60,12 +60,12 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		EnableTaintTolerationComparisonOperators: c.Config.EnableTaintTolerationComparisonOperators,
 	})
 	plan, computeErr := c.Plan(key, r.DaemonSet, nodes, pods, opts)
+	var held bool
 	var gateErr error
 	switch {
 	case !gated:
 		c.state.noteHold(key, progressive.Hold{})
 	case computeErr == nil:
-		var held bool
 		held, gateErr = c.holds(key, ds, r, &plan, start)
 		if held {
 			// Held beyond the plan: the plan of the paused rollout runs
@@ -108,7 +108,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	c.Logger.V(level).Info("Synced",
 		"daemonset", key,
 		"hash", plan.Hash,
-		"satisfied", satisfied,
+		"satisfied", satisfied, "held", held,
 		"creates", out.created, "deletes", out.deleted,
 		"deferredCreates", plan.DeferredCreates, "deferredDeletes", plan.DeferredDeletes,
 		"adopted", out.adopted, "released", out.released,
