@@ -130,4 +130,3 @@ func (s *memory) holdMessage(key string, have, changes []appsv1.DaemonSetConditi
 	}
 	return s.messages.Hold(key, messageOnly, now)
 }
-

@@ -117,4 +117,3 @@ func progressSince(r *rolloutSync) time.Time {
 	}
 	return since
 }
-

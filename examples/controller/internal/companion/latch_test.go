@@ -92,4 +92,3 @@ func TestReasonChangeIsATransition(t *testing.T) {
 		}
 	}
 }
-
