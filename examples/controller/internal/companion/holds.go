@@ -1,7 +1,6 @@
 package companion
 
 import (
-	"fmt"
 	"time"
 	// The maintenance windows' time zones resolve with time.LoadLocation
 	// also where the image has no /usr/share/zoneinfo (a distroless
@@ -117,17 +116,4 @@ func progressSince(r *rolloutSync) time.Time {
 		since = pc.LastTransitionTime.Time
 	}
 	return since
-}
-
-// holdMessage says, for RolloutProgressing, what holds r's rollout by an
-// approval point or a window (progressive.Hold.String, as every program
-// says it) and what a person can do: "" when neither does.
-func holdMessage(r *rolloutSync) string {
-	switch h := r.hold; h.Cause {
-	case progressive.HoldApproval:
-		return fmt.Sprintf("%s (kubectl dsplan rollout approve %s)", h, r.key)
-	case progressive.HoldWindow:
-		return fmt.Sprintf("%s (%s)", h, r.ro.Annotations.Gates.Windows)
-	}
-	return ""
 }

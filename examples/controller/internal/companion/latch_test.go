@@ -92,23 +92,3 @@ func TestReasonChangeIsATransition(t *testing.T) {
 		}
 	}
 }
-
-// TestZoneCache: a zone is loaded once; an unknown one is asked again.
-func TestZoneCache(t *testing.T) {
-	loads := map[string]int{}
-	zones := newZoneCache(func(name string) (*time.Location, error) {
-		loads[name]++
-		return time.LoadLocation(name)
-	})
-	for range 3 {
-		if loc, err := zones("Europe/Amsterdam"); err != nil || loc.String() != "Europe/Amsterdam" {
-			t.Fatalf("Europe/Amsterdam: %v, %v", loc, err)
-		}
-		if _, err := zones("Mars/Olympus_Mons"); err == nil {
-			t.Fatal("Mars/Olympus_Mons resolved")
-		}
-	}
-	if diff := cmp.Diff(map[string]int{"Europe/Amsterdam": 1, "Mars/Olympus_Mons": 3}, loads); diff != "" {
-		t.Errorf("loads (-want +got):\n%s", diff)
-	}
-}

@@ -38,7 +38,7 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 		want = append(want, condition(ConditionProgressing, true, ReasonComplete, sum+gen))
 		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))
 	case r.hold.Held():
-		want = append(want, condition(ConditionProgressing, true, string(r.hold.Cause), sum+"; "+holdMessage(r)+gen))
+		want = append(want, condition(ConditionProgressing, true, string(r.hold.Cause), sum+"; "+syncer.HoldMessage(r.key, r.hold, r.ro.Annotations.Gates.Windows)+gen))
 		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))
 	default:
 		want = append(want, condition(ConditionProgressing, true, ReasonUpdating, sum+gen))

@@ -2,11 +2,13 @@ package controller
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -15,8 +17,9 @@ import (
 // (syncer.Syncer) sync each DaemonSet by computing a plan with a
 // daemon.Planner and carrying all of it out: creates and deletes of pods,
 // revisions, adoption and release, status. Rollout annotations
-// (syncer.RolloutOf) shape its plans, surge included; progress deadlines
-// and rollout conditions are the companion's only.
+// (progressive.ForDaemonSet) shape its plans, surge included, and their
+// gates hold them (holds); progress deadlines, rollout conditions and
+// on-failure rollback are the companion's only.
 type Controller struct {
 	*syncer.Syncer
 
@@ -25,6 +28,9 @@ type Controller struct {
 	// only move counters (Config.StatusWriteInterval).
 	state        *stateStore
 	statusWrites *syncer.KeyThrottle
+	// zones resolves the maintenance windows' time zones
+	// (syncer.NewZoneCache).
+	zones progressive.Zones
 }
 
 // New returns a replace controller that reads the cluster through
@@ -38,6 +44,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		Syncer:       syncer.New(client, factory, cfg, logger),
 		state:        newStateStore(),
 		statusWrites: syncer.NewKeyThrottle(cfg.StatusWriteInterval),
+		zones:        syncer.NewZoneCache(time.LoadLocation),
 	}
 	c.Sync = c.sync
 	forget := func(key string) {

@@ -6,16 +6,26 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // stateStore keeps what connects one sync of a DaemonSet to the next: the
-// failed-pod backoff returned by the last plan, and the generation whose
+// failed-pod backoff returned by the last plan, the generation whose
 // invalid spec was already reported (so a bad DaemonSet gets one Warning
-// event, not one per sync).
+// event, not one per sync), and what held its rollout in the last sync
+// that judged it (so a hold is said once, when it begins).
 type stateStore struct {
 	mu      sync.Mutex
 	backoff map[string]daemon.Backoff
 	invalid map[string]specVersion
+	held    map[string]heldBy
+}
+
+// heldBy is what a hold is said by: its cause and, for an approval point,
+// the wave it waits after (a later point is a new wait).
+type heldBy struct {
+	cause progressive.HoldCause
+	wave  string
 }
 
 // specVersion identifies one spec of one DaemonSet.
@@ -25,7 +35,7 @@ type specVersion struct {
 }
 
 func newStateStore() *stateStore {
-	return &stateStore{backoff: map[string]daemon.Backoff{}, invalid: map[string]specVersion{}}
+	return &stateStore{backoff: map[string]daemon.Backoff{}, invalid: map[string]specVersion{}, held: map[string]heldBy{}}
 }
 
 func (s *stateStore) getBackoff(key string) daemon.Backoff {
@@ -63,9 +73,28 @@ func (s *stateStore) clearInvalid(key string) {
 	delete(s.invalid, key)
 }
 
+// noteHold records h as what holds key's rollout now; it reports whether
+// that is a change: a hold begins, or its cause or approval wave changes.
+// A hold that ends is a change too (said by nothing).
+func (s *stateStore) noteHold(key string, h progressive.Hold) bool {
+	b := heldBy{cause: h.Cause, wave: h.Wave}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[key] == b {
+		return false
+	}
+	if b == (heldBy{}) {
+		delete(s.held, key)
+	} else {
+		s.held[key] = b
+	}
+	return true
+}
+
 func (s *stateStore) forget(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.backoff, key)
 	delete(s.invalid, key)
+	delete(s.held, key)
 }

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -19,6 +20,10 @@ import (
 // satisfied; otherwise the sync still applies what does not depend on an up
 // to date view of the pods (revision history, adoption and release, status),
 // as upstream does.
+//
+// A DaemonSet with rollout annotations is planned as they ask
+// (annotatedRollout), and its plan is held by their gates (holds): while
+// held, the plan of the paused rollout is carried out instead.
 //
 // A DaemonSet that Compute rejects as invalid gets one Warning event per
 // spec (UID and generation) and is not requeued: the next change of the
@@ -46,15 +51,30 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
 
-	planned, policy := c.annotatedRollout(key, ds)
-	plan, computeErr := c.Plan(key, planned, nodes, pods, daemon.Options{
+	r := c.annotatedRollout(key, ds)
+	opts, gated := gatedOptions(r, daemon.Options{
 		Now:                                      start,
 		Revisions:                                revs,
 		FailedPodBackoff:                         c.state.getBackoff(key),
 		BurstReplicas:                            c.Config.BurstReplicas,
 		EnableTaintTolerationComparisonOperators: c.Config.EnableTaintTolerationComparisonOperators,
-		Rollout:                                  policy,
 	})
+	plan, computeErr := c.Plan(key, r.DaemonSet, nodes, pods, opts)
+	var held bool
+	var gateErr error
+	switch {
+	case !gated:
+		c.state.noteHold(key, progressive.Hold{})
+	case computeErr == nil:
+		held, gateErr = c.holds(key, ds, r, &plan, start)
+		if held {
+			// Held beyond the plan: the plan of the paused rollout runs
+			// instead, which still creates missing pods and replaces
+			// failed ones, but replaces no old pod.
+			opts.Rollout.Paused, opts.ReadOut = true, false
+			plan, computeErr = c.Plan(key, r.DaemonSet, nodes, pods, opts)
+		}
+	}
 	invalid := computeErr != nil && syncer.IsInvalidSpec(computeErr)
 	found.Invalid = invalid
 	if invalid {
@@ -82,13 +102,13 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	}
 	pendingCreates, pendingDeletes := c.Expectations.Pending(key)
 	level := 2
-	if !plan.IsZero() || computeErr != nil || len(out.errs) > 0 {
+	if !plan.IsZero() || computeErr != nil || gateErr != nil || len(out.errs) > 0 {
 		level = 0
 	}
 	c.Logger.V(level).Info("Synced",
 		"daemonset", key,
 		"hash", plan.Hash,
-		"satisfied", satisfied,
+		"satisfied", satisfied, "held", held,
 		"creates", out.created, "deletes", out.deleted,
 		"deferredCreates", plan.DeferredCreates, "deferredDeletes", plan.DeferredDeletes,
 		"adopted", out.adopted, "released", out.released,
@@ -107,8 +127,11 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 			return fmt.Errorf("daemonset %q: %w", key, errors.Join(out.errs...))
 		}
 		return nil
-	case computeErr != nil || len(out.errs) > 0:
+	case computeErr != nil || gateErr != nil || len(out.errs) > 0:
 		all := out.errs
+		if gateErr != nil {
+			all = append([]error{syncer.Keyless{Err: gateErr}}, all...)
+		}
 		if computeErr != nil {
 			all = append([]error{syncer.Keyless{Err: computeErr}}, all...)
 		}
