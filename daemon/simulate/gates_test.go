@@ -136,14 +136,14 @@ func TestRunWindows(t *testing.T) {
 		wantStarts []string
 		wantTime   time.Duration
 	}{{
-		name:    "open: no wait",
-		windows: progressive.Windows{{Days: days(time.Sunday), Start: 0, End: 24 * time.Hour, Zone: "UTC"}},
+		name:       "open: no wait",
+		windows:    progressive.Windows{{Days: days(time.Sunday), Start: 0, End: 24 * time.Hour, Zone: "UTC"}},
 		wantStarts: []string{"0s n1", "10s n2", "20s n3", "30s n4", "40s n5", "50s n6"},
 		wantTime:   time.Minute,
 	}, {
-		name:      "closed on Sunday: waits for Monday 08:00",
-		windows:   progressive.Windows{{Days: monday, Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}},
-		wantWaits: []waitRow{{Step: 0, At: 0, Cause: progressive.HoldWindow, Until: 20 * time.Hour, For: 20 * time.Hour}},
+		name:       "closed on Sunday: waits for Monday 08:00",
+		windows:    progressive.Windows{{Days: monday, Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}},
+		wantWaits:  []waitRow{{Step: 0, At: 0, Cause: progressive.HoldWindow, Until: 20 * time.Hour, For: 20 * time.Hour}},
 		wantStarts: []string{"20h0m0s n1", "20h0m10s n2", "20h0m20s n3", "20h0m30s n4", "20h0m40s n5", "20h0m50s n6"},
 		wantTime:   20*time.Hour + time.Minute,
 	}, {
