@@ -64,7 +64,7 @@ func (r *simReport) printBlocking(w io.Writer) {
 		return
 	}
 	what := "also held by the cluster:"
-	if res.Outcome == simulate.OutcomeBlocked {
+	if res.Outcome == simulate.OutcomeBlocked && !res.Gate.Held() {
 		what = "blocked by the cluster, not by the rollout:"
 	}
 	fmt.Fprintf(w, "  %s\n", what)
