@@ -179,8 +179,10 @@ func TestRunWindows(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !open && (len(st.UpdateNodes) > 0 || st.Held != progressive.HoldWindow) {
-					t.Errorf("step %d at %s, window closed: held %q, updates %v", st.Step, st.At, st.Held, st.UpdateNodes)
+				// A complete rollout is held by nothing: it has nothing
+				// to replace.
+				if !open && len(st.UpdateNodes) > 0 || open && st.Held != progressive.HoldNone {
+					t.Errorf("step %d at %s, window open %v: held %q, updates %v", st.Step, st.At, open, st.Held, st.UpdateNodes)
 				}
 			}
 		})
@@ -309,7 +311,7 @@ func TestRunHealthGates(t *testing.T) {
 		readyDelay:  2 * time.Minute,
 		wantOutcome: simulate.OutcomeBlocked,
 		wantGate: progressive.Hold{Cause: progressive.HoldHealthGate, Signals: []progressive.PodSignal{
-			{Pod: "agent-00001", Node: "n1", Signal: progressive.SignalReadyTimeout}}},
+			{Pod: "agent-00002", Node: "n1", Signal: progressive.SignalReadyTimeout}}},
 		wantAt:     time.Minute,
 		wantStarts: []string{"0s n1"},
 	}}
