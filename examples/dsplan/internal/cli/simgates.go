@@ -10,6 +10,7 @@ import (
 	_ "time/tzdata" // the windows' time zones: the image has no zoneinfo
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -90,9 +91,14 @@ func plannedWavesOf(p *daemon.RolloutPolicy, cl *simulate.Cluster) []progressive
 func describeGates(p *daemon.RolloutPolicy, g *progressive.Gates) string {
 	var parts []string
 	if c := p.Canary; c != nil {
-		s := "canary " + c.Count.String()
+		s := "a canary of " + c.Count.String()
+		if c.Count.Type == intstr.Int {
+			s += " node" + plural(c.Count.IntValue())
+		} else {
+			s += " of the nodes"
+		}
 		if c.Spread != "" {
-			s += " spread across " + c.Spread
+			s += ", spread across " + c.Spread
 		}
 		parts = append(parts, s)
 	}
