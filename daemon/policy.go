@@ -35,10 +35,10 @@ import (
 // more replacements than asked.
 //
 // What the plan reports. When the policy shapes the step (a Scope, an
-// Order, a DomainBudget, Strict or a partition above 0), Plan.Rolling.Policy
-// holds the partition and the counts the policy needs (see
-// rollout.StepPolicy); otherwise the plan runs upstream's step and it is
-// nil.
+// Order, a Canary, Waves, a DomainBudget, Strict or a partition above 0),
+// Plan.Rolling.Policy holds the partition and the counts the policy needs
+// (see rollout.StepPolicy); otherwise the plan runs upstream's step and it
+// is nil.
 //
 // Annotations. A DaemonSet asks for a policy without Go code through its
 // rollout.daemonplan.io/ annotations; package daemon/progressive reads
@@ -78,11 +78,14 @@ type RolloutPolicy struct {
 	// the nodes of one value form a wave, and no node of a later wave is
 	// started until every desired node of the earlier waves runs an
 	// updated, available pod and Waves.Bake has passed since the last of
-	// them became available. Requires Order.Label (an error at
+	// them became available. Requires Order.Label or a Canary (an error at
 	// rollout.order.label otherwise). Only Bake is read: the plan names
-	// the waves itself (WaveOf). Waves go in Order's order (Values first,
-	// in that order; then the other values in string order; then nodes
-	// without the label, and missing nodes, as one last wave).
+	// the waves itself (CanaryWave, then WaveOf). Waves go in Order's
+	// order, after the canary (Values first, in that order; then the other
+	// values in string order; then nodes without the label, and missing
+	// nodes, as one last wave); without Order.Label, the canary and then
+	// the rest (RestWave). A Canary turns the barrier on without Waves
+	// (a zero Bake).
 	//
 	// How the barrier meets the rest of the policy, and the cluster:
 	//   - It is a function of the state, like the rest of the plan: should
@@ -164,13 +167,13 @@ type DomainBudget struct {
 func (p *RolloutPolicy) IsZero() bool {
 	return p.Partition == nil && p.Scope == nil && !p.Paused && p.Order.Label == "" &&
 		p.Order.Values == nil && p.Order.Compare == nil && p.DomainBudget == nil && !p.Strict &&
-		p.Waves == nil
+		p.Waves == nil && p.Canary == nil
 }
 
 var policyPath = field.NewPath("rollout")
 
 // Validate checks p on its own: the partition, the scope selector, the
-// order and domain label keys and budgets. Errors are field errors under
+// order, canary and domain label keys, the canary's count and the budgets. Errors are field errors under
 // "rollout", aggregated.
 func (p *RolloutPolicy) Validate() error {
 	var errs field.ErrorList
@@ -190,12 +193,15 @@ func (p *RolloutPolicy) Validate() error {
 		}
 	}
 	if w := p.Waves; w != nil {
-		if p.Order.Label == "" {
-			errs = append(errs, field.Required(policyPath.Child("order", "label"), "waves are the values of an order label"))
+		if p.Order.Label == "" && p.Canary == nil {
+			errs = append(errs, field.Required(policyPath.Child("order", "label"), "waves are the values of an order label (or a canary and the rest)"))
 		}
 		if w.Bake < 0 {
 			errs = append(errs, field.Invalid(policyPath.Child("waves", "bake"), w.Bake.String(), "must not be negative"))
 		}
+	}
+	if c := p.Canary; c != nil {
+		errs = append(errs, c.validate()...)
 	}
 	if d := p.DomainBudget; d != nil {
 		path := policyPath.Child("domainBudget")
@@ -283,9 +289,11 @@ func (p *RolloutPolicy) labelRank(n *corev1.Node) int {
 // compile writes what p says of each node of c that the rolling step
 // walks (existing nodes that should run the pod or have pods, and missing
 // nodes) on its rollout.Node: Hold from Scope (missing nodes are outside
-// any scope), Rank from Order, Wave from Waves, Domain from DomainBudget. It returns the
-// step's policy, and whether the policy shapes the step at all (a scope,
-// an order, waves, a domain budget, Strict or a partition above 0): when it does
+// any scope), Rank from Order and Canary (its nodes first), Wave from
+// Waves and Canary, Domain from DomainBudget. It returns the step's
+// policy, and whether the policy shapes the step at all (a scope, an
+// order, a canary, waves, a domain budget, Strict or a partition above
+// 0): when it does
 // not, the plan runs upstream's step and Plan.Rolling.Policy is nil.
 func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err error) {
 	rp.Strict = p.Strict
@@ -321,9 +329,10 @@ func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err
 			rp.Partition = desired
 		}
 	}
-	if p.Order.Label != "" || p.Order.Compare != nil {
+	if p.Order.Label != "" || p.Order.Compare != nil || p.Canary != nil {
 		// Indices of the walked nodes, the missing ones after the existing
-		// ones; ranked by the order, then by name.
+		// ones; ranked by the order (the canary's nodes first), then by
+		// name.
 		var idx []int
 		for i := range c.nodes {
 			if walked(i) {
@@ -339,17 +348,18 @@ func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err
 			}
 			return &c.missing[i-len(c.nodes)], nil
 		}
+		canary := p.canaryOfCluster(c)
 		slices.SortStableFunc(idx, func(a, b int) int {
 			na, oa := node(a)
 			nb, ob := node(b)
-			return cmp.Or(p.CompareNodes(oa, ob), cmp.Compare(na.Name, nb.Name))
+			return cmp.Or(cmpBool(!canary(a), !canary(b)), p.CompareNodes(oa, ob), cmp.Compare(na.Name, nb.Name))
 		})
 		for r, i := range idx {
 			n, _ := node(i)
 			n.Rank = int32(r)
 		}
-		if p.Waves != nil {
-			rp.Waves = p.waves(idx, node)
+		if p.barrier() {
+			rp.Waves = p.waves(idx, node, canary)
 		}
 	}
 	if d := p.DomainBudget; d != nil {

@@ -1,15 +1,29 @@
 package daemon
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // CanaryWave is the name of the canary wave (RolloutPolicy.Canary) among
-// a plan's waves (ReadOut.Waves, rollout.WaveProgress.Name).
+// a plan's waves (ReadOut.Waves, NodeReadOut.Wave,
+// rollout.WaveProgress.Name).
 const CanaryWave = "canary"
 
-// RestWave is the name of the wave of every desired node after the
-// canary when the policy has no Order.Label.
+// RestWave is the name of the wave of every node after the canary when the
+// policy has no Order.Label (RolloutPolicy.WaveOf).
 const RestWave = "rest"
 
 // Canary is a first wave of a few desired nodes in scope, before the
@@ -17,19 +31,260 @@ const RestWave = "rest"
 // nodes as one wave, RestWave): the nodes that run a new revision first,
 // so that a person or a health gate can judge it before it goes further.
 // It turns on the wave barrier (RolloutPolicy.Waves, with a zero Bake
-// when that is nil).
+// when that is nil; a Bake set there applies after the canary as after
+// every wave), and the canary's nodes go first in the update order, so
+// that a Partition never keeps them unless it keeps every other node.
 //
-// Which nodes: Count of the desired nodes in scope (a percentage of them
-// rounded up, at least 1), taken in turn from each value of Spread (in
-// the order of Order.Values first, then string order; nodes without the
-// label last), within a value in update order. Nodes that already run an
-// updated pod are taken first, so that the canary of a rollout under way
-// stays the nodes it started with when nodes come and go.
+// Which nodes (RolloutPolicy.CanaryNodes): Count of the desired nodes in
+// scope (a percentage of them rounded up; at least 1, at most all of
+// them), taken in turn from each value of Spread, one node of each value
+// per round: the values in Order's order when Spread is Order.Label
+// (Order.Values first, then string order), in string order otherwise;
+// nodes without the label as one last value. Within a value, nodes go in
+// update order (CompareNodes, then name). Nodes that already run a live
+// updated pod are taken before every node that does not, the earliest
+// updated first (by their updated pod's creation time; ties in the turns
+// above), so that the canary of a rollout under way stays the nodes it
+// started with when nodes join or leave: a node that joins gets the
+// current revision from the create pass, but later than the canary did.
+// (A canary node whose updated pod is recreated, or a node that joined
+// after the template changed but before the canary started, can so trade
+// places with another node that runs the new revision.) Missing nodes,
+// and nodes that should not run the pod, are never in the canary.
 type Canary struct {
 	// Count is the canary's size: an integer at least 1 or a percentage
-	// from 1% to 100%.
+	// from 1% to 100% of the desired nodes in scope; anything else is an
+	// error at rollout.canary.count.
 	Count intstr.IntOrString
 	// Spread is the node label whose values the canary is spread across,
-	// "" for none (update order only).
+	// "" for none (update order only); a malformed key is an error at
+	// rollout.canary.spread.
 	Spread string
+}
+
+var canaryPath = policyPath.Child("canary")
+
+// validate checks the canary's count and spread label.
+func (c *Canary) validate() field.ErrorList {
+	var errs field.ErrorList
+	if _, err := c.size(1); err != nil {
+		errs = append(errs, err)
+	}
+	if k := c.Spread; k != "" {
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(canaryPath.Child("spread"), k, strings.Join(msgs, "; ")))
+		}
+	}
+	return errs
+}
+
+// size scales Count against desired nodes: a percentage rounded up, at
+// least 1, at most desired.
+func (c *Canary) size(desired int) (int, *field.Error) {
+	path := canaryPath.Child("count")
+	v := c.Count
+	if v.Type == intstr.String {
+		s := strings.TrimSuffix(v.StrVal, "%")
+		var pct int
+		if _, err := fmt.Sscanf(s, "%d", &pct); err != nil || s+"%" != v.StrVal || pct < 1 || pct > 100 || fmt.Sprint(pct) != s {
+			return 0, field.Invalid(path, v.StrVal, "must be an integer at least 1 or a percentage from 1% to 100%")
+		}
+	} else if v.IntVal < 1 {
+		return 0, field.Invalid(path, v.IntVal, "must be an integer at least 1 or a percentage from 1% to 100%")
+	}
+	n, err := intstr.GetScaledValueFromIntOrPercent(&v, desired, true)
+	if err != nil {
+		return 0, field.Invalid(path, v.String(), err.Error())
+	}
+	return min(max(n, 1), desired), nil
+}
+
+// CanaryNodes returns the names of the nodes of the canary wave of a
+// rollout under p (see Canary), in update order (CompareNodes, then name);
+// nil without p.Canary. It is the canary a plan computes, for a program
+// that shows a rollout's waves before it starts (a plan's ReadOut says of
+// each node whether it is in the canary: NodeReadOut.Wave is CanaryWave).
+//
+// Pass the nodes that should run the pod (placement is the plan's to
+// judge; nil entries are skipped), and updated, which returns a node's
+// live pod of the current revision (the earliest created if several; see
+// rollout.IsPodUpdated), nil when it runs none; updated may be nil when
+// no node runs one (before the rollout starts). Nodes outside p.Scope are
+// left out.
+// An invalid Count, Spread or Scope gives nil (Validate reports them). It
+// modifies nothing, and the result does not depend on the order of nodes.
+func (p *RolloutPolicy) CanaryNodes(nodes []*corev1.Node, updated func(*corev1.Node) *corev1.Pod) []string {
+	if p.Canary == nil || len(p.Canary.validate()) > 0 {
+		return nil
+	}
+	sel := labels.Everything()
+	if p.Scope != nil {
+		s, err := metav1.LabelSelectorAsSelector(p.Scope)
+		if err != nil {
+			return nil
+		}
+		sel = s
+	}
+	var cands []canaryCandidate
+	for _, n := range nodes {
+		if n == nil || !sel.Matches(labels.Set(n.Labels)) {
+			continue
+		}
+		c := canaryCandidate{node: n}
+		if updated != nil {
+			if pod := updated(n); pod != nil {
+				c.updated, c.since = true, pod.CreationTimestamp.Time
+			}
+		}
+		cands = append(cands, c)
+	}
+	in := p.canary(cands)
+	var out []*corev1.Node
+	for i, c := range cands {
+		if in[i] {
+			out = append(out, c.node)
+		}
+	}
+	slices.SortFunc(out, func(a, b *corev1.Node) int { return cmp.Or(p.CompareNodes(a, b), cmp.Compare(a.Name, b.Name)) })
+	names := make([]string, len(out))
+	for i, n := range out {
+		names[i] = n.Name
+	}
+	return names
+}
+
+// canaryCandidate is a desired node in scope, whether it runs a live
+// updated pod, and since when (the earliest such pod's creation).
+type canaryCandidate struct {
+	node    *corev1.Node
+	updated bool
+	since   time.Time
+}
+
+// candidate is the canaryCandidate of node with pods judged by states.
+func candidate(node *corev1.Node, pods []*corev1.Pod, states []rollout.PodState) canaryCandidate {
+	c := canaryCandidate{node: node}
+	for k, s := range states {
+		if !s.Updated || s.Deleting {
+			continue
+		}
+		if at := pods[k].CreationTimestamp.Time; !c.updated || at.Before(c.since) {
+			c.updated, c.since = true, at
+		}
+	}
+	return c
+}
+
+// canary picks the canary (see Canary) among cands, the desired nodes in
+// scope (non-nil, distinct names): in[i] says whether cands[i] is in it.
+// p.Canary must be set and valid.
+func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
+	in = make([]bool, len(cands))
+	size, err := p.Canary.size(len(cands))
+	if err != nil || size == 0 {
+		return in
+	}
+	// By value of the spread label, then updated first, then update order.
+	idx := make([]int, len(cands))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(i, j int) int {
+		a, b := &cands[i], &cands[j]
+		return cmp.Or(p.compareSpread(a.node, b.node), cmpBool(!a.updated, !b.updated),
+			p.CompareNodes(a.node, b.node), cmp.Compare(a.node.Name, b.node.Name))
+	})
+	// The values' groups, then one node of each in turn.
+	var groups [][]int
+	for k, i := range idx {
+		if k == 0 || p.compareSpread(cands[idx[k-1]].node, cands[i].node) != 0 {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], i)
+	}
+	turns := make([]int, 0, len(cands))
+	for round := 0; len(turns) < len(cands); round++ {
+		for _, g := range groups {
+			if round < len(g) {
+				turns = append(turns, g[round])
+			}
+		}
+	}
+	// Nodes running an updated pod before any that does not, the earliest
+	// updated first; otherwise in their turns.
+	slices.SortStableFunc(turns, func(i, j int) int {
+		a, b := &cands[i], &cands[j]
+		if c := cmpBool(!a.updated, !b.updated); c != 0 || !a.updated {
+			return c
+		}
+		return a.since.Compare(b.since)
+	})
+	for _, i := range turns[:size] {
+		in[i] = true
+	}
+	return in
+}
+
+// compareSpread orders two nodes by their value of the canary's Spread
+// label (see Canary); 0 without one.
+func (p *RolloutPolicy) compareSpread(a, b *corev1.Node) int {
+	k := p.Canary.Spread
+	if k == "" {
+		return 0
+	}
+	if k == p.Order.Label {
+		return p.compareWaves(a, b)
+	}
+	va, oka := a.Labels[k]
+	vb, okb := b.Labels[k]
+	return cmp.Or(cmpBool(!oka, !okb), cmp.Compare(va, vb))
+}
+
+// canaryOfCluster picks the canary among c's desired nodes in scope (after
+// compile has set their Hold from the scope) and reports whether the node
+// of index i is in it: i indexes c.nodes, then c.missing (never in it).
+// Without a canary nothing is.
+func (p *RolloutPolicy) canaryOfCluster(c *cluster) func(i int) bool {
+	if p.Canary == nil {
+		return func(int) bool { return false }
+	}
+	var at []int
+	var cands []canaryCandidate
+	for i := range c.nodes {
+		n := &c.nodes[i]
+		if !n.ShouldRun || n.Hold {
+			continue
+		}
+		at = append(at, i)
+		cands = append(cands, candidate(c.info[i].node, n.Pods, n.States))
+	}
+	in := make([]bool, len(c.nodes))
+	for k, ok := range p.canary(cands) {
+		in[at[k]] = ok
+	}
+	return func(i int) bool { return i < len(in) && in[i] }
+}
+
+// canaryOfReadOut picks the canary among ro's desired nodes in scope
+// (after holds has set HeldScope); nil without a canary.
+func (p *RolloutPolicy) canaryOfReadOut(ro *ReadOut) map[*NodeReadOut]bool {
+	if p.Canary == nil {
+		return nil
+	}
+	var at []*NodeReadOut
+	var cands []canaryCandidate
+	for i := range ro.Nodes {
+		n := &ro.Nodes[i]
+		if n.ShouldRun && n.Held != HeldScope {
+			at = append(at, n)
+			cands = append(cands, candidate(n.Node, n.Pods, n.States))
+		}
+	}
+	in := make(map[*NodeReadOut]bool)
+	for k, ok := range p.canary(cands) {
+		if ok {
+			in[at[k]] = true
+		}
+	}
+	return in
 }

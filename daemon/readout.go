@@ -22,10 +22,11 @@ type ReadOut struct {
 	// (node names pods target that are not in the node list) in name
 	// order.
 	Nodes []NodeReadOut
-	// Waves are the names of the order-label groups of the nodes that
-	// should run the pod or have pods (RolloutPolicy.WaveOf), in the order
-	// the rollout starts them (RolloutPolicy.CompareNodes); nil without
-	// Options.Rollout.Order.Label.
+	// Waves are the names of the waves of the nodes that should run the
+	// pod or have pods (NodeReadOut.Wave), in the order the rollout starts
+	// them: CanaryWave first, then the order-label groups in
+	// RolloutPolicy.CompareNodes order (or RestWave); nil without
+	// Options.Rollout.Order.Label and Canary.
 	Waves []string
 	// Paused is the rolling-update step Options.Rollout.Paused held back:
 	// the step the plan would have run, and what it would have asked for,
@@ -55,8 +56,10 @@ type NodeReadOut struct {
 	// Held says whether, and why, the policy keeps the node's pods as they
 	// are (HeldNone when it does not); see Hold.
 	Held Hold
-	// Wave is the node's order-label group (RolloutPolicy.WaveOf), ""
-	// without Options.Rollout.Order.Label.
+	// Wave is the node's wave: CanaryWave for a node in the canary (see
+	// RolloutPolicy.CanaryNodes), RolloutPolicy.WaveOf otherwise (its
+	// order-label group, or RestWave); "" without Options.Rollout's
+	// Order.Label and Canary.
 	Wave string
 	// Pods are the DaemonSet's pods targeting the node, sorted by name
 	// (terminal pods being deleted left out), and States their judgement
@@ -87,8 +90,8 @@ const (
 	// ones, each in the policy's order) that RolloutPolicy.Partition
 	// keeps.
 	HeldPartition Hold = "Partition"
-	// HeldWave: the node runs only old pods, in an order-label group after
-	// the one the wave barrier (RolloutPolicy.Waves) has open.
+	// HeldWave: the node runs only old pods, in a wave after the one the
+	// wave barrier (RolloutPolicy.Waves, or Canary) has open.
 	HeldWave Hold = "Wave"
 	// HeldPaused: the node runs only old pods and RolloutPolicy.Paused
 	// holds the rollout.
@@ -160,7 +163,9 @@ func (c *cluster) readOut(p *RolloutPolicy, step *RollingStep, burst int) *ReadO
 
 // holds writes the policy's facts on the read-out's nodes: their waves and
 // holds. step is the rolling step the plan ran (or the paused one), nil
-// when none ran.
+// when none ran. The canary is picked from the same facts compile picks
+// it from (desired nodes in scope, and whether they run a live updated
+// pod), so the two agree.
 func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 	if p.Scope != nil {
 		// A malformed scope fails the plan before any read-out.
@@ -177,9 +182,12 @@ func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 	// the partition keeps the last ones, the barrier those of later waves.
 	var old []*NodeReadOut
 	desired := 0
+	canary := p.canaryOfReadOut(ro)
 	for i := range ro.Nodes {
 		n := &ro.Nodes[i]
-		if p.Order.Label != "" {
+		if canary[n] {
+			n.Wave = CanaryWave
+		} else {
 			n.Wave = p.WaveOf(n.Node)
 		}
 		if !n.ShouldRun || n.Held != HeldNone {
@@ -190,13 +198,15 @@ func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 			old = append(old, n)
 		}
 	}
-	if p.Order.Label != "" {
+	if p.Order.Label != "" || p.Canary != nil {
 		ro.Waves = p.waveNames(ro.Nodes)
 	}
 	// The step replaces unavailable old pods before available ones, each
-	// kind in the policy's order: the partition keeps the last ones.
+	// kind in the policy's order (the canary first): the partition keeps
+	// the last ones.
 	slices.SortStableFunc(old, func(a, b *NodeReadOut) int {
-		return cmp.Or(cmpBool(a.HasAvailable(), b.HasAvailable()), p.CompareNodes(a.Node, b.Node), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmpBool(a.HasAvailable(), b.HasAvailable()), cmpBool(!canary[a], !canary[b]),
+			p.CompareNodes(a.Node, b.Node), cmp.Compare(a.Name, b.Name))
 	})
 	kept := 0
 	if p.Partition != nil {
@@ -222,7 +232,7 @@ func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 	for _, n := range old {
 		switch {
 		case n.Held != HeldNone:
-		case p.Waves != nil && slices.Index(ro.Waves, n.Wave) >= open:
+		case p.barrier() && slices.Index(ro.Waves, n.Wave) >= open:
 			n.Held = HeldWave
 		case p.Paused:
 			n.Held = HeldPaused
@@ -231,7 +241,7 @@ func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 }
 
 // waveNames returns the distinct waves of the nodes that should run the
-// pod or have pods, in update order.
+// pod or have pods, in update order: the canary first.
 func (p *RolloutPolicy) waveNames(nodes []NodeReadOut) []string {
 	first := map[string]*corev1.Node{}
 	var names []string
@@ -246,6 +256,9 @@ func (p *RolloutPolicy) waveNames(nodes []NodeReadOut) []string {
 		}
 	}
 	slices.SortFunc(names, func(a, b string) int {
+		if c := cmpBool(a != CanaryWave, b != CanaryWave); c != 0 {
+			return c
+		}
 		na, nb := first[a], first[b]
 		if (na == nil) != (nb == nil) {
 			// One of them is the unlabelled wave, named by a missing node.

@@ -38,15 +38,16 @@ type Annotations struct {
 	MaxUnavailable *intstr.IntOrString
 	// Policy is what the other keys ask for: partition, scope, paused,
 	// order-by and order-values (Order), domain and domain-max-unavailable
-	// (DomainBudget), strict, wave-bake (Waves). Order.Compare and
-	// DomainBudget.MaxSurge have no key and are never set.
+	// (DomainBudget), strict, wave-bake (Waves), canary (Canary, its
+	// Spread the domain label, else the order-by label). Order.Compare
+	// and DomainBudget.MaxSurge have no key and are never set.
 	Policy daemon.RolloutPolicy
 	// ProgressDeadline is progress-deadline: how long a rollout may go
 	// without a node becoming updated and available before its controller
 	// reports it blocked and pauses it; 0 when absent (no deadline). It
 	// takes no part in a plan; the controller keeps the clock.
 	ProgressDeadline time.Duration
-	// Gates are canary approval points (pause-after, approved), the
+	// Gates are the approval points (pause-after, approved), the
 	// maintenance windows (window) and the health gates (health-gates,
 	// max-restarts, ready-timeout; on, with DefaultMaxRestarts and
 	// DefaultReadyTimeout, unless health-gates is "false"). The canary

@@ -16,7 +16,8 @@ import (
 // and misses) or a key of the input that misspells the prefix, and an
 // error comes with no result; without a key under the prefix and without
 // an error the result is nil; a result passes RolloutPolicy.Validate,
-// formats, and parses back from its format to itself.
+// has the health gates on unless health-gates says "false" and an
+// OnFailure, formats, and parses back from its format to itself.
 func FuzzParseAnnotations(f *testing.F) {
 	seeds := [][3][2]string{
 		{{pfx + "max-unavailable", "1"}, {pfx + "order-by", "topology.kubernetes.io/zone"}, {pfx + "wave-bake", "5m"}},
@@ -26,6 +27,12 @@ func FuzzParseAnnotations(f *testing.F) {
 		{{pfx + "scope", "pool!=a,gpu"}, {pfx + "max-surge", "1"}, {"rollouts.daemonplan.io/partition", "2"}},
 		{{pfx + "partition", "x"}, {pfx + "scope", "rank>3"}, {"app", "agent"}},
 		{{pfx + "max-unavailable", "0%"}, {pfx + "wave-bake", "-1s"}, {pfx, ""}},
+		{{pfx + "canary", "10%"}, {pfx + "order-by", "zone"}, {pfx + "pause-after", "canary, every-wave,a"}},
+		{{pfx + "canary", "1"}, {pfx + "pause-after", "every_wave"}, {pfx + "approved", "5d8f9c/topology.kubernetes.io/zone=a"}},
+		{{pfx + "health-gates", "false"}, {pfx + "max-restarts", "0"}, {pfx + "ready-timeout", "90s"}},
+		{{pfx + "on-failure", "rolback"}, {pfx + "rolled-back-from", "7b6c5d"}, {pfx + "window", "Mon-Fri 08:00-17:00 Europe/Amsterdam"}},
+		{{pfx + "on-failure", "rollback"}, {pfx + "approved", "h/!zone"}, {pfx + "pause-afer", "canary"}},
+		{{pfx + "domain", "rack"}, {pfx + "domain-max-unavailable", "1"}, {pfx + "canary", "3"}},
 	}
 	for _, s := range seeds {
 		f.Add(s[0][0], s[0][1], s[1][0], s[1][1], s[2][0], s[2][1])
@@ -76,6 +83,12 @@ func FuzzParseAnnotations(f *testing.F) {
 		}
 		if err := got.Policy.Validate(); err != nil {
 			t.Fatalf("parsed policy fails Validate: %v", err)
+		}
+		if got.Gates.Health.On != (in[pfx+"health-gates"] != "false") || got.Gates.Health.ReadyTimeout <= 0 || got.OnFailure == "" {
+			t.Fatalf("parsed gates miss their defaults: %+v, on-failure %q", got.Gates.Health, got.OnFailure)
+		}
+		if c := got.Policy.Canary; c != nil && c.Spread != in[pfx+"domain"] && c.Spread != in[pfx+"order-by"] {
+			t.Fatalf("canary spread %q is neither domain nor order-by of %q", c.Spread, in)
 		}
 		out, err := got.Format()
 		if err != nil {

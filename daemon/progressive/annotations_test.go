@@ -28,6 +28,23 @@ func ios(s string) *intstr.IntOrString {
 	return &v
 }
 
+// withDefaults returns a copy of a with ParseAnnotations' defaults where
+// a leaves them zero: the health gates on with the default thresholds,
+// OnFailurePause. nil stays nil.
+func withDefaults(a *progressive.Annotations) *progressive.Annotations {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	if c.Gates.Health == (progressive.HealthGates{}) {
+		c.Gates.Health = progressive.HealthGates{On: true, MaxRestarts: progressive.DefaultMaxRestarts, ReadyTimeout: progressive.DefaultReadyTimeout}
+	}
+	if c.OnFailure == "" {
+		c.OnFailure = progressive.OnFailurePause
+	}
+	return &c
+}
+
 func annPath(k string) string { return field.NewPath("metadata", "annotations").Key(k).String() }
 
 // fieldErrs returns the *field.Error values err unwraps to.
@@ -204,7 +221,7 @@ func TestParseAnnotations(t *testing.T) {
 			if got, want := errors.Is(err, daemon.ErrInvalidInput), tt.wantErr != nil; got != want {
 				t.Errorf("errors.Is(%v, ErrInvalidInput) = %v, want %v", err, got, want)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(withDefaults(tt.want), got); diff != "" {
 				t.Errorf("ParseAnnotations() (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, tt.in); diff != "" {
@@ -270,12 +287,14 @@ func TestAnnotationsFormat(t *testing.T) {
 		want    map[string]string
 		wantErr string
 	}{
-		{name: "zero still opts in", want: map[string]string{pfx + "max-unavailable": "1"}},
-		{name: "scope with matchLabels and expressions", in: progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{
+		// The zero HealthGates are off: written as such.
+		{name: "zero opts in with the health gates off", want: map[string]string{pfx + "health-gates": "false"}},
+		{name: "the defaults still opt in", in: *withDefaults(&progressive.Annotations{}), want: map[string]string{pfx + "health-gates": "true"}},
+		{name: "scope with matchLabels and expressions", in: *withDefaults(&progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{
 			MatchLabels:      map[string]string{"pool": "a"},
 			MatchExpressions: []metav1.LabelSelectorRequirement{expr("zone", metav1.LabelSelectorOpIn, "b", "a"), expr("spot", metav1.LabelSelectorOpDoesNotExist)},
-		}}}, want: map[string]string{pfx + "scope": "pool=a,zone in (a,b),!spot"}},
-		{name: "waves and deadline", in: progressive.Annotations{ProgressDeadline: 90 * time.Second, Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Waves: &rollout.WaveBarrier{}}},
+		}}}), want: map[string]string{pfx + "scope": "pool=a,zone in (a,b),!spot"}},
+		{name: "waves and deadline", in: *withDefaults(&progressive.Annotations{ProgressDeadline: 90 * time.Second, Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Waves: &rollout.WaveBarrier{}}}),
 			want: map[string]string{pfx + "order-by": "zone", pfx + "wave-bake": "0s", pfx + "progress-deadline": "1m30s"}},
 		{name: "comparator has no annotation", in: progressive.Annotations{Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Compare: func(a, b *corev1.Node) int { return 0 }}}}, wantErr: "Order.Compare"},
 		{name: "per-domain surge has no annotation", in: progressive.Annotations{Policy: daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: "z", MaxSurge: ios("1")}}}, wantErr: "MaxSurge"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,15 +48,19 @@ func formatScope(s *metav1.LabelSelector) (string, error) {
 
 // Format returns the annotations that ask for a: the inverse of
 // ParseAnnotations. Keys are written only for what differs from
-// the default (a false Paused or Strict, a nil budget, a zero deadline are
-// left out), except that the zero Annotations gives max-unavailable
-// "1", so that the result still opts the DaemonSet in. For every a that
+// ParseAnnotations' defaults (a false Paused or Strict, a nil budget, a
+// zero deadline, health gates on with the default thresholds, OnFailure
+// OnFailurePause or "" are left out); when that leaves nothing,
+// health-gates "true" is written, so that the result still opts the
+// DaemonSet in. The zero HealthGates, off, which ParseAnnotations never
+// returns, is written as health-gates "false" alone. For every a that
 // ParseAnnotations returned, parsing Format's result gives a back.
 //
 // It fails when a holds what no annotation can say: Order.Compare,
-// DomainBudget.MaxSurge, a scope operator or value kubectl's -l syntax
-// cannot carry, or a value ParseAnnotations would reject (the error
-// is then the one it returns). Every error matches daemon.ErrInvalidInput. It
+// DomainBudget.MaxSurge, a Canary.Spread other than the label
+// ParseAnnotations derives (domain, else order-by), a scope operator or
+// value kubectl's -l syntax cannot carry, or a value ParseAnnotations
+// would reject (the error is then the one it returns). Every error matches daemon.ErrInvalidInput. It
 // modifies nothing.
 func (a Annotations) Format() (map[string]string, error) {
 	p := &a.Policy
@@ -108,11 +113,57 @@ func (a Annotations) Format() (map[string]string, error) {
 	if a.ProgressDeadline != 0 {
 		out[AnnotationProgressDeadline] = a.ProgressDeadline.String()
 	}
+	if err := a.formatGates(out); err != nil {
+		return nil, err
+	}
 	if len(out) == 0 {
-		out[AnnotationMaxUnavailable] = "1"
+		out[AnnotationHealthGates] = "true"
 	}
 	if _, err := ParseAnnotations(out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// formatGates writes the canary, the gates, on-failure and
+// rolled-back-from of a into out.
+func (a Annotations) formatGates(out map[string]string) error {
+	if c := a.Policy.Canary; c != nil {
+		if want := spreadOf(&a.Policy); c.Spread != want {
+			return fmt.Errorf("%w: rollout annotations: Canary.Spread (canary): %q has no annotation: a canary spreads across the domain label, else the order-by label (here %q)",
+				daemon.ErrInvalidInput, c.Spread, want)
+		}
+		out[AnnotationCanary] = c.Count.String()
+	}
+	g := a.Gates
+	if g.PauseAfter != nil {
+		out[AnnotationPauseAfter] = strings.Join(g.PauseAfter, ",")
+	}
+	if g.Approved != nil {
+		out[AnnotationApproved] = g.Approved.String()
+	}
+	if len(g.Windows) > 0 {
+		out[AnnotationWindow] = g.Windows.String()
+	}
+	h := g.Health
+	if h == (HealthGates{}) {
+		out[AnnotationHealthGates] = "false"
+	} else {
+		if !h.On {
+			out[AnnotationHealthGates] = "false"
+		}
+		if h.MaxRestarts != DefaultMaxRestarts {
+			out[AnnotationMaxRestarts] = strconv.FormatInt(int64(h.MaxRestarts), 10)
+		}
+		if h.ReadyTimeout != DefaultReadyTimeout {
+			out[AnnotationReadyTimeout] = h.ReadyTimeout.String()
+		}
+	}
+	if a.OnFailure != "" && a.OnFailure != OnFailurePause {
+		out[AnnotationOnFailure] = string(a.OnFailure)
+	}
+	if a.RolledBackFrom != "" {
+		out[AnnotationRolledBackFrom] = a.RolledBackFrom
+	}
+	return nil
 }

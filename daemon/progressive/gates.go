@@ -1,12 +1,19 @@
 package progressive
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // Gates are what holds a rollout beyond its plan: the health of the new
@@ -20,8 +27,10 @@ type Gates struct {
 	// Health are the health gates on the new revision's pods.
 	Health HealthGates
 	// PauseAfter are the approval points, as the pause-after annotation
-	// writes them: "canary", "every-wave", or a value of the order label.
-	// The rollout waits after each such wave until Approved names the
+	// writes them: "canary" (the canary wave, daemon.CanaryWave),
+	// "every-wave" (each wave), or a value v of the order label (the wave
+	// "<label>=v"). The last wave is never one: nothing follows it. The
+	// rollout waits after each such wave until Approved names the
 	// current revision and that wave or a later one.
 	PauseAfter []string
 	// Approved is the latest approval, nil when there is none.
@@ -29,38 +38,6 @@ type Gates struct {
 	// Windows are the maintenance windows; empty means always open.
 	Windows Windows
 }
-
-// HealthGates are the signals that stop a rollout at once: see
-// HealthGates.Check.
-type HealthGates struct {
-	// On turns the gates on.
-	On bool
-	// MaxRestarts is the number of restarts a container of a new-revision
-	// pod may have; one more is a signal (SignalRestarts).
-	MaxRestarts int32
-	// ReadyTimeout is how long a new-revision pod may go from its creation
-	// without becoming Ready before that is a signal (SignalReadyTimeout).
-	ReadyTimeout time.Duration
-}
-
-// The health gates' defaults once a DaemonSet opts in: safe for a typical
-// node agent, which starts in seconds and may restart once or twice while
-// its node settles.
-const (
-	DefaultMaxRestarts  = 3
-	DefaultReadyTimeout = 10 * time.Minute
-)
-
-// Approval is what "kubectl dsplan rollout approve" records: the revision
-// (its pod-template-hash) and the wave after which the rollout may go on
-// (a wave name, as daemon.RolloutPolicy.WaveOf names it, or
-// daemon.CanaryWave).
-type Approval struct {
-	Hash, Wave string
-}
-
-// String is the annotation's value: "<hash>/<wave>".
-func (a Approval) String() string { return a.Hash + "/" + a.Wave }
 
 // OnFailure is what a controller does when a health gate fails.
 type OnFailure string
@@ -73,43 +50,6 @@ const (
 	// (rollout.RollbackTo) and rolls it out under the same policy.
 	OnFailureRollback OnFailure = "rollback"
 )
-
-// Signal names a health-gate signal of a new-revision pod.
-type Signal string
-
-// The health-gate signals, in the order Check reports the first of a pod.
-const (
-	// SignalCrashLoop: a container waits in CrashLoopBackOff.
-	SignalCrashLoop Signal = "CrashLoopBackOff"
-	// SignalOOMKilled: a container's last termination reason is OOMKilled.
-	SignalOOMKilled Signal = "OOMKilled"
-	// SignalImagePull: a container waits in ImagePullBackOff or
-	// ErrImagePull.
-	SignalImagePull Signal = "ImagePullError"
-	// SignalCreateError: a container waits in CreateContainerConfigError
-	// or CreateContainerError.
-	SignalCreateError Signal = "CreateContainerError"
-	// SignalRestarts: a container restarted more than MaxRestarts times.
-	SignalRestarts Signal = "TooManyRestarts"
-	// SignalRestartedDuringBake: a pod of a finished wave restarted while
-	// the wave baked.
-	SignalRestartedDuringBake Signal = "RestartedDuringBake"
-	// SignalReadyTimeout: the pod has not become Ready ReadyTimeout after
-	// its creation.
-	SignalReadyTimeout Signal = "ReadyTimeout"
-)
-
-// PodSignal is one new-revision pod's failing signal.
-type PodSignal struct {
-	// Pod and Node name the pod and its node.
-	Pod, Node string
-	// Signal is the first signal Check found.
-	Signal Signal
-	// Container names the container it concerns, "" for the pod.
-	Container string
-	// Detail says it for people: "5 restarts", "not Ready after 10m0s".
-	Detail string
-}
 
 // HoldCause names what holds a rollout (Hold.Cause).
 type HoldCause string
@@ -134,7 +74,7 @@ const (
 type Hold struct {
 	Cause HoldCause
 	// Signals are the failing new-revision pods (HoldHealthGate), sorted
-	// by node name.
+	// by node name, then pod name.
 	Signals []PodSignal
 	// Wave is the wave after which the rollout waits (HoldApproval).
 	Wave string
@@ -152,20 +92,231 @@ func (h Hold) Held() bool { return h.Cause != HoldNone }
 
 // Hold decides whether g holds the rollout of ds (Rollout.DaemonSet) at
 // now, from its plan (computed with Options.ReadOut) and j, Judge of that
-// plan: the health gates first (Signals of the new revision's pods,
-// SignalRestartedDuringBake while a finished wave bakes), then the latest
-// done wave named in PauseAfter that Approved does not cover, then the
-// windows. zones resolves the windows' time zones (time.LoadLocation is
-// one); an unknown zone is an error at the window annotation. It
-// modifies nothing.
+// plan. The first of these that applies holds it:
+//
+//  1. The health gates (Health, when On): a new-revision pod (the
+//     read-out's pods that are Updated and not Deleting) of a desired node
+//     in scope fails HealthGates.Check, or, while a wave bakes
+//     (CauseWaveBaking), a container of a new-revision pod of a finished
+//     wave (that wave and those before it) that has restarted last
+//     terminated at or after the bake began (SignalRestartedDuringBake;
+//     the bake began when the wave's last node became available, as the
+//     wave barrier counts it). Pods on a missing node, or on a node whose
+//     Ready condition is False or Unknown, do not time out
+//     (SignalReadyTimeout): their node, not their revision, keeps them
+//     from Ready. Signals lists every failing pod.
+//  2. Approval: the latest wave named in PauseAfter (see Gates) that is
+//     done, with every wave before it (Judgement.Waves, the last wave
+//     never), unless Approved names plan.Hash and that wave or a later
+//     one.
+//  3. The windows: none is open at now (Windows.At); Until is the next
+//     opening.
+//
+// A skipped plan and a complete rollout are held by nothing: the gates
+// guard a rollout under way. Next is the earliest moment the answer may
+// change with the clock alone: a pending new pod's ready timeout, and,
+// unless a health gate or an approval holds, a window's opening or
+// closing; a health-gate hold has none (it holds until the pods or a
+// person change something).
+//
+// zones resolves the windows' time zones (time.LoadLocation is one); it
+// is needed only when there are windows. An unknown zone is an error at
+// the window annotation, as is a nil zones with windows; a plan without a
+// read-out (and not skipped) is an error, as for Judge. A nil g holds
+// nothing. It modifies nothing; the Hold shares nothing with its inputs
+// but names.
 func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now time.Time, zones Zones) (Hold, error) {
-	return Hold{}, nil
+	if ds == nil || plan == nil {
+		return Hold{}, fmt.Errorf("%w: Hold needs a DaemonSet and its plan", daemon.ErrInvalidInput)
+	}
+	if g == nil || plan.Skip != daemon.SkipNone || j.Complete {
+		return Hold{}, nil
+	}
+	ro := plan.ReadOut
+	if ro == nil {
+		return Hold{}, daemon.NewError(ds, daemon.StageInput, errors.New("the plan has no read-out: compute it with Options.ReadOut"))
+	}
+	signals, pending := g.health(ds, ro, j, now)
+	if len(signals) > 0 {
+		return Hold{Cause: HoldHealthGate, Signals: signals}, nil
+	}
+	if p := g.approvalPoint(j.Waves); p >= 0 && !g.Approved.covers(plan.Hash, j.Waves, p) {
+		return Hold{Cause: HoldApproval, Wave: j.Waves[p].Wave, Next: pending}, nil
+	}
+	if len(g.Windows) == 0 {
+		return Hold{Next: pending}, nil
+	}
+	if zones == nil {
+		return Hold{}, windowError(g.Windows, errors.New("no time zones given to read the windows with"))
+	}
+	open, change, err := g.Windows.At(now, zones)
+	if err != nil {
+		return Hold{}, windowError(g.Windows, err)
+	}
+	next := earliest(pending, change)
+	if !open {
+		return Hold{Cause: HoldWindow, Until: change, Next: next}, nil
+	}
+	return Hold{Next: next}, nil
 }
 
-// Check returns pod's first failing signal at now under g, or ok false.
-// Only the pod's own status counts: its containers' and init containers'
-// waiting reasons, last termination reasons and restart counts, its Ready
-// condition and its creation time. It modifies nothing.
-func (g HealthGates) Check(pod *corev1.Pod, now time.Time) (s PodSignal, failing bool) {
+// windowError is err at the window annotation.
+func windowError(ws Windows, err error) error {
+	return annotationErrors{field.Invalid(annotationsPath.Key(AnnotationWindow), ws.String(), err.Error())}
+}
+
+// earliest returns the earlier of a and b, zero counting as never.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// health returns the failing new-revision pods of ro, sorted by node and
+// pod, and the earliest ready timeout still ahead of a pod that is not
+// Ready (zero when none is).
+func (g *Gates) health(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement, now time.Time) ([]PodSignal, time.Time) {
+	h := g.Health
+	if !h.On {
+		return nil, time.Time{}
+	}
+	bake := bakeOf(ds, ro, j)
+	var signals []PodSignal
+	var pending time.Time
+	for i := range ro.Nodes {
+		n := &ro.Nodes[i]
+		if !n.ShouldRun || n.Held == daemon.HeldScope {
+			continue
+		}
+		up := nodeReady(n.Node)
+		for k, pod := range n.Pods {
+			if st := n.States[k]; !st.Updated || st.Deleting {
+				continue
+			}
+			s, failing, at := h.check(pod, now)
+			if up {
+				pending = earliest(pending, at)
+			}
+			if !failing || s.Signal == SignalReadyTimeout {
+				// The bake goes before the ready timeout, which only a
+				// node that is up can give.
+				if bs, ok := bake.restarted(pod, n.Wave); ok {
+					s, failing = bs, true
+				} else if !up {
+					failing = false
+				}
+			}
+			if failing {
+				s.Node = n.Name
+				signals = append(signals, s)
+			}
+		}
+	}
+	slices.SortFunc(signals, func(a, b PodSignal) int { return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Pod, b.Pod)) })
+	return signals, pending
+}
+
+// bake is a wave's bake under way: the finished waves and when the bake
+// began.
+type bake struct {
+	waves []string
+	since time.Time
+}
+
+// bakeOf returns the bake under way in j, the zero bake when no wave
+// bakes.
+func bakeOf(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement) bake {
+	if j.Reason.Cause != CauseWaveBaking {
+		return bake{}
+	}
+	k := slices.IndexFunc(j.Waves, func(t Tally) bool { return t.Wave == j.Reason.Wave })
+	if k < 0 {
+		return bake{}
+	}
+	b := bake{}
+	for _, t := range j.Waves[:k+1] {
+		b.waves = append(b.waves, t.Wave)
+	}
+	for i := range ro.Nodes {
+		n := &ro.Nodes[i]
+		if !n.ShouldRun || n.Held == daemon.HeldScope || n.Wave != j.Reason.Wave {
+			continue
+		}
+		for p, pod := range n.Pods {
+			if st := n.States[p]; st.Updated && st.Available && !st.Deleting {
+				if at := rollout.AvailableSince(pod, ds.Spec.MinReadySeconds); at.After(b.since) {
+					b.since = at
+				}
+			}
+		}
+	}
+	return b
+}
+
+// restarted returns the signal of pod, of a node of wave, when a
+// container of it that has restarted last terminated at or after the bake
+// began.
+func (b bake) restarted(pod *corev1.Pod, wave string) (PodSignal, bool) {
+	if b.since.IsZero() || !slices.Contains(b.waves, wave) {
+		return PodSignal{}, false
+	}
+	for _, list := range [2][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, cs := range list {
+			t := cs.LastTerminationState.Terminated
+			if cs.RestartCount == 0 || t == nil || t.FinishedAt.Time.Before(b.since) {
+				continue
+			}
+			return PodSignal{Pod: pod.Name, Signal: SignalRestartedDuringBake, Container: cs.Name,
+				Detail: fmt.Sprintf("restarted at %s, during the bake of wave %s", t.FinishedAt.UTC().Format(time.RFC3339), wave)}, true
+		}
+	}
 	return PodSignal{}, false
+}
+
+// nodeReady reports whether n is not known to be down: whether its pods'
+// readiness is theirs to answer for. A missing node (nil) is down, as is
+// one whose Ready condition is False or Unknown; one without a Ready
+// condition is not.
+func nodeReady(n *corev1.Node) bool {
+	if n == nil {
+		return false
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return true
+}
+
+// String says h for people, as a status condition or rollout status
+// prints it: "health gate failed: CrashLoopBackOff on pod agent-x (node
+// n1, container agent: 5 restarts), …", "waiting for approval after wave
+// topology.kubernetes.io/zone=a", "outside the maintenance windows until
+// 2026-11-28T08:00:00Z", "not held". It names up to MaxReasonNodes pods,
+// then how many more fail.
+func (h Hold) String() string {
+	switch h.Cause {
+	case HoldNone:
+		return "not held"
+	case HoldHealthGate:
+		parts := make([]string, 0, min(len(h.Signals), MaxReasonNodes))
+		for _, s := range h.Signals[:min(len(h.Signals), MaxReasonNodes)] {
+			parts = append(parts, s.String())
+		}
+		s := "health gate failed: " + strings.Join(parts, ", ")
+		if more := len(h.Signals) - MaxReasonNodes; more > 0 {
+			s += fmt.Sprintf(" and %d more", more)
+		}
+		return s
+	case HoldApproval:
+		return "waiting for approval after wave " + h.Wave
+	case HoldWindow:
+		if h.Until.IsZero() {
+			return "outside the maintenance windows"
+		}
+		return "outside the maintenance windows until " + h.Until.UTC().Format(time.RFC3339)
+	}
+	return string(h.Cause)
 }

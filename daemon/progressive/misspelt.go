@@ -23,6 +23,11 @@ func misspelt(k string) bool {
 // prefix may be to count as a near miss.
 const prefixSlack = 2
 
+// keySlack is how many edits from a rollout key's name an unknown key's
+// name under AnnotationPrefix may be for its error to say "did you mean"
+// (pause-afer, rolled-back-form).
+const keySlack = 2
+
 // nearMiss returns the key k probably meant when its prefix is a near
 // miss of AnnotationPrefix: its domain within prefixSlack edits of
 // rollout.daemonplan.io (case aside), or the domain with "." for the

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/internal/nearest"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -29,11 +30,21 @@ import (
 //
 // Every value is checked on its own and against the keys it needs
 // (order-values, wave-bake: order-by; domain and domain-max-unavailable:
-// each other), so that a parsed Policy always passes
-// daemon.RolloutPolicy.Validate. An integer is written in decimal without sign or
+// each other; pause-after: canary for "canary", order-by for
+// "every-wave" without a canary and for a value), so that a parsed Policy
+// always passes daemon.RolloutPolicy.Validate. A pause-after value a
+// letter or two from "canary" or "every-wave" ("every_wave", "Canary") is
+// an error that says which was meant, unless order-values lists it.
+//
+// Defaults: once a DaemonSet opts in, the health gates are on
+// (Gates.Health: On, DefaultMaxRestarts, DefaultReadyTimeout) unless
+// health-gates is "false", and OnFailure is OnFailurePause. A canary
+// (Policy.Canary) is spread across the domain label when domain is set,
+// else across the order-by label, else not at all. An integer is written in decimal without sign or
 // leading zeros, a percentage as such an integer and "%"; durations are Go
 // durations; booleans are "true" or "false" exactly. A key under the prefix
-// that is not one of the Annotation* keys is an error, as is a key that
+// that is not one of the Annotation* keys is an error (naming the key it
+// probably misspells, if any), as is a key that
 // misspells the prefix of one (a typo must not mean "no policy"); so is
 // max-surge (see Annotations). Errors are *field.Error at
 // metadata.annotations[<key>], one per bad key, in key order; errors.As
@@ -56,11 +67,14 @@ func ParseAnnotations(annotations map[string]string) (*Annotations, error) {
 		return nil, nil
 	}
 	slices.Sort(keys)
-	a := &Annotations{}
+	a := defaultAnnotations()
 	for _, k := range keys {
 		if err := a.set(k, annotations[k]); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if c := a.Policy.Canary; c != nil {
+		c.Spread = spreadOf(&a.Policy)
 	}
 	errs = append(errs, a.needs(annotations)...)
 	if len(errs) > 0 {
@@ -149,11 +163,18 @@ func (a *Annotations) set(k, v string) *field.Error {
 		return invalid("maxSurge is not supported: beside kube-controller-manager an OnDelete DaemonSet cannot surge " +
 			"(it deletes a node's second pod at once), and a RollingUpdate DaemonSet takes maxSurge from spec.updateStrategy.rollingUpdate")
 	default:
+		if err, ok := a.setGate(k, v); ok {
+			return err
+		}
 		names := make([]string, len(rolloutKeys))
 		for i, key := range rolloutKeys {
 			names[i] = strings.TrimPrefix(key, AnnotationPrefix)
 		}
-		return invalid("unknown rollout key; the keys under " + AnnotationPrefix + " are " + strings.Join(names, ", "))
+		detail := "unknown rollout key"
+		if want, ok := nearest.Closest(strings.TrimPrefix(k, AnnotationPrefix), names, keySlack); ok {
+			detail += ": did you mean " + AnnotationPrefix + want + "?"
+		}
+		return invalid(detail + "; the keys under " + AnnotationPrefix + " are " + strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -173,7 +194,7 @@ func (a *Annotations) needs(annotations map[string]string) field.ErrorList {
 	if has(AnnotationDomainMaxUnavailable) && !has(AnnotationDomain) {
 		errs = append(errs, field.Required(annotationsPath.Key(AnnotationDomain), "needed by "+AnnotationDomainMaxUnavailable))
 	}
-	return errs
+	return append(errs, a.gateNeeds(annotations)...)
 }
 
 func orNew(d *daemon.DomainBudget) *daemon.DomainBudget {

@@ -23,22 +23,40 @@ type Wave struct {
 	Nodes []string
 }
 
-// WavesOf groups nodes into the waves of p's order label, in the order
-// they are started, each wave's nodes in update order (CompareNodes, then
-// name): the waves a rollout under p would go through, before it starts
-// (once it runs, a plan's ReadOut says where each node stands). Pass the
+// WavesOf groups nodes into the waves of p, in the order they are
+// started, each wave's nodes in update order (CompareNodes, then name):
+// the waves a rollout under p would go through, before it starts (once it
+// runs, a plan's ReadOut says where each node stands). With p.Canary the
+// first wave is daemon.CanaryWave, the nodes p.CanaryNodes picks before
+// any node runs the new revision; the other nodes follow in the waves of
+// the order label, or as one wave daemon.RestWave without one. Pass the
 // nodes that should run the pod. nil entries are skipped. It returns nil
-// when p has no Order.Label, and modifies nothing.
+// when p has neither an Order.Label nor a Canary, and modifies nothing.
 func WavesOf(p *daemon.RolloutPolicy, nodes []*corev1.Node) []Wave {
-	if p.Order.Label == "" {
+	if p.Order.Label == "" && p.Canary == nil {
 		return nil
 	}
 	sorted := slices.DeleteFunc(slices.Clone(nodes), func(n *corev1.Node) bool { return n == nil })
 	slices.SortStableFunc(sorted, func(a, b *corev1.Node) int { return cmp.Or(p.CompareNodes(a, b), cmp.Compare(a.Name, b.Name)) })
 	var waves []Wave
+	if p.Canary != nil {
+		canary := p.CanaryNodes(sorted, nil)
+		if len(canary) > 0 {
+			in := make(map[string]bool, len(canary))
+			for _, name := range canary {
+				in[name] = true
+			}
+			waves = append(waves, Wave{Name: daemon.CanaryWave, Nodes: canary})
+			sorted = slices.DeleteFunc(sorted, func(n *corev1.Node) bool { return in[n.Name] })
+		}
+	}
+	first := len(waves)
 	for _, n := range sorted {
-		name := p.WaveOf(n)
-		if len(waves) == 0 || waves[len(waves)-1].Name != name {
+		name := daemon.RestWave
+		if p.Order.Label != "" {
+			name = p.WaveOf(n)
+		}
+		if len(waves) == first || waves[len(waves)-1].Name != name {
 			waves = append(waves, Wave{Name: name})
 		}
 		w := &waves[len(waves)-1]

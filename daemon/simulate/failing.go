@@ -2,11 +2,12 @@ package simulate
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // StuckAfter is how long a running pod may stay not Ready before
@@ -19,12 +20,13 @@ const StuckAfter = 10 * time.Minute
 // counts as failing.
 const FailingRestarts = 3
 
-// failingWaitReasons are the container waiting reasons that mean the pod
-// will not start without a change: the kubelet's back-offs and its
-// refusals to create the container.
-var failingWaitReasons = []string{
-	"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "ErrImageNeverPull", "InvalidImageName",
-	"CreateContainerConfigError", "CreateContainerError", "RunContainerError", "PreCreateHookError", "PreStartHookError",
+// failingWait reports whether a container waiting for reason will not
+// start without a change: the kubelet's back-offs and its refusals to
+// create the container, the waiting reasons the health gates signal
+// (progressive.WaitingSignal, the one list of them).
+func failingWait(reason string) bool {
+	_, ok := progressive.WaitingSignal(reason)
+	return ok
 }
 
 // FailingReason says why p, as a capture shows it at now, is failing
@@ -62,7 +64,7 @@ func FailingReason(p *corev1.Pod, now time.Time) string {
 	for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
 		for _, cs := range list {
 			restarts = max(restarts, cs.RestartCount)
-			if w := cs.State.Waiting; w != nil && waiting == "" && slices.Contains(failingWaitReasons, w.Reason) {
+			if w := cs.State.Waiting; w != nil && waiting == "" && failingWait(w.Reason) {
 				waiting = w.Reason
 			}
 		}

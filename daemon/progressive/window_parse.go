@@ -1,0 +1,244 @@
+package progressive
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daemonplan/daemonplan/daemon/internal/nearest"
+)
+
+// parseWindow parses one window of the annotation (see ParseWindows).
+func parseWindow(s string) (Window, error) {
+	f := strings.Fields(s)
+	switch len(f) {
+	case 0:
+		return Window{}, fmt.Errorf(`empty: remove the extra ";"`)
+	case 1:
+		if strings.Contains(f[0], ":") {
+			return Window{}, fmt.Errorf("no days before %q: want %s", f[0], windowSyntax)
+		}
+		return Window{}, fmt.Errorf("no times after %q: want %s", f[0], windowSyntax)
+	}
+	w := Window{Zone: "UTC"}
+	var err error
+	if w.Days, err = parseDays(f[0]); err != nil {
+		return Window{}, err
+	}
+	if w.Start, w.End, err = parseTimes(f[1]); err != nil {
+		return Window{}, err
+	}
+	if len(f) > 2 {
+		if w.Zone, err = parseZone(f[2]); err != nil {
+			return Window{}, err
+		}
+	}
+	if len(f) > 3 {
+		return Window{}, fmt.Errorf(`unexpected %q after the zone: a window is %s; separate windows with ";"`, f[3], windowSyntax)
+	}
+	return w, w.check()
+}
+
+// parseDays parses the days of a window: "*", or a comma list of days and
+// ranges of days.
+func parseDays(s string) ([7]bool, error) {
+	var days [7]bool
+	for _, item := range strings.Split(s, ",") {
+		if item == "*" {
+			days = [7]bool{true, true, true, true, true, true, true}
+			continue
+		}
+		if item == "" {
+			return days, fmt.Errorf("days %q: a day is missing between the commas", s)
+		}
+		a, b, isRange := strings.Cut(item, "-")
+		if isRange && (a == "" || b == "" || strings.Contains(b, "-")) {
+			return days, fmt.Errorf("days %q: a range is two days, such as Mon-Fri", item)
+		}
+		from, err := parseDay(a)
+		if err != nil {
+			return days, err
+		}
+		if !isRange {
+			days[from] = true
+			continue
+		}
+		to, err := parseDay(b)
+		if err != nil {
+			return days, err
+		}
+		if from == to {
+			return days, fmt.Errorf("days %q: a range from a day to itself; write %s for the day, * for every day", item, dayNames[from])
+		}
+		for d := from; ; d = (d + 1) % 7 {
+			days[d] = true
+			if d == to {
+				break
+			}
+		}
+	}
+	return days, nil
+}
+
+// parseDay parses one day name, in any case.
+func parseDay(s string) (time.Weekday, error) {
+	for d, name := range dayNames {
+		if strings.EqualFold(s, name) {
+			return time.Weekday(d), nil
+		}
+	}
+	hint := ""
+	if strings.Contains(s, ":") {
+		hint = ` (a window starts with its days: "Mon-Fri 08:00-17:00")`
+	} else if want := meantDays(s); want != "" {
+		hint = ": did you mean " + want + "?"
+	}
+	return 0, fmt.Errorf("day %q is not one of Mon Tue Wed Thu Fri Sat Sun (or * for every day)%s", s, hint)
+}
+
+// meantDays returns the days s, not a day name, probably means, or "": a
+// day's full name or its prefix ("Tues", "Thursday"), a name one edit
+// from a single day's ("Fry", "Sum"), or a word for several days
+// ("weekdays").
+func meantDays(s string) string {
+	l := strings.ToLower(s)
+	switch l {
+	case "weekday", "weekdays", "workdays", "business":
+		return "Mon-Fri"
+	case "weekend", "weekends":
+		return "Sat-Sun"
+	case "all", "any", "daily", "everyday", "every":
+		return "*"
+	}
+	full := [7]string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+	if len(l) >= 2 {
+		for d, f := range full {
+			if strings.HasPrefix(f, l) {
+				return dayNames[d]
+			}
+		}
+	}
+	want := ""
+	for _, name := range dayNames {
+		if nearest.Distance(l, strings.ToLower(name), 1) <= 1 {
+			if want != "" {
+				return "" // two days as near: no guess
+			}
+			want = name
+		}
+	}
+	return want
+}
+
+// parseTimes parses a window's "<start>-<end>".
+func parseTimes(s string) (start, end time.Duration, err error) {
+	a, b, ok := strings.Cut(s, "-")
+	if !ok || a == "" || b == "" {
+		return 0, 0, fmt.Errorf("times %q: want <start>-<end> without spaces, such as 08:00-17:00", s)
+	}
+	if start, err = parseClock(a); err != nil {
+		return 0, 0, err
+	}
+	if start == 24*time.Hour {
+		return 0, 0, fmt.Errorf("start %q: a window cannot open at 24:00; write 00:00 of the next day", a)
+	}
+	if end, err = parseClock(b); err != nil {
+		return 0, 0, err
+	}
+	return start, end, nil
+}
+
+// parseClock parses a time of day, "H:MM", "HH:MM" or "HH:MM:SS", from
+// 00:00 to 24:00.
+func parseClock(s string) (time.Duration, error) {
+	d, err := clock(s)
+	if err == nil {
+		return d, nil
+	}
+	hint := ""
+	if want := meantClock(s); want != "" {
+		hint = ": did you mean " + want + "?"
+	}
+	return 0, fmt.Errorf("time %q: %w%s", s, err, hint)
+}
+
+// clock parses a time of day as parseClock does, its error without s.
+func clock(s string) (time.Duration, error) {
+	f := strings.Split(s, ":")
+	bad := fmt.Errorf("want HH:MM or HH:MM:SS")
+	if len(f) < 2 || len(f) > 3 || !digits(f[0], 1, 2) {
+		return 0, bad
+	}
+	var v [3]int
+	for i, x := range f {
+		if i > 0 && !digits(x, 2, 2) {
+			return 0, bad
+		}
+		v[i], _ = strconv.Atoi(x)
+	}
+	h, m, sec := v[0], v[1], v[2]
+	switch {
+	case h > 24 || h == 24 && (m != 0 || sec != 0):
+		return 0, fmt.Errorf("past 24:00")
+	case m > 59:
+		return 0, fmt.Errorf("minute %02d is past 59", m)
+	case sec > 59:
+		return 0, fmt.Errorf("second %02d is past 59", sec)
+	}
+	return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec)*time.Second, nil
+}
+
+// meantClock returns the time of day s, which clock refuses, probably
+// means ("08.00", "8h00", "0800" are 08:00), or "".
+func meantClock(s string) string {
+	try := strings.NewReplacer(".", ":", "h", ":", "H", ":").Replace(s)
+	if digits(s, 3, 4) {
+		try = s[:len(s)-2] + ":" + s[len(s)-2:]
+	}
+	d, err := clock(try)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	formatClock(&b, d)
+	return b.String()
+}
+
+// digits reports whether s is lo to hi ASCII digits.
+func digits(s string, lo, hi int) bool {
+	if len(s) < lo || len(s) > hi {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseZone checks that s looks like an IANA time zone name: elements
+// separated by "/", each a letter followed by letters, digits, "_", "-"
+// or "+" ("America/Argentina/Buenos_Aires", "Etc/GMT+5", "UTC").
+func parseZone(s string) (string, error) {
+	switch {
+	case s == "Local":
+		return "", fmt.Errorf(`zone "Local" is the machine's zone: name one, such as Europe/Amsterdam or UTC`)
+	case s != "UTC" && strings.EqualFold(s, "UTC"):
+		return "", fmt.Errorf("zone %q: did you mean UTC?", s)
+	}
+	for _, e := range strings.Split(s, "/") {
+		ok := e != "" && isLetter(e[0])
+		for i := range len(e) {
+			c := e[i]
+			ok = ok && (isLetter(c) || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+')
+		}
+		if !ok {
+			return "", fmt.Errorf("zone %q is not a time zone name: want an IANA name such as Europe/Amsterdam, or UTC", s)
+		}
+	}
+	return s, nil
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
