@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -166,38 +165,4 @@ func (s *sim) readyDeadline(in Input, plan *daemon.Plan, j progressive.Judgement
 	health := progressive.Gates{Health: g.gates.Health}
 	hh, err := health.Hold(in.DaemonSet, plan, j, s.c.Now, g.zones)
 	return hh.Next, err
-}
-
-// gateReason says why a health gate stops the run, naming the signals,
-// pods and nodes.
-func gateReason(h progressive.Hold) string {
-	parts := make([]string, 0, len(h.Signals))
-	for i, sig := range h.Signals {
-		if i == maxNamed {
-			parts = append(parts, fmt.Sprintf("and %d more", len(h.Signals)-i))
-			break
-		}
-		parts = append(parts, signalText(sig))
-	}
-	return "a health gate stops the rollout: " + strings.Join(parts, "; ")
-}
-
-// maxNamed is how many failing pods gateReason names.
-const maxNamed = 5
-
-// signalText says one pod's signal: "CrashLoopBackOff: pod p on node n
-// (container c: 5 restarts)".
-func signalText(sig progressive.PodSignal) string {
-	s := fmt.Sprintf("%s: pod %s on node %s", sig.Signal, sig.Pod, sig.Node)
-	var detail []string
-	if sig.Container != "" {
-		detail = append(detail, "container "+sig.Container)
-	}
-	if sig.Detail != "" {
-		detail = append(detail, sig.Detail)
-	}
-	if len(detail) > 0 {
-		s += " (" + strings.Join(detail, ": ") + ")"
-	}
-	return s
 }

@@ -123,7 +123,7 @@ func Run(c *Cluster, cfg Config) Result {
 			break
 		}
 		if s.gates != nil && s.gates.stop.Held() {
-			res.Outcome, res.Reason, res.Gate = OutcomeBlocked, gateReason(s.gates.stop), s.gates.stop
+			res.Outcome, res.Reason, res.Gate = OutcomeBlocked, s.gates.stop.String(), s.gates.stop
 			res.Judgement, res.Blocking, _ = s.judgeEnd()
 			break
 		}

@@ -223,25 +223,9 @@ func (r *simReport) printGates(w io.Writer) {
 				fmt.Fprintf(w, "    ... and %d more (-o json lists them all)\n", len(g.Signals)-i)
 				break
 			}
-			fmt.Fprintf(w, "    %s\n", signalLine(s))
+			fmt.Fprintf(w, "    %s\n", s)
 		}
 	}
-}
-
-// signalLine says one pod's failing signal.
-func signalLine(s progressive.PodSignal) string {
-	line := fmt.Sprintf("node %s: pod %s: %s", s.Node, s.Pod, s.Signal)
-	var detail []string
-	if s.Container != "" {
-		detail = append(detail, "container "+s.Container)
-	}
-	if s.Detail != "" {
-		detail = append(detail, s.Detail)
-	}
-	if len(detail) > 0 {
-		line += " (" + strings.Join(detail, ": ") + ")"
-	}
-	return line
 }
 
 // gatesJSON is what a simulation made of the gates of the DaemonSet's

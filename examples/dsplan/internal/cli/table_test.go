@@ -46,7 +46,7 @@ func TestFlagErrors(t *testing.T) {
 		{"partition", daemon.RolloutPolicy{Partition: &pct},
 			`--partition "150%": must be an integer or a percentage between 0% and 100%`},
 		{"wave bake without an order label", daemon.RolloutPolicy{Waves: &rollout.WaveBarrier{}},
-			"--order-label (or the rollout.daemonplan.io/order-by annotation) is required: waves are the values of an order label"},
+			"--order-label (or the rollout.daemonplan.io/order-by annotation) is required: waves are the values of an order label (or a canary and the rest)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
