@@ -55,10 +55,11 @@
 // # Rollout controls
 //
 // Options.Rollout, a RolloutPolicy, adds what upstream lacks: a Partition
-// (a canary), a Scope of nodes, Paused, an update Order (by a label's value
-// or a caller's comparator), per-domain budgets, Strict budgets and Waves
-// (a barrier between the values of the order label, with a bake). Its zero
-// value is upstream's behaviour. The progressive-rollout product is
+// (old nodes kept), a Scope of nodes, Paused, an update Order (by a label's
+// value or a caller's comparator), per-domain budgets, Strict budgets,
+// Waves (a barrier between the values of the order label, with a bake) and
+// a Canary (a first wave of a few nodes, spread across a label's values).
+// Its zero value is upstream's behaviour. The progressive-rollout product is
 // package daemon/progressive, above this one: the rollout.daemonplan.io/
 // annotations through which a DaemonSet asks for a policy (the one schema
 // the example controller, beside or instead of kube-controller-manager,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
@@ -13,8 +14,10 @@ import (
 
 // BenchmarkComputePolicy plans one sync of the rollout fleet of
 // BenchmarkCompute with no policy (the zero value: the same allocations
-// as BenchmarkCompute) and with every option but Paused set, at 1k and 10k
-// nodes, so that the cost of a policy, and its linearity, can be read.
+// as BenchmarkCompute), with every option but Paused and Canary set, and
+// with a canary of 5% spread over a label every node has a value of (the
+// most groups), at 1k and 10k nodes, so that the cost of a policy, and
+// its linearity, can be read.
 func BenchmarkComputePolicy(b *testing.B) {
 	policies := []struct {
 		name string
@@ -29,6 +32,7 @@ func BenchmarkComputePolicy(b *testing.B) {
 			DomainBudget: &daemon.DomainBudget{Label: "kubernetes.io/hostname", MaxUnavailable: pios("1")},
 			Strict:       true,
 		}},
+		{"canary", daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromString("5%"), Spread: "kubernetes.io/hostname"}}},
 	}
 	for _, state := range []fleetState{steady, rolloutStart} {
 		for _, n := range []int{1_000, 10_000} {

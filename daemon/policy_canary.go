@@ -110,9 +110,9 @@ func (c *Canary) size(desired int) (int, *field.Error) {
 // live pod of the current revision (the earliest created if several; see
 // rollout.IsPodUpdated), nil when it runs none; updated may be nil when
 // no node runs one (before the rollout starts). Nodes outside p.Scope are
-// left out.
-// An invalid Count, Spread or Scope gives nil (Validate reports them). It
-// modifies nothing, and the result does not depend on the order of nodes.
+// left out. An invalid Count, Spread or Scope gives nil (Validate reports
+// them). It modifies nothing, and the result does not depend on the order
+// of nodes.
 func (p *RolloutPolicy) CanaryNodes(nodes []*corev1.Node, updated func(*corev1.Node) *corev1.Pod) []string {
 	if p.Canary == nil || len(p.Canary.validate()) > 0 {
 		return nil
@@ -184,7 +184,9 @@ func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
 	if err != nil || size == 0 {
 		return in
 	}
-	// By value of the spread label, then updated first, then update order.
+	// By value of the spread label, then updated first, then update order:
+	// each node's turn is its place in its value's group (the round), then
+	// the group's.
 	idx := make([]int, len(cands))
 	for i := range idx {
 		idx[i] = i
@@ -194,32 +196,30 @@ func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
 		return cmp.Or(p.compareSpread(a.node, b.node), cmpBool(!a.updated, !b.updated),
 			p.CompareNodes(a.node, b.node), cmp.Compare(a.node.Name, b.node.Name))
 	})
-	// The values' groups, then one node of each in turn.
-	var groups [][]int
+	type turn struct{ round, group int }
+	turns := make([]turn, len(cands))
+	group, first := 0, 0
 	for k, i := range idx {
-		if k == 0 || p.compareSpread(cands[idx[k-1]].node, cands[i].node) != 0 {
-			groups = append(groups, nil)
+		if k > 0 && p.compareSpread(cands[idx[k-1]].node, cands[i].node) != 0 {
+			group, first = group+1, k
 		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], i)
-	}
-	turns := make([]int, 0, len(cands))
-	for round := 0; len(turns) < len(cands); round++ {
-		for _, g := range groups {
-			if round < len(g) {
-				turns = append(turns, g[round])
-			}
-		}
+		turns[i] = turn{round: k - first, group: group}
 	}
 	// Nodes running an updated pod before any that does not, the earliest
 	// updated first; otherwise in their turns.
-	slices.SortStableFunc(turns, func(i, j int) int {
+	slices.SortFunc(idx, func(i, j int) int {
 		a, b := &cands[i], &cands[j]
-		if c := cmpBool(!a.updated, !b.updated); c != 0 || !a.updated {
+		if c := cmpBool(!a.updated, !b.updated); c != 0 {
 			return c
 		}
-		return a.since.Compare(b.since)
+		if a.updated {
+			if c := a.since.Compare(b.since); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(cmp.Compare(turns[i].round, turns[j].round), cmp.Compare(turns[i].group, turns[j].group))
 	})
-	for _, i := range turns[:size] {
+	for _, i := range idx[:size] {
 		in[i] = true
 	}
 	return in

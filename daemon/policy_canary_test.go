@@ -317,3 +317,32 @@ func TestRolloutPolicyCanaryIsNotZero(t *testing.T) {
 		t.Errorf("WaveOf without an order label = %q, want %q", got, daemon.RestWave)
 	}
 }
+
+// A canary of two nodes, one per zone, before the rest: the first plan
+// replaces only the canary's nodes; once they run the new revision,
+// available, the rest (one wave without an order label) goes.
+func ExampleCanary() {
+	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
+	nodes, pods := oldCluster(ds, 6)
+	pol := daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(2), Spread: zone}}
+	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
+	fmt.Println("waves", plan.ReadOut.Waves, "canary", pol.CanaryNodes(nodes, nil))
+	fmt.Println(plan.Rolling.Policy.Wave)
+	printPlan(plan)
+
+	pods = []*corev1.Pod{dt.Pod(ds, "agent-n1-v2", "n1", dt.CreatedAt(dt.Epoch)), dt.Pod(ds, "agent-n2-v2", "n2", dt.CreatedAt(dt.Epoch)),
+		pods[2], pods[3], pods[4], pods[5]}
+	plan, _ = daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch.Add(time.Minute), Rollout: pol})
+	fmt.Println(plan.Rolling.Policy.Wave)
+	printPlan(plan)
+	// Output:
+	// waves [canary rest] canary [n1 n2]
+	// wave canary (1 of 2): 0/2 updated and available; waiting for n1, n2
+	// delete agent-n1 on n1 (RollingUpdate)
+	// delete agent-n2 on n2 (RollingUpdate)
+	// wave rest (2 of 2): 0/4 updated and available; waiting for n3, n4, n5, n6
+	// delete agent-n3 on n3 (RollingUpdate)
+	// delete agent-n4 on n4 (RollingUpdate)
+	// delete agent-n5 on n5 (RollingUpdate)
+	// delete agent-n6 on n6 (RollingUpdate)
+}

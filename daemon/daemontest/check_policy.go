@@ -49,9 +49,9 @@ const (
 //     partition scaled against the in-scope desired nodes, rounded up and
 //     capped at them.
 //  4. UpdateOrderRespected (no DomainBudget): each node whose available
-//     old pod the step replaced precedes, by CompareNodes, every in-scope
-//     desired node with exactly one live pod, old and available, that it
-//     did not replace.
+//     old pod the step replaced precedes, by CompareNodes (the canary's
+//     nodes before all others), every in-scope desired node with exactly
+//     one live pod, old and available, that it did not replace.
 //  5. StrictBudget (Strict): the step's replacements number at most max(budget - F, 0), budget maxUnavailable
 //     (maxSurge 0) or maxSurge, and F the nodes in flight before it: with
 //     maxSurge 0, desired nodes with no live pod, and nodes with several
@@ -61,7 +61,8 @@ const (
 //  6. DomainBudget: per domain, U1 <= max(limit, U0) (maxSurge 0) or
 //     S1 <= max(limit, S0) (surge), limit the domain's budget scaled
 //     against its desired nodes, rounded up, at least 1.
-//  7. WaveBarrier (Waves): see checkWaves.
+//  7. WaveBarrier (Waves or Canary): see checkWaves.
+//  8. CanaryWave (Canary): see checkCanary.
 func (c *checker) checkPolicy() {
 	pol := &c.in.Options.Rollout
 	if pol.IsZero() {
@@ -141,8 +142,12 @@ func (c *checker) checkPolicy() {
 	if pol.Strict {
 		c.checkStrict(st, len(replaced))
 	}
-	if pol.Waves != nil {
-		c.checkWaves(replaced, inScope)
+	canary := c.canaryNodes()
+	if pol.Canary != nil {
+		c.checkCanary(canary, inScope)
+	}
+	if pol.Waves != nil || pol.Canary != nil {
+		c.checkWaves(replaced, inScope, canary)
 	}
 	if pol.DomainBudget == nil {
 		for name, r := range replaced {
@@ -150,7 +155,7 @@ func (c *checker) checkPolicy() {
 				continue // an unavailable old pod, replaced first
 			}
 			for _, w := range waiting {
-				if pol.CompareNodes(c.nodes[name].node, w.node) > 0 {
+				if compareUpdate(pol, canary, c.nodes[name], w, name, w.node.Name) > 0 {
 					c.add(InvariantOrder, "the step replaces %q before %q, which comes first in the update order", name, w.node.Name)
 					break
 				}

@@ -2,8 +2,10 @@ package daemontest_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
@@ -54,6 +56,11 @@ func TestPolicyInvariants(t *testing.T) {
 			broken: dt.InvariantWaveBarrier},
 		{name: "waves hold unavailable old pods too", in: policyInput("1", 1), pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &rollout.WaveBarrier{}},
 			broken: dt.InvariantWaveBarrier},
+		{name: "canary", in: policyInput("100%"), pol: daemon.RolloutPolicy{Canary: &daemon.Canary{Count: *intOrStr("1")}},
+			broken: dt.InvariantWaveBarrier},
+		{name: "canary spread", in: policyInput("2"), pol: daemon.RolloutPolicy{Canary: &daemon.Canary{Count: *intOrStr("2"), Spread: zoneKey},
+			Order: daemon.UpdateOrder{Compare: func(a, b *corev1.Node) int { return strings.Compare(b.Name, a.Name) }}},
+			broken: dt.InvariantOrder},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,5 +81,38 @@ func TestPolicyInvariants(t *testing.T) {
 				t.Errorf("the upstream plan judged under the policy does not break %s", tt.broken)
 			}
 		})
+	}
+}
+
+// TestCanaryInvariant: a plan whose canary wave reports more desired
+// nodes than Count allows, or that replaces more canary nodes than the
+// budget, breaks CanaryWave.
+func TestCanaryInvariant(t *testing.T) {
+	in := policyInput("1")
+	in.Options.Rollout = daemon.RolloutPolicy{Canary: &daemon.Canary{Count: *intOrStr("2")}}
+	plan, err := in.Compute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs := dt.CheckGivenPlan(in, plan, nil); len(vs) > 0 {
+		t.Fatalf("the plan under the policy: %v", vs)
+	}
+	if got := plan.Rolling.Policy.Wave; got == nil || got.Name != daemon.CanaryWave || got.Desired != 2 {
+		t.Fatalf("Rolling.Policy.Wave = %+v, want the canary of 2", got)
+	}
+	w := *plan.Rolling.Policy.Wave
+	w.Desired = 3
+	pol := *plan.Rolling.Policy
+	pol.Wave = &w
+	rolling := *plan.Rolling
+	rolling.Policy = &pol
+	bigger := plan
+	bigger.Rolling = &rolling
+	found := false
+	for _, v := range dt.CheckGivenPlan(in, bigger, nil) {
+		found = found || v.Invariant == dt.InvariantCanary
+	}
+	if !found {
+		t.Errorf("a canary wave of 3 desired nodes, Count 2, does not break %s", dt.InvariantCanary)
 	}
 }

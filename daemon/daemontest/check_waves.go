@@ -10,21 +10,22 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// InvariantWaveBarrier: with RolloutPolicy.Waves, the step starts nothing
+// InvariantWaveBarrier: with RolloutPolicy.Waves (or Canary), the step starts nothing
 // on a node of a wave while an earlier wave is not updated, available and
 // baked.
 const InvariantWaveBarrier Invariant = "WaveBarrier"
 
 // checkWaves is WaveBarrier, checked by checkPolicy with the step's
-// replacements (node name to reason) and the scope. Waves are the groups
-// of RolloutPolicy.WaveOf over the nodes in CompareNodes order (missing
+// replacements (node name to reason), the scope and the canary (see
+// canaryNodes). Waves are the canary, then the groups of
+// RolloutPolicy.WaveOf over the other nodes in CompareNodes order (missing
 // nodes as nil). A wave is done when each of its desired in-scope nodes
 // runs exactly one live pod, updated and available, and baked when the
 // last of those pods became available (Ready's lastTransitionTime plus
 // minReadySeconds) at least Bake before Now; the last wave needs no bake.
 // No replacement may be on a node of a wave after the first wave that is
 // not done and baked.
-func (c *checker) checkWaves(replaced map[string]rollout.Reason, inScope func(*nodeView) bool) {
+func (c *checker) checkWaves(replaced map[string]rollout.Reason, inScope func(*nodeView) bool, canary map[string]bool) {
 	pol := &c.in.Options.Rollout
 	type named struct {
 		name string
@@ -35,7 +36,7 @@ func (c *checker) checkWaves(replaced map[string]rollout.Reason, inScope func(*n
 		views = append(views, named{name, c.nodes[name]})
 	}
 	slices.SortStableFunc(views, func(a, b named) int {
-		return cmp.Or(pol.CompareNodes(a.nv.node, b.nv.node), cmp.Compare(a.name, b.name))
+		return cmp.Or(compareUpdate(pol, canary, a.nv, b.nv, a.name, b.name), cmp.Compare(a.name, b.name))
 	})
 	type wave struct {
 		name        string
@@ -44,7 +45,7 @@ func (c *checker) checkWaves(replaced map[string]rollout.Reason, inScope func(*n
 	}
 	var waves []*wave
 	for _, v := range views {
-		w := pol.WaveOf(v.nv.node)
+		w := waveOf(pol, canary, v.name, v.nv.node)
 		if len(waves) == 0 || waves[len(waves)-1].name != w {
 			waves = append(waves, &wave{name: w, done: true})
 		}
@@ -68,7 +69,11 @@ func (c *checker) checkWaves(replaced map[string]rollout.Reason, inScope func(*n
 				last = at
 			}
 		}
-		w.baked = w.done && !now.Before(last.Add(pol.Waves.Bake))
+		var bake time.Duration
+		if pol.Waves != nil {
+			bake = pol.Waves.Bake
+		}
+		w.baked = w.done && !now.Before(last.Add(bake))
 	}
 	for k, w := range waves {
 		if w.done && (w.baked || k == len(waves)-1) {

@@ -18,8 +18,10 @@ import (
 // with values that are sometimes out of range (a partition above the
 // desired count, a percentage above 100%, a label no node carries), and a
 // wave barrier (with or without a bake) on half the policies with an order
-// label. The same r gives the same policy; fuzz targets draw their
-// policies with it.
+// label, and a canary (of a count, which may exceed the desired nodes, or
+// a percentage; spread across the zones or not) on a third of them, with
+// its own draws after every other. The same r gives the same policy; fuzz
+// targets draw their policies with it.
 func GeneratePolicy(r *rand.Rand, domain string) daemon.RolloutPolicy {
 	ios := func(s string) *intstr.IntOrString { v := intstr.Parse(s); return &v }
 	var p daemon.RolloutPolicy
@@ -46,6 +48,13 @@ func GeneratePolicy(r *rand.Rand, domain string) daemon.RolloutPolicy {
 	p.Strict = r.IntN(3) == 0
 	if p.Order.Label != "" && r.IntN(2) == 0 {
 		p.Waves = &rollout.WaveBarrier{Bake: []time.Duration{0, 3 * time.Second, time.Minute}[r.IntN(3)]}
+	}
+	if r.IntN(3) == 0 {
+		p.Canary = &daemon.Canary{Count: intstr.Parse([]string{"1", "2", "7", "10%", "50%", "100%"}[r.IntN(6)]),
+			Spread: []string{"", domain}[r.IntN(2)]}
+		if p.Waves == nil && r.IntN(2) == 0 {
+			p.Waves = &rollout.WaveBarrier{Bake: 3 * time.Second}
+		}
 	}
 	return p
 }

@@ -147,11 +147,11 @@ func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now t
 		return Hold{Next: pending}, nil
 	}
 	if zones == nil {
-		return Hold{}, windowError(g.Windows, errors.New("no time zones given to read the windows with"))
+		return Hold{}, windowAnnotationError(g.Windows, errors.New("no time zones given to read the windows with"))
 	}
 	open, change, err := g.Windows.At(now, zones)
 	if err != nil {
-		return Hold{}, windowError(g.Windows, err)
+		return Hold{}, windowAnnotationError(g.Windows, err)
 	}
 	next := earliest(pending, change)
 	if !open {
@@ -160,8 +160,8 @@ func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now t
 	return Hold{Next: next}, nil
 }
 
-// windowError is err at the window annotation.
-func windowError(ws Windows, err error) error {
+// windowAnnotationError is err at the window annotation.
+func windowAnnotationError(ws Windows, err error) error {
 	return annotationErrors{field.Invalid(annotationsPath.Key(AnnotationWindow), ws.String(), err.Error())}
 }
 

@@ -1,6 +1,7 @@
 package progressive
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -37,8 +38,9 @@ type Window struct {
 type Windows []Window
 
 // ParseWindows parses the window annotation: windows separated by ";"
-// (with or without spaces around it), each "<days> <start>-<end>
-// [<zone>]" with fields separated by spaces:
+// (with or without white space around it), each "<days> <start>-<end>
+// [<zone>]", its fields separated by white space, and returns them in
+// the order written:
 //
 //  1. Days are weekday names of three letters, in any case (Mon Tue Wed
 //     Thu Fri Sat Sun), ranges of them ("Mon-Fri"; "Sat-Mon" wraps over
@@ -48,14 +50,17 @@ type Windows []Window
 //     may have one digit: "8:00" is 08:00). End may be "24:00"; an End
 //     before Start closes the next day ("22:00-04:00"); Start equal to
 //     End is an error (an all-day window is "00:00-24:00").
-//  3. The zone is an IANA name such as "Europe/Amsterdam" or "UTC", the
-//     default. "Local", the machine's zone, is refused.
+//  3. The zone is an IANA name such as "Europe/Amsterdam",
+//     "Etc/GMT+5" or "UTC", the default: names separated by "/", each a
+//     letter and then letters, digits, "_", "-" or "+". "Local", the
+//     machine's zone, is refused.
 //
 // It checks the syntax only: a zone is resolved when the windows are read
-// (Windows.At). The error of a bad annotation names the bad part (and
-// which window, when there are several) and, for a near miss such as
-// "Fry", "Tues" or "0800", what was probably meant. An empty string is
-// an error, and so is an empty window (a stray ";").
+// (Windows.At). The error of a bad annotation, with nil windows, names
+// the bad part (and which window, by its number from 1, when there are
+// several) and, for a near miss such as "Fry", "Tues", "weekdays", "utc"
+// or "0800", what was probably meant. An empty string is an error, and
+// so is an empty window (a stray ";").
 func ParseWindows(s string) (Windows, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf(`no window: want %s, such as "Mon-Fri 08:00-17:00 Europe/Amsterdam"`, windowSyntax)
@@ -65,24 +70,32 @@ func ParseWindows(s string) (Windows, error) {
 	for i, p := range parts {
 		w, err := parseWindow(p)
 		if err != nil {
-			if len(parts) > 1 {
-				err = fmt.Errorf("window %d: %w", i+1, err)
-			}
-			return nil, err
+			return nil, windowError(i, len(parts), err)
 		}
 		ws = append(ws, w)
 	}
 	return ws, nil
 }
 
+// windowError says err is about the i-th of n windows, naming it by its
+// number from 1 when there are several.
+func windowError(i, n int, err error) error {
+	if n > 1 {
+		return fmt.Errorf("window %d: %w", i+1, err)
+	}
+	return err
+}
+
 // windowSyntax is one window's syntax, for error messages.
 const windowSyntax = `"<days> <start>-<end> [<zone>]"`
 
 // String writes ws back as ParseWindows reads it, in the order of ws:
-// windows separated by "; ", days in the order of the week from Monday
-// (runs of two days or more as ranges, "*" for every day), times as
-// HH:MM, or HH:MM:SS when they have seconds, and the zone always. For
-// windows ParseWindows gave, ParseWindows(ws.String()) equals ws.
+// windows separated by "; "; days as "*" for every day, else as runs of
+// consecutive days in the order of their first days from Monday, a run
+// of two days or more as a range ("Wed,Fri-Mon" for Mon,Wed,Fri-Sun);
+// times as HH:MM, HH:MM:SS when they have seconds; the zone always
+// ("UTC" too). For windows ParseWindows gave, ParseWindows(ws.String())
+// equals ws; String of other windows is for reading only.
 func (ws Windows) String() string {
 	var b strings.Builder
 	for i, w := range ws {
@@ -109,7 +122,7 @@ func (w Window) format(b *strings.Builder) {
 func (w Window) check() error {
 	switch {
 	case w.Days == [7]bool{}:
-		return fmt.Errorf("no day")
+		return errors.New("no day")
 	case w.Start < 0 || w.Start >= 24*time.Hour || w.Start%time.Second != 0:
 		return fmt.Errorf("start %v is not a whole second from 00:00 to 23:59:59", w.Start)
 	case w.End < 0 || w.End > 24*time.Hour || w.End%time.Second != 0:
@@ -121,7 +134,7 @@ func (w Window) check() error {
 		formatClock(&b, w.End)
 		return fmt.Errorf("empty window %s; for all day write 00:00-24:00", b.String())
 	case w.Zone == "":
-		return fmt.Errorf(`no zone (write UTC)`)
+		return errors.New("no zone (write UTC)")
 	}
 	return nil
 }
@@ -129,9 +142,8 @@ func (w Window) check() error {
 // dayNames are the days as ParseWindows reads them, by time.Weekday.
 var dayNames = [7]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
 
-// formatDays writes days in the order of the week from Monday: "*" for
-// all seven, else runs of consecutive days ("Sat-Mon" wraps), the first
-// run the one that starts first from Monday on.
+// formatDays writes days as String says: "*" for all seven, else runs
+// of consecutive days ("Sat-Mon" wraps) by their first days from Monday.
 func formatDays(b *strings.Builder, days [7]bool) {
 	on := func(i int) bool { return days[(i%7+7)%7] } // i counts from Monday = 1
 	if days == [7]bool{true, true, true, true, true, true, true} {

@@ -20,7 +20,7 @@ const (
 //   - when open, the end of the opening now is in, continued by every
 //     opening that overlaps or touches it (Mon 20:00-24:00 and Tue
 //     00:00-06:00 are open until Tue 06:00): when a rollout must stop.
-//     It is zero when that is more than 8 days away, as for windows that
+//     It is zero when that is 8 days away or more, as for windows that
 //     leave no gap ("* 00:00-24:00"), which never close;
 //   - when closed, when the next window opens, within 15 days (every
 //     window opens on some day of the week).
@@ -33,14 +33,15 @@ const (
 // on 2026-03-08 is 01:30 EST. A wall time that a change repeats is one of
 // its two instants: Amsterdam's 02:30 on 2026-10-25 the second (CET), New
 // York's 01:30 on 2026-11-01 the first (EDT). A window that so closes
-// before it opens (Amsterdam's "Sun 02:30-03:00" on 2026-03-29) does not
-// open that day.
+// no later than it opens (Amsterdam's "Sun 02:30-03:00" on 2026-03-29)
+// does not open that day.
 //
 // Empty ws are open and never change (zero change). Every zone but "UTC"
 // is resolved with zones, once per name and call (zones may be nil when
-// all are UTC); a zone it cannot resolve is an error naming the zone, and
-// a window ParseWindows would not give is an error saying why. It
-// modifies nothing and allocates nothing for up to 8 windows.
+// all are UTC). A zone it cannot resolve is an error naming the zone,
+// and a window ParseWindows would not give is an error saying why; with
+// an error, open is false and change zero. It modifies nothing and, for
+// up to 8 windows, allocates nothing beyond what zones does.
 func (ws Windows) At(now time.Time, zones Zones) (open bool, change time.Time, err error) {
 	if len(ws) == 0 {
 		return true, time.Time{}, nil
@@ -72,7 +73,7 @@ func (ws Windows) At(now time.Time, zones Zones) (open bool, change time.Time, e
 func (ws Windows) locations(locs []*time.Location, zones Zones) ([]*time.Location, error) {
 	for i, w := range ws {
 		if err := w.check(); err != nil {
-			return nil, ws.windowError(i, err)
+			return nil, windowError(i, len(ws), err)
 		}
 		var loc *time.Location
 		for j := range i {
@@ -101,15 +102,6 @@ func (ws Windows) locations(locs []*time.Location, zones Zones) ([]*time.Locatio
 	return locs, nil
 }
 
-// windowError says err is about ws[i], naming it by its number when ws
-// has several windows (as ParseWindows does).
-func (ws Windows) windowError(i int, err error) error {
-	if len(ws) > 1 {
-		return fmt.Errorf("window %d: %w", i+1, err)
-	}
-	return err
-}
-
 // opening returns the opening of w on date y-m-d in loc: [start, end),
 // empty when a daylight-saving change makes end not after start.
 func (w *Window) opening(y int, m time.Month, d int, loc *time.Location) (start, end time.Time) {
@@ -121,10 +113,11 @@ func (w *Window) opening(y int, m time.Month, d int, loc *time.Location) (start,
 }
 
 // openUntil returns the latest end of the openings of ws that t is in,
-// and false when it is in none. An opening on date D ends on D+1 at the
-// latest, so the dates around t's are enough (two before, for a change
-// that moves a wall time over midnight, and one after, for a change that
-// repeats the hour before midnight).
+// and false when it is in none. An opening on date D ends on D+1, so
+// the dates around t's are enough: two before and one after, as a change
+// at midnight moves a wall time to the day before (America/Sao_Paulo's
+// 2018-11-04 00:00 is 2018-11-03 23:00) or after (Africa/Algiers'
+// 1971-04-25 23:30 is 1971-04-26 00:30).
 func (ws Windows) openUntil(t time.Time, locs []*time.Location) (until time.Time, open bool) {
 	for i := range ws {
 		w := &ws[i]
@@ -152,8 +145,8 @@ func (ws Windows) nextOpening(t time.Time, locs []*time.Location) (next time.Tim
 		local := t.In(locs[i])
 		y, m, d := local.Date()
 		wd := int(local.Weekday())
-		// Openings start later day by day, but for a change that moves
-		// a wall time over midnight: look one day past the first found.
+		// Openings start later day by day; a day past the first found
+		// covers a change that moves a wall time over midnight.
 		last := windowSearchDays
 		for k := -2; k <= last; k++ {
 			if !w.Days[(wd+k%7+7)%7] {

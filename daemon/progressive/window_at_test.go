@@ -81,6 +81,15 @@ func TestWindowsAt(t *testing.T) {
 		// New York: 2026-11-01 02:00 EDT (06:00Z) is 01:00 EST.
 		{"New York autumn: a repeated opening opens at the first 01:30", "Sun 01:30-03:00 America/New_York", "2026-10-31T12:00:00Z", at{false, "2026-11-01T05:30:00Z"}},
 		{"New York autumn: open at the second 01:15", "Sun 01:30-03:00 America/New_York", "2026-11-01T06:15:00Z", at{true, "2026-11-01T08:00:00Z"}},
+		// Sao Paulo: 2018-11-04 00:00 -03 (03:00Z) was 01:00 -02; time.Date
+		// reads Sunday's 00:00 as Saturday's 23:00 -03.
+		{"a change at midnight: Sunday's window opens on Saturday evening", "Sun 00:00-02:00 America/Sao_Paulo", "2018-11-04T02:30:00Z", at{true, "2018-11-04T04:00:00Z"}},
+		// Algiers: 1971-04-25 23:00 +00 (23:00Z) was 1971-04-26 00:00 +01;
+		// time.Date reads Sunday's 23:30 as Monday's 00:30.
+		{"a change before midnight: Saturday's overnight window closes on Monday", "Sat 23:45-23:30 Africa/Algiers", "1971-04-25T23:15:00Z", at{true, "1971-04-25T23:30:00Z"}},
+		// Apia skipped Friday 2011-12-30: time.Date reads its 10:00 as
+		// Saturday's (+14, 20:00Z on the 30th).
+		{"a skipped day: Friday's window opens on Saturday", "Fri 10:00-12:00 Pacific/Apia", "2011-12-29T22:00:00Z", at{false, "2011-12-30T20:00:00Z"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,20 +1,26 @@
 package progressive
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/daemonplan/daemonplan/daemon/internal/nearest"
 )
 
 // parseWindow parses one window of the annotation (see ParseWindows).
 func parseWindow(s string) (Window, error) {
+	if i := strings.IndexAny(s, "\u2013\u2014"); i >= 0 {
+		_, n := utf8.DecodeRuneInString(s[i:])
+		return Window{}, fmt.Errorf("%q is a dash: write a hyphen, -", s[i:i+n])
+	}
 	f := strings.Fields(s)
 	switch len(f) {
 	case 0:
-		return Window{}, fmt.Errorf(`empty: remove the extra ";"`)
+		return Window{}, errors.New(`empty: remove the extra ";"`)
 	case 1:
 		if strings.Contains(f[0], ":") {
 			return Window{}, fmt.Errorf("no days before %q: want %s", f[0], windowSyntax)
@@ -50,7 +56,7 @@ func parseDays(s string) ([7]bool, error) {
 			continue
 		}
 		if item == "" {
-			return days, fmt.Errorf("days %q: a day is missing between the commas", s)
+			return days, fmt.Errorf("days %q: an empty day in the list", s)
 		}
 		a, b, isRange := strings.Cut(item, "-")
 		if isRange && (a == "" || b == "" || strings.Contains(b, "-")) {
@@ -90,7 +96,7 @@ func parseDay(s string) (time.Weekday, error) {
 	}
 	hint := ""
 	if strings.Contains(s, ":") {
-		hint = ` (a window starts with its days: "Mon-Fri 08:00-17:00")`
+		hint = `: a window starts with its days, as in "Mon-Fri 08:00-17:00"`
 	} else if want := meantDays(s); want != "" {
 		hint = ": did you mean " + want + "?"
 	}
@@ -104,7 +110,7 @@ func parseDay(s string) (time.Weekday, error) {
 func meantDays(s string) string {
 	l := strings.ToLower(s)
 	switch l {
-	case "weekday", "weekdays", "workdays", "business":
+	case "weekday", "weekdays", "workdays":
 		return "Mon-Fri"
 	case "weekend", "weekends":
 		return "Sat-Sun"
@@ -165,22 +171,20 @@ func parseClock(s string) (time.Duration, error) {
 
 // clock parses a time of day as parseClock does, its error without s.
 func clock(s string) (time.Duration, error) {
-	f := strings.Split(s, ":")
-	bad := fmt.Errorf("want HH:MM or HH:MM:SS")
-	if len(f) < 2 || len(f) > 3 || !digits(f[0], 1, 2) {
-		return 0, bad
+	hh, rest, _ := strings.Cut(s, ":")
+	mm, ss, hasSeconds := strings.Cut(rest, ":")
+	if !digits(hh, 1, 2) || !digits(mm, 2, 2) || hasSeconds && !digits(ss, 2, 2) {
+		return 0, errors.New("want HH:MM or HH:MM:SS")
 	}
-	var v [3]int
-	for i, x := range f {
-		if i > 0 && !digits(x, 2, 2) {
-			return 0, bad
-		}
-		v[i], _ = strconv.Atoi(x)
+	h, _ := strconv.Atoi(hh)
+	m, _ := strconv.Atoi(mm)
+	sec := 0
+	if hasSeconds {
+		sec, _ = strconv.Atoi(ss)
 	}
-	h, m, sec := v[0], v[1], v[2]
 	switch {
 	case h > 24 || h == 24 && (m != 0 || sec != 0):
-		return 0, fmt.Errorf("past 24:00")
+		return 0, errors.New("past 24:00")
 	case m > 59:
 		return 0, fmt.Errorf("minute %02d is past 59", m)
 	case sec > 59:
@@ -224,7 +228,7 @@ func digits(s string, lo, hi int) bool {
 func parseZone(s string) (string, error) {
 	switch {
 	case s == "Local":
-		return "", fmt.Errorf(`zone "Local" is the machine's zone: name one, such as Europe/Amsterdam or UTC`)
+		return "", errors.New(`zone "Local" is the machine's zone: name one, such as Europe/Amsterdam or UTC`)
 	case s != "UTC" && strings.EqualFold(s, "UTC"):
 		return "", fmt.Errorf("zone %q: did you mean UTC?", s)
 	}
