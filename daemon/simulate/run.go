@@ -63,7 +63,8 @@ import (
 // closed window runs the sync's plan paused (RolloutPolicy.Paused: no old
 // pod replaced), is recorded once in Result.Waits, and, while the rollout
 // is not complete, the clock may move to the window's opening; a health
-// gate runs the sync paused and ends the run OutcomeBlocked (Result.Gate).
+// gate runs the sync paused and ends the run OutcomeBlocked (Result.Gate,
+// Reason its Hold.String).
 // While nothing holds the rollout, the clock may also move to a new pod's
 // ready timeout (the health gates' Hold.Next). The pods the simulator
 // creates become Ready after ReadyDelay and never restart: the health

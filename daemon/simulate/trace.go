@@ -125,8 +125,8 @@ type Result struct {
 	// counts no time for a person to approve). Nil without gates.
 	Waits []Wait
 	// Gate is the health-gate hold that stopped the run
-	// (progressive.HoldHealthGate, OutcomeBlocked) at its last step; the
-	// zero Hold otherwise.
+	// (progressive.HoldHealthGate, OutcomeBlocked) at its last step, Reason
+	// its Hold.String; the zero Hold otherwise.
 	Gate progressive.Hold
 	// Final is the cluster after the last step; Hash the last plan's hash.
 	// Its slices are its own; the objects the simulation did not change

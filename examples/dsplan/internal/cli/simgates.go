@@ -216,8 +216,11 @@ func (r *simReport) printGates(w io.Writer) {
 	}
 	if g := r.res.Gate; g.Held() {
 		last := r.res.Steps[len(r.res.Steps)-1]
-		fmt.Fprintf(w, "stopped by a health gate at step %d (+%s): the companion would pause the rollout here, RolloutBlocked %s, until a person acts (a new template, or kubectl dsplan rollout resume %s)\n",
-			last.Step, fmtDur(last.At), g.Cause, r.name)
+		then := fmt.Sprintf("the companion would pause the rollout here, RolloutBlocked %s, until a person acts (a new template, or kubectl dsplan rollout resume %s)", g.Cause, r.name)
+		if r.onFailure() == progressive.OnFailureRollback {
+			then = fmt.Sprintf("the companion would roll back here (on-failure: rollback): RolloutBlocked %s, the previous revision's template written back and rolled out under the same policy", g.Cause)
+		}
+		fmt.Fprintf(w, "stopped by a health gate at step %d (+%s): %s\n", last.Step, fmtDur(last.At), then)
 		for i, s := range g.Signals {
 			if i == maxBlockerLines {
 				fmt.Fprintf(w, "    ... and %d more (-o json lists them all)\n", len(g.Signals)-i)
@@ -226,6 +229,15 @@ func (r *simReport) printGates(w io.Writer) {
 			fmt.Fprintf(w, "    %s\n", s)
 		}
 	}
+}
+
+// onFailure is what the companion does when a health gate fails: the
+// on-failure annotation, pause without it.
+func (r *simReport) onFailure() progressive.OnFailure {
+	if a := r.rollout.parsed; a != nil && a.OnFailure != "" {
+		return a.OnFailure
+	}
+	return progressive.OnFailurePause
 }
 
 // gatesJSON is what a simulation made of the gates of the DaemonSet's
@@ -249,6 +261,10 @@ type gatesJSON struct {
 	// OutsideWindows is the time the run waited for windows, which the
 	// duration counts (a Go duration).
 	OutsideWindows string `json:"outsideWindows"`
+	// OnFailure is what the companion does when a health gate fails (the
+	// on-failure annotation): pause, or rollback (the previous revision's
+	// template written back and rolled out under the same policy).
+	OnFailure string `json:"onFailure"`
 	// Stop is the health gate that stopped the run (outcome Blocked),
 	// absent otherwise.
 	Stop *gateStopJSON `json:"stop,omitempty"`
@@ -329,7 +345,7 @@ func (r *simReport) gatesToJSON() *gatesJSON {
 	if !hasGates(g) && pol.Canary == nil {
 		return nil
 	}
-	out := &gatesJSON{PauseAfter: []string{}, Waits: []waitJSON{}, OutsideWindows: fmtDur(outsideWindows(r.res))}
+	out := &gatesJSON{PauseAfter: []string{}, Waits: []waitJSON{}, OutsideWindows: fmtDur(outsideWindows(r.res)), OnFailure: string(r.onFailure())}
 	if c := pol.Canary; c != nil {
 		out.Canary = &canaryJSON{Count: c.Count.String(), Spread: c.Spread, Nodes: []string{}}
 		for _, wv := range r.planned {
