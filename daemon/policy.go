@@ -173,8 +173,8 @@ func (p *RolloutPolicy) IsZero() bool {
 var policyPath = field.NewPath("rollout")
 
 // Validate checks p on its own: the partition, the scope selector, the
-// order, canary and domain label keys, the canary's count and the budgets. Errors are field errors under
-// "rollout", aggregated.
+// order, canary and domain label keys, the canary's count and the budgets.
+// Errors are field errors under "rollout", aggregated.
 func (p *RolloutPolicy) Validate() error {
 	var errs field.ErrorList
 	if v := p.Partition; v != nil {
@@ -293,8 +293,8 @@ func (p *RolloutPolicy) labelRank(n *corev1.Node) int {
 // Waves and Canary, Domain from DomainBudget. It returns the step's
 // policy, and whether the policy shapes the step at all (a scope, an
 // order, a canary, waves, a domain budget, Strict or a partition above
-// 0): when it does
-// not, the plan runs upstream's step and Plan.Rolling.Policy is nil.
+// 0): when it does not, the plan runs upstream's step and
+// Plan.Rolling.Policy is nil.
 func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err error) {
 	rp.Strict = p.Strict
 	walked := func(i int) bool { n := &c.nodes[i]; return n.ShouldRun || len(n.Pods) > 0 }

@@ -188,19 +188,21 @@ func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
 	// each node's turn is its place in its value's group (the round), then
 	// the group's.
 	idx := make([]int, len(cands))
+	spread := make([]spreadKey, len(cands))
 	for i := range idx {
 		idx[i] = i
+		spread[i] = p.spreadKey(cands[i].node)
 	}
 	slices.SortFunc(idx, func(i, j int) int {
 		a, b := &cands[i], &cands[j]
-		return cmp.Or(p.compareSpread(a.node, b.node), cmpBool(!a.updated, !b.updated),
+		return cmp.Or(spread[i].compare(spread[j]), cmpBool(!a.updated, !b.updated),
 			p.CompareNodes(a.node, b.node), cmp.Compare(a.node.Name, b.node.Name))
 	})
 	type turn struct{ round, group int }
 	turns := make([]turn, len(cands))
 	group, first := 0, 0
 	for k, i := range idx {
-		if k > 0 && p.compareSpread(cands[idx[k-1]].node, cands[i].node) != 0 {
+		if k > 0 && spread[idx[k-1]] != spread[i] {
 			group, first = group+1, k
 		}
 		turns[i] = turn{round: k - first, group: group}
@@ -225,19 +227,33 @@ func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
 	return in
 }
 
-// compareSpread orders two nodes by their value of the canary's Spread
-// label (see Canary); 0 without one.
-func (p *RolloutPolicy) compareSpread(a, b *corev1.Node) int {
+// spreadKey is where a node's value of the canary's Spread label goes
+// among the values (see Canary): by rank, then value.
+type spreadKey struct {
+	rank  int
+	value string
+}
+
+func (k spreadKey) compare(o spreadKey) int {
+	return cmp.Or(cmp.Compare(k.rank, o.rank), cmp.Compare(k.value, o.value))
+}
+
+// spreadKey returns n's spreadKey: the rank of its value of Order.Label
+// when Spread is that label (labelRank); otherwise 0 with the label, 1
+// without. Without a Spread, every node has the zero key.
+func (p *RolloutPolicy) spreadKey(n *corev1.Node) spreadKey {
 	k := p.Canary.Spread
 	if k == "" {
-		return 0
+		return spreadKey{}
 	}
+	v, ok := n.Labels[k]
 	if k == p.Order.Label {
-		return p.compareWaves(a, b)
+		return spreadKey{rank: p.labelRank(n), value: v}
 	}
-	va, oka := a.Labels[k]
-	vb, okb := b.Labels[k]
-	return cmp.Or(cmpBool(!oka, !okb), cmp.Compare(va, vb))
+	if !ok {
+		return spreadKey{rank: 1}
+	}
+	return spreadKey{value: v}
 }
 
 // canaryOfCluster picks the canary among c's desired nodes in scope (after

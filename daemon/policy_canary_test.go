@@ -346,3 +346,33 @@ func ExampleCanary() {
 	// delete agent-n5 on n5 (RollingUpdate)
 	// delete agent-n6 on n6 (RollingUpdate)
 }
+
+// TestRolloutPolicyCanaryPaused: a paused rollout with a canary replaces
+// nothing; its read-out holds the canary's nodes for the pause and the
+// others for the barrier, as the step it holds back would.
+func TestRolloutPolicyCanaryPaused(t *testing.T) {
+	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
+	nodes, pods := canaryFleet(ds, 4, alternate, nil, nil)
+	pol := daemon.RolloutPolicy{Paused: true, Canary: &daemon.Canary{Count: intstr.FromString("50%")}}
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[daemon.Hold][]string{}
+	for _, n := range plan.ReadOut.Nodes {
+		got[n.Held] = append(got[n.Held], n.Wave+":"+n.Name)
+	}
+	want := map[daemon.Hold][]string{
+		daemon.HeldPaused: {"canary:n01", "canary:n02"},
+		daemon.HeldWave:   {"rest:n03", "rest:n04"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("holds (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string(nil), actedOn(plan)); diff != "" {
+		t.Errorf("actions (-want +got):\n%s", diff)
+	}
+	if w := plan.ReadOut.Paused.Policy.Wave; w == nil || w.Name != daemon.CanaryWave {
+		t.Errorf("the paused step's wave = %v, want the canary", w)
+	}
+}

@@ -65,3 +65,19 @@ func (g *Gates) isPoint(name string) bool {
 	}
 	return false
 }
+
+// Points returns the approval points of g among waves, the wave names of
+// a rollout in the order it starts them (Judgement.Waves' names, or
+// WavesOf's before it starts): the waves after which the rollout waits
+// for an approval, in that order. The last wave is never one: nothing
+// follows it. It is the reading Hold applies; a program that approves a
+// point ahead of time checks its name against it. It modifies nothing.
+func (g *Gates) Points(waves []string) []string {
+	var out []string
+	for _, w := range waves[:max(0, len(waves)-1)] {
+		if g.isPoint(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -36,7 +36,8 @@ const (
 	// AnnotationStrict is daemon.RolloutPolicy.Strict: "true" or "false".
 	AnnotationStrict = AnnotationPrefix + "strict"
 	// AnnotationWaveBake turns on daemon.RolloutPolicy.Waves with this Bake, a Go
-	// duration ("10m", "0s"), not negative; it needs AnnotationOrderBy.
+	// duration ("10m", "0s"), not negative; it needs AnnotationOrderBy or
+	// AnnotationCanary (a canary, its bake, then the rest).
 	AnnotationWaveBake = AnnotationPrefix + "wave-bake"
 	// AnnotationProgressDeadline is Annotations.ProgressDeadline, a
 	// positive Go duration.

@@ -183,10 +183,12 @@ func (a *Annotations) set(k, v string) *field.Error {
 func (a *Annotations) needs(annotations map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	has := func(k string) bool { _, ok := annotations[k]; return ok }
-	for _, k := range []string{AnnotationOrderValues, AnnotationWaveBake} {
-		if has(k) && !has(AnnotationOrderBy) {
-			errs = append(errs, field.Required(annotationsPath.Key(AnnotationOrderBy), "needed by "+k))
-		}
+	if has(AnnotationOrderValues) && !has(AnnotationOrderBy) {
+		errs = append(errs, field.Required(annotationsPath.Key(AnnotationOrderBy), "needed by "+AnnotationOrderValues))
+	}
+	// Waves are the order label's values, or a canary and the rest.
+	if has(AnnotationWaveBake) && !has(AnnotationOrderBy) && !has(AnnotationCanary) {
+		errs = append(errs, field.Required(annotationsPath.Key(AnnotationOrderBy), "needed by "+AnnotationWaveBake+" (or "+AnnotationCanary+")"))
 	}
 	if has(AnnotationDomain) && !has(AnnotationDomainMaxUnavailable) {
 		errs = append(errs, field.Required(annotationsPath.Key(AnnotationDomainMaxUnavailable), "needed by "+AnnotationDomain))

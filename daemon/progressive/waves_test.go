@@ -3,6 +3,7 @@ package progressive
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -55,5 +56,29 @@ func TestWavesOf(t *testing.T) {
 				t.Errorf("WavesOf (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWaveBakeWithCanary: wave-bake needs order-by or canary, since a
+// canary alone makes two waves (the canary and the rest) to bake between.
+func TestWaveBakeWithCanary(t *testing.T) {
+	a, err := ParseAnnotations(map[string]string{AnnotationCanary: "1", AnnotationWaveBake: "5m"})
+	if err != nil {
+		t.Fatalf("canary with wave-bake and no order-by: %v", err)
+	}
+	type got struct {
+		Canary *daemon.Canary
+		Bake   *time.Duration
+	}
+	g := got{Canary: a.Policy.Canary}
+	if a.Policy.Waves != nil {
+		g.Bake = &a.Policy.Waves.Bake
+	}
+	bake := 5 * time.Minute
+	if diff := cmp.Diff(got{Canary: &daemon.Canary{Count: intstr.FromInt32(1)}, Bake: &bake}, g); diff != "" {
+		t.Errorf("policy (-want +got):\n%s", diff)
+	}
+	if err := a.Policy.Validate(); err != nil {
+		t.Errorf("the parsed policy does not validate: %v", err)
 	}
 }

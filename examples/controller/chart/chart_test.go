@@ -206,7 +206,7 @@ var companionGrants = []string{
 	"/nodes list", "/nodes watch",
 	"/pods delete", "/pods list", "/pods watch",
 	"apps/controllerrevisions list", "apps/controllerrevisions watch",
-	"apps/daemonsets list", "apps/daemonsets watch",
+	"apps/daemonsets list", "apps/daemonsets patch", "apps/daemonsets watch",
 	"apps/daemonsets/status patch",
 	"coordination.k8s.io/leases create", "coordination.k8s.io/leases get", "coordination.k8s.io/leases update",
 }

@@ -108,7 +108,7 @@ func TestSelectors(t *testing.T) {
 	}
 }
 
-// TestAlerts checks the PrometheusRule: its three alerts, PromQL that
+// TestAlerts checks the PrometheusRule: its four alerts, PromQL that
 // Prometheus' own parser accepts, each on series
 // the controller exports — named in the README's metrics section and in
 // the controller's source (examples/controller/internal) — and scoped to
@@ -170,7 +170,7 @@ func TestAlerts(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"DaemonplanRolloutProgressDeadlineExceeded", "DaemonplanRolloutStalled", "DaemonplanControllerNotLeading"}
+	want := []string{"DaemonplanRolloutProgressDeadlineExceeded", "DaemonplanRolloutHealthGateFailed", "DaemonplanRolloutStalled", "DaemonplanControllerNotLeading"}
 	if diff := cmp.Diff(want, alerts); diff != "" {
 		t.Errorf("alerts (-want +got):\n%s", diff)
 	}

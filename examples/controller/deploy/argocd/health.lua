@@ -5,9 +5,16 @@
 -- Healthy while its pods are still old. For a DaemonSet with rollout
 -- annotations (rollout.daemonplan.io/...) this check reads the companion's
 -- status conditions instead: Healthy when RolloutProgressing says
--- RolloutComplete for the current generation, Suspended while RolloutPaused,
--- Degraded when RolloutBlocked or the annotations are refused, Progressing
--- otherwise. Other DaemonSets get the built-in rules.
+-- RolloutComplete for the current generation; Degraded when RolloutBlocked
+-- (stopped at its progress deadline, or by a health gate: a new-revision pod
+-- crash-looping, OOMKilled, failing to pull or start, restarting too often or
+-- not Ready in time) or the annotations are refused; Suspended while
+-- RolloutPaused, or while it waits for an approval after a wave named in
+-- pause-after (RolloutProgressing WaitingForApproval: a person must act, with
+-- kubectl dsplan rollout approve); Progressing otherwise, outside a
+-- maintenance window too (RolloutProgressing OutsideWindow: it goes on by
+-- itself when the next window opens). Other DaemonSets get the built-in
+-- rules.
 --
 -- Install it as resource.customizations.health.apps_DaemonSet in argocd-cm
 -- (see argocd-cm.yaml beside this file).
@@ -98,6 +105,13 @@ if paused ~= nil and paused.status == "True" then
   hs.message = paused.message or "Rollout paused"
   return hs
 end
+if progressing.reason == "WaitingForApproval" then
+  hs.status = "Suspended"
+  hs.message = progressing.message or "Waiting for approval"
+  return hs
+end
+-- OutsideWindow stays Progressing: nobody needs to act, the rollout goes on
+-- when the next maintenance window opens (the message says when).
 if progressing.status == "True" and progressing.reason == "RolloutComplete" then
   hs.status = "Healthy"
   hs.message = progressing.message or ""

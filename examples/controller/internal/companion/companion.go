@@ -24,6 +24,8 @@ type Companion struct {
 
 	memory  *memory
 	metrics *rolloutMetrics
+	// zones resolves the maintenance windows' time zones (zoneCache).
+	zones progressive.Zones
 }
 
 // New returns a companion that reads the cluster through factory's
@@ -34,6 +36,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 	c := &Companion{
 		Syncer: syncer.New(client, factory, cfg, logger),
 		memory: newMemory(),
+		zones:  newZoneCache(time.LoadLocation),
 	}
 	c.metrics = newRolloutMetrics(cfg.Registerer, c.Config.Clock)
 	c.Sync = c.sync
@@ -126,4 +129,25 @@ func (s *memory) holdMessage(key string, have, changes []appsv1.DaemonSetConditi
 		}
 	}
 	return s.messages.Hold(key, messageOnly, now)
+}
+
+// newZoneCache returns load with the zones it resolved kept (at most the
+// zone database's few hundred): time.LoadLocation reads and parses the
+// database on every call, and a DaemonSet with windows is synced on every
+// event of its pods. An unknown name is asked again each time.
+func newZoneCache(load progressive.Zones) progressive.Zones {
+	var mu sync.Mutex
+	known := map[string]*time.Location{}
+	return func(name string) (*time.Location, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if loc, ok := known[name]; ok {
+			return loc, nil
+		}
+		loc, err := load(name)
+		if err == nil {
+			known[name] = loc
+		}
+		return loc, err
+	}
 }

@@ -312,19 +312,6 @@ func TestCompanionPausesItselfAtTheDeadline(t *testing.T) {
 	}
 }
 
-func TestSelfPauseRoundTrip(t *testing.T) {
-	sp := selfPause{Hash: "6d5f8b9c7", Paused: "unset"}
-	conds := []appsv1.DaemonSetCondition{condition(ConditionPaused, true, ReasonProgressDeadlineExceeded, sp.message(5*time.Minute))}
-	got, ok := readSelfPause(conds)
-	if !ok || got != sp {
-		t.Errorf("readSelfPause(%q) = %+v, %v", conds[0].Message, got, ok)
-	}
-	conds[0].Reason = ReasonPausedByAnnotation
-	if _, ok := readSelfPause(conds); ok {
-		t.Error("a pause by annotation read as a self-pause")
-	}
-}
-
 func TestHoldMessage(t *testing.T) {
 	s := newMemory()
 	have := []appsv1.DaemonSetCondition{condition(ConditionProgressing, true, ReasonUpdating, "1/3")}

@@ -2,8 +2,6 @@ package companion
 
 import (
 	"encoding/json"
-	"fmt"
-	"regexp"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -20,25 +18,43 @@ import (
 // and keeps every condition it finds (it updates the status it read).
 const (
 	// ConditionProgressing says where the rollout is. True with reason
-	// ReasonUpdating while pods are being replaced, or ReasonComplete once
-	// the rollout is complete under the policy; False while it is paused
-	// (ReasonPaused), stopped at its progress deadline
-	// (ReasonProgressDeadlineExceeded), or when the rollout annotations
-	// cannot be planned (syncer.ReasonInvalidAnnotations,
-	// syncer.ReasonSurgeUnsupported). Its message says where the
-	// rollout is and ends with "(generation N)", the DaemonSet generation
-	// it describes.
+	// ReasonUpdating while pods are being replaced, ReasonWaitingForApproval
+	// while it waits after a wave named in pause-after,
+	// ReasonOutsideWindow while no maintenance window is open, or
+	// ReasonComplete once the rollout is complete under the policy; False
+	// while it is paused (ReasonPaused), stopped at its progress deadline
+	// (ReasonProgressDeadlineExceeded) or by a health gate
+	// (ReasonHealthGateFailed), or when the rollout annotations cannot be
+	// planned (syncer.ReasonInvalidAnnotations,
+	// syncer.ReasonSurgeUnsupported). Its message says where the rollout
+	// is and ends with "(generation N)", the DaemonSet generation it
+	// describes.
 	ConditionProgressing appsv1.DaemonSetConditionType = "RolloutProgressing"
 	// ConditionPaused is True while the rollout is paused, by the paused
-	// annotation (ReasonPausedByAnnotation) or by itself at its progress
-	// deadline (ReasonProgressDeadlineExceeded), and False otherwise.
+	// annotation (ReasonPausedByAnnotation) or by itself (a latch: at its
+	// progress deadline, ReasonProgressDeadlineExceeded, or on a failed
+	// health gate, ReasonHealthGateFailed), and False otherwise. Waiting
+	// for an approval or a window is not a pause.
 	ConditionPaused appsv1.DaemonSetConditionType = "RolloutPaused"
-	// ConditionBlocked is True from the moment the rollout stops itself at
-	// its progress deadline until it is resumed, with the cause as reason
+	// ConditionBlocked is True from the moment the rollout stops itself
+	// until it is resumed, and False otherwise. Its reason is the cause:
+	// ReasonHealthGateFailed (the message names the signals, pods and
+	// nodes), or at the progress deadline where the nodes stand
 	// (ReasonNewRevisionUnavailable, ReasonNodesNotReady,
-	// ReasonPodsMissing, ReasonOldPodsUnavailable, ReasonNoProgress), and
-	// False otherwise.
+	// ReasonPodsMissing, ReasonOldPodsUnavailable, ReasonNoProgress).
 	ConditionBlocked appsv1.DaemonSetConditionType = "RolloutBlocked"
+
+	// ConditionReconciling and ConditionStalled are the generic
+	// conditions kstatus (sigs.k8s.io/cli-utils/pkg/kstatus) reads on any
+	// kind, and with it Flux, kpt and Config Sync: Reconciling True while
+	// a rollout is under way (RolloutProgressing True and not complete:
+	// updating, or waiting for an approval or a window; its reason and
+	// message are RolloutProgressing's), False otherwise; Stalled True
+	// while the rollout is blocked (RolloutBlocked True, with its reason
+	// and message) or its annotations are refused, False otherwise. A
+	// blocked rollout is never Reconciling, so kstatus says Failed.
+	ConditionReconciling appsv1.DaemonSetConditionType = "Reconciling"
+	ConditionStalled     appsv1.DaemonSetConditionType = "Stalled"
 )
 
 // Condition reasons.
@@ -50,14 +66,19 @@ const (
 	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
 	ReasonNotPaused                = "NotPaused"
 	ReasonNotBlocked               = "NotBlocked"
+	// The holds of progressive.Gates: a failed health gate (a latch),
+	// an approval point, a closed maintenance window.
+	ReasonHealthGateFailed   = string(progressive.HoldHealthGate)
+	ReasonWaitingForApproval = string(progressive.HoldApproval)
+	ReasonOutsideWindow      = string(progressive.HoldWindow)
 	// messageNotPaused and messageNotBlocked are the messages of
 	// RolloutPaused and RolloutBlocked False: a condition's message
 	// describes its current status.
 	messageNotPaused  = "the rollout is not paused"
-	messageNotBlocked = "the rollout is not stopped at a progress deadline"
-	// Causes of a blocked rollout, from where the unavailable desired
-	// nodes in scope stand in the plan (blockedCause), the first that
-	// applies.
+	messageNotBlocked = "the rollout is not stopped at a progress deadline or by a health gate"
+	// Causes of a rollout blocked at its deadline, from where the
+	// unavailable desired nodes in scope stand in the plan
+	// (blockedCause), the first that applies.
 	ReasonNewRevisionUnavailable = string(progressive.StopNewRevisionUnavailable)
 	ReasonNodesNotReady          = string(progressive.StopNodesNotReady)
 	ReasonPodsMissing            = string(progressive.StopPodsMissing)
@@ -65,7 +86,7 @@ const (
 	ReasonNoProgress             = string(progressive.StopNoProgress)
 )
 
-var ownConditions = []appsv1.DaemonSetConditionType{ConditionProgressing, ConditionPaused, ConditionBlocked}
+var ownConditions = []appsv1.DaemonSetConditionType{ConditionProgressing, ConditionPaused, ConditionBlocked, ConditionReconciling, ConditionStalled}
 
 // findCondition returns the condition of type t in conds, or nil.
 func findCondition(conds []appsv1.DaemonSetCondition, t appsv1.DaemonSetConditionType) *appsv1.DaemonSetCondition {
@@ -87,7 +108,11 @@ func condition(t appsv1.DaemonSetConditionType, status bool, reason, message str
 
 // conditionChanges returns the conditions of want that differ from those
 // in have (status, reason or message), each with its lastTransitionTime:
-// the one in have when the status did not change, now otherwise.
+// the one in have when neither the status nor the reason changed, now
+// otherwise. A change of reason is a transition too: RolloutProgressing
+// going from WaitingForApproval or OutsideWindow back to Updating starts
+// the progress clock again (progressSince), and RolloutBlocked's time is
+// when its cause began.
 func conditionChanges(have, want []appsv1.DaemonSetCondition, now time.Time) []appsv1.DaemonSetCondition {
 	var out []appsv1.DaemonSetCondition
 	for _, w := range want {
@@ -96,7 +121,7 @@ func conditionChanges(have, want []appsv1.DaemonSetCondition, now time.Time) []a
 			continue
 		}
 		w.LastTransitionTime = metav1.NewTime(now)
-		if h != nil && h.Status == w.Status {
+		if h != nil && h.Status == w.Status && h.Reason == w.Reason {
 			w.LastTransitionTime = h.LastTransitionTime
 		}
 		out = append(out, w)
@@ -127,45 +152,6 @@ func conditionsPatch(uid types.UID, set []appsv1.DaemonSetCondition, remove []ap
 		"metadata": map[string]any{"uid": uid},
 		"status":   map[string]any{"conditions": list},
 	})
-}
-
-// selfPause is the state of a rollout that paused itself at its progress
-// deadline, kept in the RolloutPaused condition's message so that it
-// survives a restart: the revision it paused at and the value of the paused
-// annotation then ("unset" when absent). It stays paused while both are
-// unchanged.
-type selfPause struct {
-	Hash, Paused string
-}
-
-var selfPauseState = regexp.MustCompile(`\[paused=(unset|true|false) revision=([^\]\s]*)\]$`)
-
-// pausedValue is the paused annotation's value as selfPause keeps it.
-func pausedValue(ds *appsv1.DaemonSet) string {
-	if v, ok := ds.Annotations[progressive.AnnotationPaused]; ok {
-		return v
-	}
-	return "unset"
-}
-
-// readSelfPause returns the self-pause recorded in conds, if any.
-func readSelfPause(conds []appsv1.DaemonSetCondition) (selfPause, bool) {
-	c := findCondition(conds, ConditionPaused)
-	if c == nil || c.Status != corev1.ConditionTrue || c.Reason != ReasonProgressDeadlineExceeded {
-		return selfPause{}, false
-	}
-	m := selfPauseState.FindStringSubmatch(c.Message)
-	if m == nil {
-		return selfPause{}, false
-	}
-	return selfPause{Paused: m[1], Hash: m[2]}, true
-}
-
-// message is the RolloutPaused message of a self-pause, its state at the
-// end.
-func (s selfPause) message(deadline time.Duration) string {
-	return fmt.Sprintf("paused itself: no node became updated and available for %s; change the template or the %s annotation to resume [paused=%s revision=%s]",
-		deadline, progressive.AnnotationPaused, s.Paused, s.Hash)
 }
 
 // blockedCause names the cause of a rollout stopped at its deadline from

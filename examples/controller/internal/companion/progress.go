@@ -15,13 +15,17 @@ import (
 // judges the same plan (kubectl dsplan rollout status).
 
 // waveName names a wave (progressive.Tally.Wave, "<label>=<value>" or
-// "!<label>") for people: "zone us-east-1b", "nodes without zone".
+// "!<label>", or daemon.CanaryWave or daemon.RestWave) for people: "zone
+// us-east-1b", "nodes without zone", "canary", "rest".
 func waveName(w string) string {
 	short := func(label string) string { return label[strings.LastIndexByte(label, '/')+1:] }
 	if label, ok := strings.CutPrefix(w, "!"); ok {
 		return "nodes without " + short(label)
 	}
-	label, value, _ := strings.Cut(w, "=")
+	label, value, ok := strings.Cut(w, "=")
+	if !ok {
+		return w
+	}
 	return short(label) + " " + value
 }
 

@@ -62,7 +62,7 @@ func TestSummary(t *testing.T) {
 	if s := summary(progressive.Judgement{Complete: true, Total: progressive.Tally{Desired: 8, Updated: 8}}); s != "8/8 nodes updated" {
 		t.Errorf("summary without waves: %s", s)
 	}
-	for w, want := range map[string]string{zone + "=us-east-1b": "zone us-east-1b", "!" + zone: "nodes without zone", "pool=a": "pool a"} {
+	for w, want := range map[string]string{zone + "=us-east-1b": "zone us-east-1b", "!" + zone: "nodes without zone", "pool=a": "pool a", daemon.CanaryWave: "canary", daemon.RestWave: "rest"} {
 		if got := waveName(w); got != want {
 			t.Errorf("waveName(%q) = %q, want %q", w, got, want)
 		}

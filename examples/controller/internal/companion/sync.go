@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -31,18 +32,35 @@ type rolloutSync struct {
 	pods      []*corev1.Pod
 	opts      daemon.Options
 	plan      daemon.Plan
-	// rev is the current revision, nil while the cache has none.
-	rev *appsv1.ControllerRevision
+	// revs are the namespace's ControllerRevisions in the cache; rev is
+	// the current revision among them, nil while the cache has none.
+	revs []*appsv1.ControllerRevision
+	rev  *appsv1.ControllerRevision
 	// judgement is where the rollout stands (progressive.Judge of plan).
 	judgement progressive.Judgement
-	// selfPaused: the rollout is paused at its progress deadline, sp the
-	// state kept in its condition; deadlineHit: by this sync.
-	selfPaused, deadlineHit bool
-	sp                      selfPause
+	// hold is what holds the rollout beyond its plan
+	// (progressive.Gates.Hold); zero while it is paused, latched or
+	// complete.
+	hold progressive.Hold
+	// latched: the rollout stopped itself (at its progress deadline or on
+	// a failed health gate) and stays stopped, l the state kept in its
+	// RolloutPaused condition; fresh: it stopped in this sync.
+	latched, fresh bool
+	l              latch
+	// rollback says what on-failure rollback did or why it did not, for
+	// the RolloutPaused message; "" when it was not asked for.
+	rollback string
 }
 
 // paused reports whether the paused annotation pauses r.
 func (r *rolloutSync) paused() bool { return r.ro.Policy.Paused }
+
+// mayDelete reports whether r may delete old pods: the expectations are
+// satisfied, the current revision is known, and nothing pauses or holds
+// the rollout.
+func (r *rolloutSync) mayDelete() bool {
+	return r.satisfied && r.rev != nil && !r.paused() && !r.latched && !r.hold.Held()
+}
 
 // sync is the companion's sync: it rolls out one opted-in OnDelete
 // DaemonSet by deleting old pods, as the rolling step of a plan computed
@@ -89,10 +107,20 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 	if err := c.judge(r); err != nil {
 		return fmt.Errorf("daemonset %q: %w", key, err)
 	}
+	if err := c.applyGates(r); err != nil {
+		var fe *field.Error
+		if !errors.As(err, &fe) {
+			return fmt.Errorf("daemonset %q: %w", key, err)
+		}
+		// A window's time zone the zone database does not know: the
+		// annotations cannot be planned.
+		return c.refuse(ctx, r.key, r.ds, r.now, err, &found)
+	}
 
 	var errs syncer.ErrorList
+	c.onFailure(ctx, r, &errs)
 	deleted := 0
-	if r.satisfied && !r.paused() && !r.selfPaused && r.rev != nil {
+	if r.mayDelete() {
 		deleted = c.deleteOldPods(ctx, r, &errs)
 	}
 	written := c.report(ctx, r, &errs)
@@ -140,14 +168,21 @@ func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet,
 		return nil, c.dropConditions(ctx, key, ds)
 	}
 	if err != nil {
-		found.Invalid = true
-		reason := syncer.AnnotationsReason(err)
-		c.Warn(key, ds, reason, err.Error())
-		return nil, c.patchConditions(ctx, key, ds, now, []appsv1.DaemonSetCondition{
-			condition(ConditionProgressing, false, reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", err, ds.Generation)),
-		})
+		return nil, c.refuse(ctx, key, ds, now, err, found)
 	}
 	return &rolloutSync{key: key, ds: ds, ro: ro, now: now}, nil
+}
+
+// refuse reports that ds's rollout annotations cannot be planned (err): a
+// warning, and conditions saying no pod is replaced (Stalled True: a typo
+// must not mean "no policy", nor a rollout that kstatus waits for).
+func (c *Companion) refuse(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, err error, found *syncer.SyncFacts) error {
+	found.Invalid = true
+	reason := syncer.AnnotationsReason(err)
+	c.Warn(key, ds, reason, err.Error())
+	return c.patchConditions(ctx, key, ds, now, withKstatus([]appsv1.DaemonSetCondition{
+		condition(ConditionProgressing, false, reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", err, ds.Generation)),
+	}))
 }
 
 // planRollout reads the caches and computes r's plan. It returns done
@@ -166,7 +201,7 @@ func (c *Companion) planRollout(r *rolloutSync, found *syncer.SyncFacts) (done b
 	if err != nil {
 		return true, fmt.Errorf("daemonset %q: %w", r.key, err)
 	}
-	r.nodes, r.pods = nodes, pods
+	r.nodes, r.pods, r.revs = nodes, pods, revs
 	// The plan carries its read-out, which judge reads: one plan per sync.
 	r.opts = r.ro.Options(daemon.Options{
 		Now:                                      r.now,
@@ -191,59 +226,6 @@ func (c *Companion) planRollout(r *rolloutSync, found *syncer.SyncFacts) (done b
 	return false, nil
 }
 
-// judge judges r's plan (progressive.Judge, which reads the plan and
-// computes none) and applies the progress deadline: a rollout that made
-// no progress for that long pauses itself; one that may still make it is
-// requeued for the deadline.
-func (c *Companion) judge(r *rolloutSync) error {
-	ds := r.ds
-	// The self-pause holds while the revision and the paused annotation
-	// are those it paused at.
-	r.sp, r.selfPaused = readSelfPause(ds.Status.Conditions)
-	if r.selfPaused && (r.sp.Hash != r.plan.Hash || r.sp.Paused != pausedValue(ds)) {
-		r.selfPaused = false
-	}
-	j, err := progressive.Judge(r.ro.DaemonSet, &r.plan)
-	if err != nil {
-		return err
-	}
-	r.judgement = j
-	if r.paused() || r.selfPaused {
-		return nil
-	}
-	exceeded, wait := j.Deadline(progressSince(r), r.ro.Annotations.ProgressDeadline, r.now)
-	switch {
-	case exceeded:
-		r.deadlineHit, r.selfPaused = true, true
-		r.sp = selfPause{Hash: r.plan.Hash, Paused: pausedValue(ds)}
-	case wait > 0:
-		c.Queue.AddAfter(r.key, wait+time.Second)
-	}
-	return nil
-}
-
-// progressSince is when r's progress clock starts, read from the cluster:
-// the latest of the revision's creation and the last resume (or the
-// companion's first look). The judgement adds the last updated pod
-// becoming available (progressive.Judgement.Deadline).
-func progressSince(r *rolloutSync) time.Time {
-	since := r.now
-	if r.rev != nil {
-		since = r.rev.CreationTimestamp.Time
-	}
-	switch pc := findCondition(r.ds.Status.Conditions, ConditionPaused); {
-	case pc == nil:
-		// The companion's first look.
-		since = r.now
-	case pc.Status == corev1.ConditionTrue:
-		// Resumed by this sync (judge asks only when not paused).
-		since = r.now
-	case pc.Status == corev1.ConditionFalse && pc.LastTransitionTime.After(since):
-		since = pc.LastTransitionTime.Time
-	}
-	return since
-}
-
 // logSync logs what a sync of r did: at level 0 when it deleted, wrote or
 // failed, at level 2 otherwise.
 func (c *Companion) logSync(r *rolloutSync, deleted int, written bool, errs int) {
@@ -256,7 +238,7 @@ func (c *Companion) logSync(r *rolloutSync, deleted int, written bool, errs int)
 		"daemonset", r.key, "mode", "companion", "hash", r.plan.Hash, "satisfied", r.satisfied,
 		"deletes", deleted, "deferredDeletes", r.plan.DeferredDeletes,
 		"updated", r.judgement.Total.Updated, "desired", r.judgement.Total.Desired, "complete", r.judgement.Complete,
-		"paused", r.paused(), "selfPaused", r.selfPaused,
+		"paused", r.paused(), "latched", r.latched, "latchReason", r.l.Reason, "held", string(r.hold.Cause),
 		"conditionsWritten", written, "requeueAfter", r.plan.RequeueAfter,
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
 		"errors", errs, "duration", c.Config.Clock.Since(r.now))

@@ -3,6 +3,7 @@ package companion
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -102,7 +103,8 @@ func (c *Companion) writeConditions(ctx context.Context, key string, ds *appsv1.
 }
 
 // conditionEvents records the events of condition transitions: blocked,
-// paused (by annotation or at the deadline), resumed, complete.
+// paused (by annotation, or by itself: a Warning), resumed, waiting for
+// an approval or a window, complete.
 func (c *Companion) conditionEvents(ds *appsv1.DaemonSet, have, changes []appsv1.DaemonSetCondition) {
 	was := func(t appsv1.DaemonSetConditionType) (status corev1.ConditionStatus, reason string, ok bool) {
 		if h := findCondition(have, t); h != nil {
@@ -119,7 +121,7 @@ func (c *Companion) conditionEvents(ds *appsv1.DaemonSet, have, changes []appsv1
 			}
 		case ConditionPaused:
 			switch {
-			case ch.Status == corev1.ConditionTrue && status != corev1.ConditionTrue && ch.Reason == ReasonProgressDeadlineExceeded:
+			case ch.Status == corev1.ConditionTrue && status != corev1.ConditionTrue && slices.Contains(latchReasons, ch.Reason):
 				c.Recorder.Event(ds, corev1.EventTypeWarning, "RolloutPaused", ch.Message)
 			case ch.Status == corev1.ConditionTrue && status != corev1.ConditionTrue:
 				c.Recorder.Event(ds, corev1.EventTypeNormal, "RolloutPaused", ch.Message)
@@ -127,8 +129,16 @@ func (c *Companion) conditionEvents(ds *appsv1.DaemonSet, have, changes []appsv1
 				c.Recorder.Event(ds, corev1.EventTypeNormal, "RolloutResumed", "the rollout is resumed")
 			}
 		case ConditionProgressing:
-			if existed && ch.Reason == ReasonComplete && reason != ReasonComplete {
+			if ch.Reason == reason {
+				break
+			}
+			switch {
+			case existed && ch.Reason == ReasonComplete:
 				c.Recorder.Event(ds, corev1.EventTypeNormal, "RolloutComplete", ch.Message)
+			case ch.Reason == ReasonWaitingForApproval:
+				c.Recorder.Event(ds, corev1.EventTypeNormal, "RolloutWaitingForApproval", ch.Message)
+			case ch.Reason == ReasonOutsideWindow:
+				c.Recorder.Event(ds, corev1.EventTypeNormal, "RolloutOutsideWindow", ch.Message)
 			}
 		}
 	}

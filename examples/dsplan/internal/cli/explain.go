@@ -59,7 +59,7 @@ func runExplain(inv *invocation, pos []string) error {
 	if format == "json" {
 		out := explainJSON{APIVersion: jsonAPIVersion, Kind: "Explanation", Node: describeNodeJSON(node), Now: l.now, DaemonSets: []explainDSJSON{}}
 		for _, r := range results {
-			out.DaemonSets = append(out.DaemonSets, explainOneJSON(l, r, node))
+			out.DaemonSets = append(out.DaemonSets, explainOneJSON(l, r, node, inv.opts.program()))
 		}
 		return writeData(inv.stdout, "json", out)
 	}
@@ -69,7 +69,7 @@ func runExplain(inv *invocation, pos []string) error {
 	describeNode(stdout, node)
 	for _, r := range results {
 		fmt.Fprintln(stdout)
-		explainOne(stdout, l, r, node)
+		explainOne(stdout, l, r, node, inv.opts.program())
 	}
 	return nil
 }
@@ -189,6 +189,13 @@ type standingJSON struct {
 	// Judgement says why the rollout is complete, or why not, in the
 	// policy's terms (progressive.Reason).
 	Judgement string `json:"judgement"`
+	// Gate is the gate that holds the rollout beyond its plan (a health
+	// gate, an approval point, the maintenance windows), as it concerns
+	// the node; absent when none does.
+	Gate *explainGateJSON `json:"gate,omitempty"`
+	// GateError says why the gates could not be read (a window's unknown
+	// time zone).
+	GateError string `json:"gateError,omitempty"`
 }
 
 // heldWords says a hold in words.
@@ -245,8 +252,9 @@ func describeNodeJSON(n *corev1.Node) nodeJSON {
 }
 
 // explainOneJSON is the verdict of one DaemonSet on node, its pods there
-// and what its plan does there.
-func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
+// and what its plan does there; program names the command in the gate's
+// words.
+func explainOneJSON(l *loaded, r result, node *corev1.Node, program string) explainDSJSON {
 	out := explainDSJSON{DaemonSet: r.name, WhyNot: []string{}, Pods: []podJSON{}, Next: []string{}}
 	if r.ds == nil {
 		out.Error = r.err.Error()
@@ -287,16 +295,6 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 		out.Error = r.errText()
 		return out
 	}
-	for _, c := range r.plan.Creates {
-		if c.NodeName == node.Name {
-			out.Next = append(out.Next, "create a pod ("+string(c.Reason)+")")
-		}
-	}
-	for _, d := range r.plan.Deletes {
-		if d.NodeName == node.Name {
-			out.Next = append(out.Next, "delete "+d.Pod.Name+" ("+string(d.Reason)+")")
-		}
-	}
 	if j, err := progressive.Judge(r.rollout.ds, &r.plan); err == nil && r.plan.ReadOut != nil {
 		st := &standingJSON{Complete: j.Complete, Judgement: j.Reason.String()}
 		for _, n := range r.plan.ReadOut.Nodes {
@@ -304,7 +302,24 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node) explainDSJSON {
 				st.Held, st.Wave, st.Updated = string(n.Held), n.Wave, n.HasUpdated()
 			}
 		}
+		if st.Gate, err = explainGate(r, j, l.now, node.Name, program); err != nil {
+			st.GateError = err.Error()
+		}
 		out.Standing = st
+	}
+	for _, c := range r.plan.Creates {
+		if c.NodeName == node.Name {
+			out.Next = append(out.Next, "create a pod ("+string(c.Reason)+")")
+		}
+	}
+	for _, d := range r.plan.Deletes {
+		if d.NodeName == node.Name {
+			next := "delete " + d.Pod.Name + " (" + string(d.Reason) + ")"
+			if out.Standing != nil && out.Standing.Gate != nil && heldByGate(d) {
+				next += ", not while the gate holds the rollout"
+			}
+			out.Next = append(out.Next, next)
+		}
 	}
 	return out
 }
@@ -353,8 +368,8 @@ func (p podJSON) String() string {
 
 // explainOne prints the verdict of one DaemonSet on node, its pods there
 // and what its plan does there.
-func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
-	e := explainOneJSON(l, r, node)
+func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node, program string) {
+	e := explainOneJSON(l, r, node, program)
 	if r.ds == nil {
 		fmt.Fprintf(w, "%s: %v\n", r.name, r.err)
 		return
@@ -388,7 +403,7 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 		switch {
 		case s.Held != "":
 			here = append(here, heldWords[s.Held])
-		case e.ShouldRun:
+		case e.ShouldRun && s.Gate == nil:
 			here = append(here, "not held")
 		}
 		if s.Wave != "" {
@@ -399,6 +414,12 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node) {
 			line += "; this node: " + strings.Join(here, ", ")
 		}
 		fmt.Fprintln(w, line)
+		switch {
+		case s.Gate != nil:
+			fmt.Fprintf(w, "  held by a gate: %s\n", s.Gate.Message)
+		case s.GateError != "":
+			fmt.Fprintf(w, "  gates: error: %s\n", s.GateError)
+		}
 	}
 }
 

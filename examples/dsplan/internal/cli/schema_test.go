@@ -15,6 +15,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
@@ -40,6 +41,9 @@ var schemaEnums = map[string][]string{
 	"eventJSON.Type":          {"Normal", "Warning"},
 	"nodeJSON.Ready":          {"True", "False", "Unknown", ""},
 	"standingJSON.Held":       {"Scope", "Partition", "Wave", "Paused"},
+	"explainGateJSON.Cause":   {string(progressive.HoldHealthGate), string(progressive.HoldApproval), string(progressive.HoldWindow)},
+	"explainSignalJSON.Signal": {string(progressive.SignalCrashLoop), string(progressive.SignalOOMKilled), string(progressive.SignalImagePull),
+		string(progressive.SignalCreateError), string(progressive.SignalRestarts), string(progressive.SignalRestartedDuringBake), string(progressive.SignalReadyTimeout)},
 }
 
 // Patterns of the strings written in a fixed form.

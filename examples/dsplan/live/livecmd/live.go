@@ -1,8 +1,14 @@
 // Package livecmd is dsplan on a running cluster (see examples/dsplan):
-// dsplan's commands on a listing of the cluster, dump, and rollout status,
-// which follows a DaemonSet's rollout until it is complete under its
-// policy. kubectl-dsplan runs it; Run lets another program (the example
-// controller's end-to-end suite) run it on a cluster of its own.
+// dsplan's commands on a listing of the cluster, dump, and the rollout
+// commands of one DaemonSet: rollout status, which follows its rollout
+// until it is complete under its policy (or blocked, or waiting for
+// approval), and the three that write to it, each a patch on the
+// condition that it is still at the resourceVersion read: rollout approve
+// (records the approval of the point the rollout waits at), rollout undo
+// (writes an earlier revision's template back) and rollout resume (changes
+// the paused annotation). Status and approve judge the rollout in one
+// place (assess). kubectl-dsplan runs it; Run lets another program (the
+// example controller's end-to-end suite) run it on a cluster of its own.
 package livecmd
 
 import (
@@ -138,7 +144,7 @@ func programName(argv0 string) string {
 
 // run is the command: dsplan's commands on -f files holding a capture, or
 // on the objects a listing of the cluster returns (with -f manifests
-// applied over them), dump and rollout status.
+// applied over them), dump and the rollout commands.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, program string, conn connector) int {
 	lf := newLiveFlags()
 	return cli.Run(args, stdin, stdout, stderr, cli.Options{

@@ -90,6 +90,8 @@ func TestRun(t *testing.T) {
 		// gets is whether the command only gets (rollout status's first
 		// read).
 		gets bool
+		// reads is whether the command gets and lists, and writes nothing.
+		reads bool
 	}{
 		{name: "plan", args: []string{"plan", "--context", "prod", "-n", "kube-system", "--now", "2026-01-01T00:00:00Z"},
 			want: "input: context prod, namespace kube-system: 1 DaemonSets, 1 nodes, 1 pods, 1 revisions", lists: true},
@@ -114,12 +116,26 @@ func TestRun(t *testing.T) {
 		{name: "dump argument", args: []string{"dump", "unexpected"}, code: 2, want: `unknown command "unexpected"`},
 		// rollout status follows a real cluster (examples/controller/e2e
 		// runs it on one); here only what it refuses before connecting.
-		{name: "help lists rollout status", args: []string{"help"}, want: "rollout status NS/NAME"},
-		{name: "rollout without a subcommand", args: []string{"rollout"}, code: 2, want: "want a subcommand: dsplan rollout status NAMESPACE/NAME"},
+		{name: "help lists rollout status", args: []string{"help"}, want: "rollout status|approve|undo|resume NS/NAME"},
+		{name: "rollout without a subcommand", args: []string{"rollout"}, code: 2, want: "want a subcommand: dsplan rollout status|approve|undo|resume NAMESPACE/NAME"},
 		{name: "rollout unknown subcommand", args: []string{"rollout", "history"}, code: 2, want: `unknown command "history"`},
 		{name: "rollout status without a name", args: []string{"rollout", "status"}, code: 2, want: "want one NAMESPACE/NAME, got 0"},
 		{name: "rollout status bad name", args: []string{"rollout", "status", "agent"}, code: 2, want: `"agent": want NAMESPACE/NAME`},
 		{name: "rollout status help", args: []string{"rollout", "status", "-h"}, want: "4  the progress deadline passed"},
+		{name: "rollout status help names the approval exit code", args: []string{"rollout", "status", "-h"}, want: "6  waiting for approval after a wave"},
+		{name: "rollout status help names the program", args: []string{"rollout", "status", "-h"}, want: "(exit 6 at once, naming the\n    wave and the command that approves: dsplan rollout approve"},
+		{name: "rollout approve help", args: []string{"rollout", "approve", "-h"}, want: "--wave WAVE"},
+		{name: "rollout undo help says the order", args: []string{"rollout", "undo", "-h"}, want: "The waves go in the policy's order, not\nreversed"},
+		{name: "rollout undo help says the GitOps fight", args: []string{"rollout", "undo", "-h"}, want: "Pause its sync of the DaemonSet first, or roll back in git"},
+		{name: "rollout resume help", args: []string{"rollout", "resume", "-h"}, want: `"false" is removed`},
+		{name: "rollout approve without a name", args: []string{"rollout", "approve"}, code: 2, want: "want one NAMESPACE/NAME, got 0"},
+		{name: "rollout undo bad name", args: []string{"rollout", "undo", "agent"}, code: 2, want: `"agent": want NAMESPACE/NAME`},
+		{name: "rollout resume of a DaemonSet not found", args: []string{"rollout", "resume", "kube-system/nope"}, code: 1,
+			want: "daemonset kube-system/nope not found (context prod)", gets: true},
+		{name: "rollout approve of a DaemonSet not found", args: []string{"rollout", "approve", "kube-system/nope"}, code: 1,
+			want: "daemonset kube-system/nope not found (context prod)", gets: true},
+		{name: "rollout approve of a DaemonSet without annotations", args: []string{"rollout", "approve", "kube-system/agent"}, code: 1,
+			want: "nothing to approve: daemonset kube-system/agent does not wait for approval: ", reads: true},
 		{name: "rollout status of a DaemonSet not found", args: []string{"rollout", "status", "kube-system/nope"}, code: 1,
 			want: `daemonset kube-system/nope not found (context prod)`, gets: true},
 		{name: "rollout status bad flag", args: []string{"rollout", "status", "kube-system/agent", "--timeout", "soon"}, code: 2, want: "invalid argument"},
@@ -143,6 +159,12 @@ func TestRun(t *testing.T) {
 				t.Errorf("output does not contain %q:\n%s", tt.want, out.String())
 			}
 			switch {
+			case tt.reads:
+				for _, a := range cs.Actions() {
+					if v := a.GetVerb(); v != "get" && v != "list" {
+						t.Errorf("action %s %s: want only get and list", v, a.GetResource().Resource)
+					}
+				}
 			case tt.gets:
 				for _, a := range cs.Actions() {
 					if a.GetVerb() != "get" {

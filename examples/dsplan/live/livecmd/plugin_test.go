@@ -38,6 +38,8 @@ func TestKubectlPlugin(t *testing.T) {
 		{[]string{"__complete", "plan", "--cont"}, []string{"--context"}},
 		{[]string{"explain", "-h"}, []string{"kubectl dsplan explain NODE [flags]", "--kubeconfig", "-n, --namespace"}},
 		{[]string{"plan", "-f", "../../testdata/inputs/kubectl-capture.yaml"}, []string{"DaemonSet kube-system/kube-proxy"}},
+		{[]string{"rollout", "approve", "-h"}, []string{"kubectl dsplan rollout approve NAMESPACE/NAME [flags]", "kubectl dsplan rollout approve kube-system/agent --wave b"}},
+		{[]string{"rollout", "resume", "-h"}, []string{"kubectl dsplan rollout undo rolls it back instead"}},
 	} {
 		cmd := exec.Command(bin, tt.args...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "none"))

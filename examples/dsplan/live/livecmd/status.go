@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
@@ -32,13 +31,17 @@ const (
 	statusUsage    = 2
 	// statusBlocked: the DaemonSet's RolloutBlocked condition is True for
 	// its current generation (the companion stopped the rollout at its
-	// progress deadline).
+	// progress deadline or a health gate), or, when no controller reports
+	// conditions, a health gate fails (progressive.HoldHealthGate).
 	statusBlocked = 3
 	// statusDeadline: no node became updated and available for the
 	// progress deadline, as rollout status measured it itself.
 	statusDeadline = 4
 	// statusTimeout: --timeout passed first.
 	statusTimeout = 5
+	// statusWaiting: the rollout waits for a person's approval after a
+	// wave (progressive.HoldApproval); rollout approve gives it.
+	statusWaiting = 6
 )
 
 // The condition types and reasons the example controller's companion mode
@@ -49,6 +52,11 @@ const (
 	conditionPaused      = "RolloutPaused"
 	conditionBlocked     = "RolloutBlocked"
 )
+
+// latchReasons are the RolloutPaused reasons of a pause the companion
+// took itself and keeps until a person acts (a new template, or a change
+// of the paused annotation: rollout resume).
+var latchReasons = []string{"ProgressDeadlineExceeded", "HealthGateFailed"}
 
 const statusHelp = `Waits until the rollout of the DaemonSet is complete under its rollout
 policy, printing progress, and exits 0 then: the step a CI pipeline or a
@@ -71,30 +79,50 @@ waits for, in the policy's terms (progressive.Reason). Under a scope, the
 counts are of the desired nodes in it; those outside are said apart, as the
 companion's RolloutProgressing condition says them.
 
+Beyond its plan, a rollout may be held by its gates (the same ones the
+companion acts on, progressive.Gates.Hold): a health gate a new pod fails,
+an approval point (rollout.daemonplan.io/pause-after), or the maintenance
+windows (rollout.daemonplan.io/window). The progress line then says the
+gate instead of what the plan would do next.
+
 It stops early when the rollout cannot complete by itself:
   - the DaemonSet's RolloutBlocked condition is True for its current
     generation: the companion stopped the rollout at its progress deadline
-    (exit 3, with the condition's reason and message);
+    or at a health gate (exit 3, with the condition's reason and message);
+  - a health gate fails and no controller reports the rollout's conditions
+    (exit 3, naming each failing pod, its node and its signal);
+  - the rollout waits for approval after a wave (exit 6 at once, naming the
+    wave and the command that approves: kubectl dsplan rollout approve
+    NAMESPACE/NAME), so that a pipeline can approve and run status again;
   - no node became updated and available for the progress deadline, as
-    measured here from the start of the command or the last node to become
-    available, whichever is later (exit 4, with the unavailable nodes and
-    their causes). The deadline is --progress-deadline, or the
+    measured here from the start of the command, the last node to become
+    available or the end of a pause or a hold, whichever is latest (exit 4,
+    with the unavailable nodes and their causes). The deadline is --progress-deadline, or the
     progress-deadline annotation when no controller reports the rollout's
     conditions (when one does, its RolloutBlocked condition decides).
-A paused rollout (the paused annotation) is waited for, and said so.
+A paused rollout (the paused annotation), and one outside its maintenance
+windows ("outside the maintenance windows until ..."; a window reopens by
+itself), are waited for, and said so.
 `
 
 const statusExample = `  # a Helm post-upgrade hook's command
-  kubectl dsplan rollout status kube-system/agent --timeout 30m`
+  kubectl dsplan rollout status kube-system/agent --timeout 30m
+
+  # a pipeline that approves each wave after a check of its own
+  until kubectl dsplan rollout status kube-system/agent; do
+    [ $? -eq 6 ] && ./check-wave && kubectl dsplan rollout approve kube-system/agent || exit 1
+  done`
 
 const statusExitCodes = `Exit codes (rollout status):
   0  the rollout is complete (or complete at its partition)
   1  the DaemonSet is not found or is deleted, its rollout annotations are
      invalid, or the cluster cannot be reached
   2  usage: a missing or malformed NAMESPACE/NAME, a bad flag
-  3  blocked: the RolloutBlocked condition is True
+  3  blocked: the RolloutBlocked condition is True, or a health gate fails
+     (when no controller reports conditions)
   4  the progress deadline passed, as measured by this command
   5  --timeout passed
+  6  waiting for approval after a wave (rollout approve NAMESPACE/NAME)
 `
 
 // statusFlags are the flags of "rollout status" (the kubeconfig flags are
@@ -109,41 +137,27 @@ func (f *statusFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.deadline, "progress-deadline", 0, "exit 4 when no node becomes updated and available for `DURATION` (default: the progress-deadline annotation, when no controller reports the rollout's conditions)")
 }
 
-// rolloutCommand is "rollout", whose one subcommand is "rollout status
-// NS/NAME".
-func rolloutCommand(lf *liveFlags, stdout io.Writer, program string, conn connector) *cobra.Command {
+// statusCommand is "rollout status NS/NAME".
+func statusCommand(lf *liveFlags, stdout io.Writer, program string, conn connector) *cobra.Command {
 	sf := &statusFlags{}
 	status := &cobra.Command{
 		Use:     "status NAMESPACE/NAME",
 		Short:   "wait until a DaemonSet's rollout is complete under its policy",
-		Long:    statusHelp,
+		Long:    strings.ReplaceAll(statusHelp, "kubectl dsplan", program),
 		Example: strings.ReplaceAll(statusExample, "kubectl dsplan", program),
 		RunE: func(c *cobra.Command, pos []string) error {
-			return runStatus(pos, sf, lf, stdout, conn)
+			return runStatus(pos, sf, lf, stdout, program, conn)
 		},
 	}
 	sf.register(status.Flags())
-	status.SetUsageTemplate(status.UsageTemplate() + "\n" + statusExitCodes)
-	rollout := &cobra.Command{
-		Use:   "rollout",
-		Short: "follow a DaemonSet's rollout: rollout status NS/NAME",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			return cli.UsageError(fmt.Sprintf("want a subcommand: %s rollout status NAMESPACE/NAME", program))
-		},
-	}
-	rollout.AddCommand(status)
-	return rollout
+	return withExitCodes(status, statusExitCodes)
 }
 
 // runStatus is "rollout status NS/NAME".
-func runStatus(pos []string, sf *statusFlags, lf *liveFlags, stdout io.Writer, conn connector) error {
-	if len(pos) != 1 {
-		return cli.UsageError(fmt.Sprintf("want one NAMESPACE/NAME, got %d arguments", len(pos)))
-	}
-	ns, name, ok := strings.Cut(pos[0], "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		return cli.UsageError(fmt.Sprintf("%q: want NAMESPACE/NAME", pos[0]))
+func runStatus(pos []string, sf *statusFlags, lf *liveFlags, stdout io.Writer, program string, conn connector) error {
+	t, err := parseTarget(pos)
+	if err != nil {
+		return err
 	}
 	if sf.timeout < 0 || sf.deadline < 0 {
 		return cli.UsageError("--timeout and --progress-deadline must not be negative")
@@ -163,7 +177,7 @@ func runStatus(pos []string, sf *statusFlags, lf *liveFlags, stdout io.Writer, c
 	} else {
 		where = "context " + where
 	}
-	w := &statusWatch{cs: cs, ns: ns, name: name, deadline: sf.deadline, out: stdout, clock: time.Now}
+	w := &statusWatch{cs: cs, ns: t.ns, name: t.name, deadline: sf.deadline, out: stdout, program: program, clock: time.Now}
 	code, msg := w.run(ctx, where)
 	if code == statusComplete {
 		fmt.Fprintf(stdout, "%s\n", msg)
@@ -178,10 +192,15 @@ type statusWatch struct {
 	ns, name string
 	deadline time.Duration
 	out      io.Writer
-	clock    func() time.Time
+	// program names the command in what it prints ("kubectl dsplan").
+	program string
+	clock   func() time.Time
 
 	start time.Time
-	last  string
+	// resumed is the last moment the rollout was seen paused or held by a
+	// gate, from which the progress deadline counts again (zero: never).
+	resumed time.Time
+	last    string
 }
 
 // run follows the rollout until it is complete, blocked, past a deadline or
@@ -302,22 +321,19 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 	if ds.DeletionTimestamp != nil {
 		return statusError, fmt.Sprintf("daemonset %s is being deleted", key), true
 	}
-	r, err := progressive.ForDaemonSet(ds)
-	if err != nil {
-		return statusError, fmt.Sprintf("daemonset %s: rollout annotations: %v", key, err), true
-	}
 	now := w.clock()
-	opts := r.Options(daemon.Options{Now: now, Revisions: revs})
-	plan, err := daemon.Compute(r.DaemonSet, nodes, pods, opts)
+	a, err := assess(ds, nodes, pods, revs, now)
 	if err != nil {
-		return statusError, fmt.Sprintf("daemonset %s: %v", key, err), true
+		return statusError, err.Error(), true
 	}
-	j, err := progressive.Judge(r.DaemonSet, &plan)
-	if err != nil {
-		return statusError, fmt.Sprintf("daemonset %s: %v", key, err), true
-	}
+	r, plan, j, hold := a.rollout, a.plan, a.judged, a.hold
 	reason := j.Reason
 	line := progressLine(j, r.Policy.Order.Label)
+	if !j.Complete && hold.Held() {
+		// What the plan would do next does not happen while a gate holds
+		// the rollout: say the gate instead.
+		line = progressLine(j, r.Policy.Order.Label, cli.HoldText(hold, w.program, key))
+	}
 	if line != w.last {
 		fmt.Fprintf(w.out, "[%6s] %s\n", w.since(), line)
 		w.last = line
@@ -330,6 +346,17 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 	if b := conditionOf(ds, conditionBlocked); b != nil && b.Status == corev1.ConditionTrue && w.forGeneration(ds) {
 		return statusBlocked, fmt.Sprintf("daemonset %s: RolloutBlocked (%s): %s", key, b.Reason, b.Message), true
 	}
+	switch hold.Cause {
+	case progressive.HoldHealthGate:
+		// A controller that reports conditions decides (its RolloutBlocked
+		// condition, above); without one, the gate itself.
+		if !reports {
+			return statusBlocked, fmt.Sprintf("daemonset %s: blocked: %s", key, cli.HoldText(hold, w.program, key)), true
+		}
+	case progressive.HoldApproval:
+		// A person must act: exit at once, so that a pipeline can approve.
+		return statusWaiting, fmt.Sprintf("daemonset %s: %s", key, cli.HoldText(hold, w.program, key)), true
+	}
 	deadline := w.deadline
 	if deadline == 0 && r.Annotations != nil && !reports {
 		deadline = r.Annotations.ProgressDeadline
@@ -338,8 +365,17 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 	if p := conditionOf(ds, conditionPaused); p != nil && p.Status == corev1.ConditionTrue {
 		paused = true
 	}
-	if deadline > 0 && !paused {
-		if exceeded, _ := j.Deadline(w.start, deadline, now); exceeded {
+	if paused || hold.Held() {
+		// No progress is due while paused or held (a window reopens by
+		// itself): the deadline counts from when that ends.
+		w.resumed = now
+	}
+	if deadline > 0 && !paused && !hold.Held() {
+		from := w.start
+		if w.resumed.After(from) {
+			from = w.resumed
+		}
+		if exceeded, _ := j.Deadline(from, deadline, now); exceeded {
 			cause := "no node is unavailable"
 			if u := whatif.UnavailableIn(r.DaemonSet, plan.ReadOut); len(u.Nodes) > 0 {
 				var parts []string

@@ -38,7 +38,9 @@ func TestJudge(t *testing.T) {
 			var opts []daemontest.PodOption
 			switch {
 			case len(names) > 0 && names[0] == "pending:"+n:
-				opts = append(opts, daemontest.WithPhase(corev1.PodPending), daemontest.NotReadyPod())
+				// Created recently: not yet past a health gate's ready
+				// timeout.
+				opts = append(opts, daemontest.WithPhase(corev1.PodPending), daemontest.CreatedAt(now.Add(-30*time.Second)), daemontest.NotReadyPod())
 			case !contains(names, n):
 				opts = append(opts, daemontest.WithHash("old"))
 			}
@@ -57,10 +59,15 @@ func TestJudge(t *testing.T) {
 		ds       *appsv1.DaemonSet
 		pods     func(*appsv1.DaemonSet) []*corev1.Pod
 		deadline time.Duration
-		// started is how long before now rollout status started.
-		started  time.Duration
-		wantDone bool
-		wantCode int
+		// started is how long before now rollout status started; resumed,
+		// when not zero, how long before now it last saw the rollout
+		// paused or held.
+		started, resumed time.Duration
+		wantDone         bool
+		wantCode         int
+		// wantResumed is whether the deadline counts from now on (the
+		// rollout is paused or held now).
+		wantResumed bool
 		// want are substrings of the message (done) or of the progress
 		// line (not done).
 		want []string
@@ -92,11 +99,18 @@ func TestJudge(t *testing.T) {
 			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod {
 				return []*corev1.Pod{
 					daemontest.Pod(ds, "agent-a-1", "a-1", daemontest.ReadySince(now.Add(-10*time.Second))),
-					daemontest.Pod(ds, "agent-b-1", "b-1", daemontest.WithPhase(corev1.PodPending), daemontest.NotReadyPod()),
+					daemontest.Pod(ds, "agent-b-1", "b-1", daemontest.WithPhase(corev1.PodPending), daemontest.CreatedAt(now.Add(-30*time.Second)), daemontest.NotReadyPod()),
 					daemontest.Pod(ds, "agent-b-2", "b-2", daemontest.WithHash("old")),
 				}
 			},
 			deadline: time.Minute, started: 2 * time.Minute, want: []string{"1/3 nodes updated and available"}},
+		{name: "a pause lifted since restarts the deadline (failed before: exit 4 at once)", ds: base(annotated),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") },
+			deadline: time.Minute, started: 10 * time.Minute, resumed: 30 * time.Second, want: []string{"0/3 nodes updated and available"}},
+		{name: "a pause lifted longer ago than the deadline", ds: base(annotated),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") },
+			deadline: time.Minute, started: 10 * time.Minute, resumed: 2 * time.Minute,
+			wantDone: true, wantCode: statusDeadline, want: []string{"no node became updated and available for 1m0s"}},
 		{name: "the annotation's deadline applies when no controller reports conditions",
 			ds:   base(map[string]string{progressive.AnnotationOrderBy: "zone", progressive.AnnotationProgressDeadline: "1m"}),
 			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "pending:a-1") }, started: 2 * time.Minute,
@@ -104,7 +118,7 @@ func TestJudge(t *testing.T) {
 		{name: "a paused rollout is waited for",
 			ds:   base(map[string]string{progressive.AnnotationPaused: "true", progressive.AnnotationProgressDeadline: "1m"}),
 			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1") }, started: 2 * time.Minute,
-			want: []string{"paused: the rolling step would replace"}},
+			want: []string{"paused: the rolling step would replace"}, wantResumed: true},
 		{name: "invalid annotations", ds: base(map[string]string{progressive.AnnotationPartition: "x"}),
 			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds) },
 			wantDone: true, wantCode: statusError, want: []string{"metadata.annotations[rollout.daemonplan.io/partition]"}},
@@ -117,8 +131,11 @@ func TestJudge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
-			w := &statusWatch{ns: "default", name: "agent", deadline: tt.deadline, out: &out, clock: func() time.Time { return now }}
+			w := &statusWatch{ns: "default", name: "agent", deadline: tt.deadline, out: &out, program: "kubectl dsplan", clock: func() time.Time { return now }}
 			w.start = now.Add(-tt.started)
+			if tt.resumed != 0 {
+				w.resumed = now.Add(-tt.resumed)
+			}
 			before := tt.ds.DeepCopy()
 			code, msg, done := w.judge(tt.ds, nodes, tt.pods(tt.ds), nil)
 			if done != tt.wantDone || (done && code != tt.wantCode) {
@@ -132,6 +149,9 @@ func TestJudge(t *testing.T) {
 				if !strings.Contains(got, w) {
 					t.Errorf("%q does not say %q", got, w)
 				}
+			}
+			if got := w.resumed.Equal(now); got != tt.wantResumed {
+				t.Errorf("the deadline counts from now: %v, want %v", got, tt.wantResumed)
 			}
 			if tt.ds.Spec.UpdateStrategy.Type != before.Spec.UpdateStrategy.Type || len(tt.ds.Annotations) != len(before.Annotations) {
 				t.Errorf("judge modified the DaemonSet")
