@@ -50,10 +50,13 @@ func hasGates(g *progressive.Gates) bool {
 	return g != nil && (g.Health.On || len(g.PauseAfter) > 0 || len(g.Windows) > 0)
 }
 
-// plannedWavesOf are the waves a rollout under p goes through, before it
-// starts: progressive.WavesOf of the desired nodes; under a canary, the
-// waves of the first sync's read-out (the canary first), each one's nodes
-// in update order. nil without waves.
+// plannedWavesOf are the waves a rollout under p goes through:
+// progressive.WavesOf of the desired nodes; under a canary, the waves of
+// the first sync's read-out (the canary first), each one's nodes in update
+// order. The canary is the plan's own pick, which keeps the nodes already
+// updated: in a capture caught mid-rollout it is the canary under way,
+// where WavesOf picks one as before any node is updated. nil without
+// waves.
 func plannedWavesOf(p *daemon.RolloutPolicy, cl *simulate.Cluster) []progressive.Wave {
 	if p.Canary == nil {
 		return progressive.WavesOf(p, desiredNodes(cl))
@@ -203,7 +206,7 @@ func (r *simReport) opening(t time.Time) string {
 
 // printGates says what the gates ask for and where the run met them.
 func (r *simReport) printGates(w io.Writer) {
-	if d := describeGates(&r.rollout.policy, r.gates); d != "" && (hasGates(r.gates) || r.rollout.policy.Canary != nil) {
+	if d := describeGates(&r.rollout.policy, r.gates); d != "" {
 		fmt.Fprintf(w, "gates: %s\n", d)
 	}
 	for _, wv := range r.planned {
