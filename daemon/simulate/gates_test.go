@@ -387,3 +387,37 @@ func TestRunGatesZones(t *testing.T) {
 		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
+
+// TestClusterDeepCopyGates: a copy's gates share nothing with the
+// original's.
+func TestClusterDeepCopyGates(t *testing.T) {
+	c := zoneRollout()
+	c.Gates = &progressive.Gates{PauseAfter: []string{"b"}, Approved: &progressive.Approval{Hash: "h", Wave: "w"},
+		Windows: progressive.Windows{{Days: days(time.Monday), End: time.Hour, Zone: "UTC"}}}
+	want := *c.Gates
+	cp := c.DeepCopy()
+	if diff := cmp.Diff(c.Gates, cp.Gates); diff != "" {
+		t.Fatalf("copy's gates (-original +copy):\n%s", diff)
+	}
+	cp.Gates.PauseAfter[0], cp.Gates.Approved.Wave, cp.Gates.Windows[0].Zone = "x", "x", "x"
+	if diff := cmp.Diff(want.PauseAfter, c.Gates.PauseAfter); diff != "" || c.Gates.Approved.Wave != "w" || c.Gates.Windows[0].Zone != "UTC" {
+		t.Errorf("changing the copy's gates changed the original's: %+v", c.Gates)
+	}
+}
+
+// TestRunGatesDeterministic: a gated run gives the same result twice.
+func TestRunGatesDeterministic(t *testing.T) {
+	c := zoneRollout()
+	c.Rollout.Canary = &daemon.Canary{Count: intstr.FromInt32(1)}
+	c.Gates = &progressive.Gates{PauseAfter: []string{"canary", "every-wave"},
+		Health:  progressive.HealthGates{On: true, MaxRestarts: 3, ReadyTimeout: time.Minute},
+		Windows: progressive.Windows{{Days: days(time.Monday), Start: 8 * time.Hour, End: 8*time.Hour + 25*time.Second, Zone: "UTC"}}}
+	cfg := simulate.Config{ReadyDelay: 10 * time.Second, GracePeriod: 2 * time.Second}
+	a, b := simulate.Run(c, cfg), simulate.Run(c, cfg)
+	if diff := cmp.Diff(a, b, cmpopts.IgnoreFields(simulate.Result{}, "Final")); diff != "" {
+		t.Errorf("two runs differ (-first +second):\n%s", diff)
+	}
+	if len(a.Waits) < 3 {
+		t.Errorf("waits %+v: want the window, the canary's approval and more", a.Waits)
+	}
+}
