@@ -30,7 +30,8 @@ func ios(s string) *intstr.IntOrString {
 
 // withDefaults returns a copy of a with ParseAnnotations' defaults where
 // a leaves them zero: the health gates on with the default thresholds,
-// OnFailurePause. nil stays nil.
+// OnFailurePause, and the gates watching the policy's wave bake. nil stays
+// nil.
 func withDefaults(a *progressive.Annotations) *progressive.Annotations {
 	if a == nil {
 		return nil
@@ -41,6 +42,9 @@ func withDefaults(a *progressive.Annotations) *progressive.Annotations {
 	}
 	if c.OnFailure == "" {
 		c.OnFailure = progressive.OnFailurePause
+	}
+	if w := c.Policy.Waves; w != nil && c.Gates.Bake == 0 {
+		c.Gates.Bake = w.Bake
 	}
 	return &c
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // Gates are what holds a rollout beyond its plan: the health of the new
@@ -37,6 +36,11 @@ type Gates struct {
 	Approved *Approval
 	// Windows are the maintenance windows; empty means always open.
 	Windows Windows
+	// Bake is the policy's wave bake (wave-bake), during which a restart
+	// of a finished wave's pod fails the health gates
+	// (SignalRestartedDuringBake); ParseAnnotations sets it with
+	// Policy.Waves. 0 watches only the bake the judgement reports.
+	Bake time.Duration
 }
 
 // OnFailure is what a controller does when a health gate fails.
@@ -96,13 +100,16 @@ func (h Hold) Held() bool { return h.Cause != HoldNone }
 //
 //  1. The health gates (Health, when On): a new-revision pod (the
 //     read-out's pods that are Updated and not Deleting) of a desired node
-//     in scope fails HealthGates.Check, or, while a wave bakes
+//     in scope fails HealthGates.Check, or restarted during a bake
+//     (SignalRestartedDuringBake): while a wave bakes
 //     (CauseWaveBaking), a container of a new-revision pod of a finished
-//     wave (that wave and those before it) that has restarted last
-//     terminated at or after the bake began (SignalRestartedDuringBake;
-//     the bake began when the wave's last node became available, as the
-//     wave barrier counts it). Pods on a missing node, or on a node whose
-//     Ready condition is False or Unknown, do not time out
+//     wave (that wave and those before it) last terminated at or after
+//     the bake began (when the wave's last node became available, as the
+//     wave barrier counts it); or, with Bake, a pod of the current wave
+//     that was Ready, crashed after every other node of its wave was
+//     done and within Bake of that, and is not Ready again yet. Pods on
+//     a missing node, or on a node whose Ready condition is False or
+//     Unknown, do not time out
 //     (SignalReadyTimeout): their node, not their revision, keeps them
 //     from Ready. Signals lists every failing pod.
 //  2. Approval: the latest wave named in PauseAfter (see Gates) that is
@@ -181,7 +188,7 @@ func (g *Gates) health(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement, no
 	if !h.On {
 		return nil, time.Time{}
 	}
-	bake := bakeOf(ds, ro, j)
+	bake := bakeOf(ds, ro, j, g.Bake)
 	var signals []PodSignal
 	var pending time.Time
 	for i := range ro.Nodes {
@@ -201,7 +208,7 @@ func (g *Gates) health(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement, no
 			if !failing || s.Signal == SignalReadyTimeout {
 				// The bake goes before the ready timeout, which only a
 				// node that is up can give.
-				if bs, ok := bake.restarted(pod, n.Wave); ok {
+				if bs, ok := bake.restarted(pod, n); ok {
 					s, failing = bs, true
 				} else if !up {
 					failing = false
@@ -215,63 +222,6 @@ func (g *Gates) health(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement, no
 	}
 	slices.SortFunc(signals, func(a, b PodSignal) int { return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Pod, b.Pod)) })
 	return signals, pending
-}
-
-// bake is a wave's bake under way: the finished waves and when the bake
-// began.
-type bake struct {
-	waves []string
-	since time.Time
-}
-
-// bakeOf returns the bake under way in j, the zero bake when no wave
-// bakes.
-func bakeOf(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement) bake {
-	if j.Reason.Cause != CauseWaveBaking {
-		return bake{}
-	}
-	k := slices.IndexFunc(j.Waves, func(t Tally) bool { return t.Wave == j.Reason.Wave })
-	if k < 0 {
-		return bake{}
-	}
-	b := bake{}
-	for _, t := range j.Waves[:k+1] {
-		b.waves = append(b.waves, t.Wave)
-	}
-	for i := range ro.Nodes {
-		n := &ro.Nodes[i]
-		if !n.ShouldRun || n.Held == daemon.HeldScope || n.Wave != j.Reason.Wave {
-			continue
-		}
-		for p, pod := range n.Pods {
-			if st := n.States[p]; st.Updated && st.Available && !st.Deleting {
-				if at := rollout.AvailableSince(pod, ds.Spec.MinReadySeconds); at.After(b.since) {
-					b.since = at
-				}
-			}
-		}
-	}
-	return b
-}
-
-// restarted returns the signal of pod, of a node of wave, when a
-// container of it that has restarted last terminated at or after the bake
-// began.
-func (b bake) restarted(pod *corev1.Pod, wave string) (PodSignal, bool) {
-	if b.since.IsZero() || !slices.Contains(b.waves, wave) {
-		return PodSignal{}, false
-	}
-	for _, list := range [2][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
-		for _, cs := range list {
-			t := cs.LastTerminationState.Terminated
-			if cs.RestartCount == 0 || t == nil || t.FinishedAt.Time.Before(b.since) {
-				continue
-			}
-			return PodSignal{Pod: pod.Name, Signal: SignalRestartedDuringBake, Container: cs.Name,
-				Detail: fmt.Sprintf("restarted at %s, during the bake of wave %s", t.FinishedAt.UTC().Format(time.RFC3339), wave)}, true
-		}
-	}
-	return PodSignal{}, false
 }
 
 // nodeReady reports whether n is not known to be down: whether its pods'

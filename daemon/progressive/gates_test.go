@@ -102,6 +102,24 @@ func TestGatesHold(t *testing.T) {
 					Detail: "restarted at 2025-06-01T11:55:00Z, during the bake of wave topology.kubernetes.io/zone=a"}}}},
 		{name: "a restart before the bake", kinds: []string{"new", "old", "new", "old"}, readyAgo: 10 * time.Minute, pol: waves(time.Hour), gates: &health,
 			pods: map[int]dt.PodOption{2: withContainers(lastTerminated(container("agent", 1), "Error", dt.Epoch.Add(-20*time.Minute)))}},
+		// A pod of zone a crashes after it was Ready, zone a's other node
+		// available for 10 minutes: the wave is no longer done, so it does
+		// not bake, but the restart came within the bake of its being done.
+		{name: "a crash out of a done wave, within its bake", kinds: []string{"new", "old", "new-unready", "old"}, readyAgo: 10 * time.Minute, pol: waves(time.Hour),
+			gates: &progressive.Gates{Health: on, Bake: time.Hour}, pods: map[int]dt.PodOption{2: crashedAfterReady(-30*time.Minute, -2*time.Minute, -2*time.Minute)},
+			want: progressive.Hold{Cause: progressive.HoldHealthGate, Signals: []progressive.PodSignal{
+				{Pod: "agent-n3-new-unready", Node: "n3", Signal: progressive.SignalRestartedDuringBake, Container: "agent",
+					Detail: "restarted at 2025-06-01T11:58:00Z after being Ready, within the bake of wave topology.kubernetes.io/zone=a"}}}},
+		{name: "a crash of a pod never Ready is no bake failure", kinds: []string{"new", "old", "new-unready", "old"}, readyAgo: 10 * time.Minute, pol: waves(time.Hour),
+			gates: &progressive.Gates{Health: progressive.HealthGates{On: true, MaxRestarts: 3, ReadyTimeout: 2 * time.Hour}, Bake: time.Hour},
+			pods:  map[int]dt.PodOption{2: crashedAfterReady(-30*time.Minute, -2*time.Minute, -40*time.Minute)},
+			want:  progressive.Hold{Next: dt.Epoch.Add(80 * time.Minute)}},
+		{name: "a crash after the bake's length is no bake failure", kinds: []string{"new", "old", "new-unready", "old"}, readyAgo: 10 * time.Minute, pol: waves(5 * time.Minute),
+			gates: &progressive.Gates{Health: on, Bake: 5 * time.Minute}, pods: map[int]dt.PodOption{2: crashedAfterReady(-30*time.Minute, -2*time.Minute, -2*time.Minute)},
+			want: progressive.Hold{Next: dt.Epoch.Add(8 * time.Minute)}},
+		{name: "without a bake a crash out of a done wave is no bake failure", kinds: []string{"new", "old", "new-unready", "old"}, readyAgo: 10 * time.Minute, pol: waves(0),
+			gates: &health, pods: map[int]dt.PodOption{2: crashedAfterReady(-30*time.Minute, -2*time.Minute, -2*time.Minute)},
+			want: progressive.Hold{Next: dt.Epoch.Add(8 * time.Minute)}},
 		{name: "a complete rollout is never held", kinds: []string{"new", "new", "new", "new"}, pol: waves(0),
 			gates: &progressive.Gates{Health: on, PauseAfter: []string{"every-wave"}}, pods: map[int]dt.PodOption{0: withContainers(container("agent", 9))}},
 
@@ -277,5 +295,18 @@ func TestHoldString(t *testing.T) {
 		if got := c.h.String(); got != c.want {
 			t.Errorf("String() =\n %q\nwant\n %q", got, c.want)
 		}
+	}
+}
+
+// crashedAfterReady gives the pod one restart of container agent whose
+// run started and finished at those offsets from dt.Epoch, running
+// again, and its Ready condition False since readyFalse.
+func crashedAfterReady(started, finished, readyFalse time.Duration) dt.PodOption {
+	return func(p *corev1.Pod) {
+		cs := container("agent", 1)
+		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Error", ExitCode: 1,
+			StartedAt: metav1.Time{Time: dt.Epoch.Add(started)}, FinishedAt: metav1.Time{Time: dt.Epoch.Add(finished)}}}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{cs}
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.Time{Time: dt.Epoch.Add(readyFalse)}}}
 	}
 }

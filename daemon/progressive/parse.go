@@ -150,6 +150,7 @@ func (a *Annotations) set(k, v string) *field.Error {
 			return invalid("must not be negative")
 		}
 		p.Waves = &rollout.WaveBarrier{Bake: d}
+		a.Gates.Bake = d
 	case AnnotationProgressDeadline:
 		d, err := time.ParseDuration(v)
 		switch {
