@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // Cluster is the state one sync of a DaemonSet sees: the DaemonSet, the
@@ -28,6 +29,11 @@ type Cluster struct {
 	// Rollout becomes Options.Rollout; Run judges convergence with
 	// progressive.Judge when it is not zero.
 	Rollout daemon.RolloutPolicy
+	// Gates, when set, are what holds the rollout beyond its plan (health
+	// gates, approval points, maintenance windows): Run asks
+	// (*progressive.Gates).Hold at every sync and carries out its answer
+	// (see Run). nil holds nothing, as a DaemonSet without them.
+	Gates *progressive.Gates
 }
 
 // Input returns the arguments of the Compute call for c. The slices are
@@ -49,7 +55,7 @@ func (c *Cluster) Input() Input {
 }
 
 // DeepCopy returns a copy of c sharing no object with it (the backoff state
-// is immutable and shared). A nil c gives nil.
+// is immutable and shared; the gates are copied). A nil c gives nil.
 func (c *Cluster) DeepCopy() *Cluster {
 	if c == nil {
 		return nil
@@ -57,6 +63,10 @@ func (c *Cluster) DeepCopy() *Cluster {
 	in := c.Input().DeepCopy()
 	out := *c
 	out.DaemonSet, out.Nodes, out.Pods, out.Revisions = in.DaemonSet, in.Nodes, in.Pods, in.Options.Revisions
+	if c.Gates != nil {
+		g := copyGates(*c.Gates)
+		out.Gates = &g
+	}
 	return &out
 }
 

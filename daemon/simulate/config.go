@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // DefaultMaxSteps is the step limit of Run when Config.MaxSteps is 0.
@@ -54,6 +55,10 @@ type Config struct {
 	// It is how a caller records per-node state (a chart) without running
 	// the simulation again.
 	OnStep func(StepTrace, *Cluster)
+	// Zones resolves the time zones of Cluster.Gates' windows
+	// (time.LoadLocation is one; the library reads no zone database). nil
+	// resolves "UTC" only.
+	Zones progressive.Zones
 }
 
 // EventKind is the kind of a Event.

@@ -37,6 +37,16 @@
 // with such trouble assumed gone (nodes assumed Ready, NotReady nodes
 // excluded), to see the rollout that would follow.
 //
+// # Gates
+//
+// A cluster with Cluster.Gates (progressive.Gates: health gates, approval
+// points, maintenance windows) is run as a controller applies them, with
+// (*progressive.Gates).Hold at every sync: a closed window holds the
+// deletes and moves the clock to its opening, so that the run's time
+// counts it; an approval point is recorded (Result.Waits) and taken as
+// approved at once; a new-revision pod failing a health gate stops the
+// run, OutcomeBlocked, naming the signals, pods and nodes (Result.Gate).
+//
 // # Words
 //
 // A step is one sync of the controller. The nodes a step starts updating

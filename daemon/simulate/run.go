@@ -55,6 +55,25 @@ import (
 // cfg. A step costs one plan and a pass over the pods to measure it; pod
 // transitions are queued in time, so that a settled pod costs nothing.
 //
+// Gates: under Cluster.Gates every sync is planned with its read-out and
+// judged (progressive.Judge), and (*progressive.Gates).Hold decides what
+// it may do, with Config.Zones (UTC only when nil). An approval point is
+// taken as approved at once (the run's copy of the gates gets the
+// approval, the original is not changed) and recorded in Result.Waits; a
+// closed window runs the sync's plan paused (RolloutPolicy.Paused: no old
+// pod replaced), is recorded once in Result.Waits, and, while the rollout
+// is not complete, the clock may move to the window's opening; a health
+// gate runs the sync paused and ends the run OutcomeBlocked (Result.Gate,
+// Reason its Hold.String).
+// While nothing holds the rollout, the clock may also move to a new pod's
+// ready timeout (the health gates' Hold.Next). The pods the simulator
+// creates become Ready after ReadyDelay and never restart: the health
+// gates fire on what the input shows (a new-revision pod crash-looping, a
+// pod that does not start) and on pods that take longer than the ready
+// timeout. A window whose time zone Zones does not resolve makes the
+// cluster one that cannot be simulated; an error of Hold at a sync ends
+// the run OutcomeStalled, Reason naming it.
+//
 // A cluster that cannot be simulated (a nil c, a nil DaemonSet, or a nil
 // node, pod or revision entry, which Compute refuses as invalid input) is
 // not run: the result is OutcomeStalled with no steps, Reason naming the
@@ -64,7 +83,12 @@ func Run(c *Cluster, cfg Config) Result {
 	if err := simulable(c); err != nil {
 		return Result{Outcome: OutcomeStalled, Reason: "cannot simulate: " + err.Error(), Final: c.DeepCopy()}
 	}
+	gates, err := newGateRun(c, cfg)
+	if err != nil {
+		return Result{Outcome: OutcomeStalled, Reason: "cannot simulate: " + err.Error(), Final: c.DeepCopy()}
+	}
 	s := newSim(c, cfg)
+	s.gates = gates
 	maxSteps := cfg.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
@@ -84,7 +108,8 @@ func Run(c *Cluster, cfg Config) Result {
 		}
 		var tr StepTrace
 		var changed, panicked bool
-		tr, plan, changed, panicked = s.sync(step, events)
+		var gateErr error
+		tr, plan, changed, panicked, gateErr = s.sync(step, events)
 		res.Steps = append(res.Steps, tr)
 		res.Hash = plan.Hash
 		if cfg.OnStep != nil {
@@ -94,6 +119,15 @@ func Run(c *Cluster, cfg Config) Result {
 			res.Outcome, res.Reason = OutcomeStalled, "Compute panicked"
 			break
 		}
+		if gateErr != nil {
+			res.Outcome, res.Reason = OutcomeStalled, gateErr.Error()
+			break
+		}
+		if s.gates != nil && s.gates.stop.Held() {
+			res.Outcome, res.Reason, res.Gate = OutcomeBlocked, s.gates.stop.String(), s.gates.stop
+			res.Judgement, res.Blocking, _ = s.judgeEnd()
+			break
+		}
 		if changed {
 			events = s.applyDue()
 			continue
@@ -101,6 +135,9 @@ func Run(c *Cluster, cfg Config) Result {
 		next, ok := s.nextEvent()
 		if plan.RequeueAfter > 0 && (!ok || s.c.Now.Add(plan.RequeueAfter).Before(next)) {
 			next, ok = s.c.Now.Add(plan.RequeueAfter), true
+		}
+		if g := s.gates; g != nil && g.next.After(s.c.Now) && (!ok || g.next.Before(next)) {
+			next, ok = g.next, true
 		}
 		if !ok {
 			if err := s.converged(plan); err != nil {
@@ -120,6 +157,9 @@ func Run(c *Cluster, cfg Config) Result {
 		}
 		s.c.Now = next
 		events = s.applyDue()
+	}
+	if s.gates != nil {
+		res.Waits = s.gates.waits
 	}
 	res.Final = s.c
 	return res
@@ -157,6 +197,8 @@ type sim struct {
 	seq    int
 	// changes counts the changes made to the cluster.
 	changes int
+	// gates are Cluster.Gates at work, nil without them.
+	gates *gateRun
 }
 
 func newSim(c *Cluster, cfg Config) *sim {
@@ -213,12 +255,25 @@ func (s *sim) startPod(p *corev1.Pod) {
 	}
 }
 
-// sync computes and applies one plan; panicked says that computing it
-// panicked (and nothing was applied but the zero plan).
-func (s *sim) sync(step int, events []string) (tr StepTrace, plan daemon.Plan, changed, panicked bool) {
+// sync computes and applies one plan, paused when the gates hold it;
+// panicked says that computing it panicked (and nothing was applied but
+// the zero plan), gateErr that the gates could not be asked (nothing was
+// applied).
+func (s *sim) sync(step int, events []string) (tr StepTrace, plan daemon.Plan, changed, panicked bool, gateErr error) {
 	tr = StepTrace{Step: step, At: s.c.Now.Sub(s.start), Events: events,
 		ObservedGeneration: s.c.DaemonSet.Status.ObservedGeneration}
-	got := s.compute(step, s.c.Input())
+	in := s.c.Input()
+	if s.gates != nil {
+		in.Options.ReadOut = true
+	}
+	got := s.compute(step, in)
+	if s.gates != nil {
+		var h progressive.Hold
+		if got, h, gateErr = s.gate(step, in, got); gateErr != nil {
+			return tr, got.Plan, false, got.Panicked, gateErr
+		}
+		tr.Held = h.Cause
+	}
 	plan, err := got.Plan, got.Err
 	tr.Violations, panicked = got.Violations, got.Panicked
 	var de *daemon.Error
@@ -253,7 +308,7 @@ func (s *sim) sync(step int, events []string) (tr StepTrace, plan daemon.Plan, c
 	tr.RequeueAfter, tr.Rolling = plan.RequeueAfter, plan.Rolling != nil
 	changed = s.apply(plan)
 	tr.Down, tr.Surge, tr.Budgets = s.measure()
-	return tr, plan, changed, panicked
+	return tr, plan, changed, panicked, nil
 }
 
 // compute returns the plan of one sync: Config.Check's, or the planner's.

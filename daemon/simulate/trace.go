@@ -31,6 +31,12 @@ const (
 	// Result.Blocking names them. It says the cluster is broken, not the
 	// rollout: Assume shows the rollout that would follow once the trouble
 	// is gone.
+	//
+	// A run under Cluster.Gates also ends Blocked, at once, at the first
+	// sync whose new-revision pods fail a health gate: Result.Gate names
+	// the signals, pods and nodes (Result.Blocking, as above, the nodes
+	// the cluster's trouble holds, if any). That is the rollout stopped,
+	// as a controller would stop it, until a person acts.
 	OutcomeBlocked Outcome = "Blocked"
 	// OutcomeStepLimit: MaxSteps syncs ran and the cluster was still
 	// changing: a livelock, or a rollout too slow for the limit.
@@ -77,6 +83,12 @@ type StepTrace struct {
 	RequeueAfter       time.Duration
 	// Rolling is true when the plan's rolling step ran.
 	Rolling bool
+	// Held is what of Cluster.Gates held the sync, whose plan then ran
+	// paused (no old pod replaced): progressive.HoldWindow, or
+	// progressive.HoldHealthGate at the sync that ended the run;
+	// progressive.HoldNone otherwise (an approval point, taken as approved
+	// at once, holds nothing: see Result.Waits).
+	Held progressive.HoldCause
 	// Err is the text of Compute's error without the DaemonSet, which the
 	// simulation is of (daemon.Error.Message); "" when none.
 	Err string
@@ -107,6 +119,15 @@ type Result struct {
 	// are every unavailable desired node, under OutcomeStalled some of
 	// them (or none). Nil otherwise.
 	Blocking []Blocker
+	// Waits are the holds of Cluster.Gates the run went past, in order:
+	// the approval points it reached, each taken as approved at once, and
+	// the closed windows it waited out (the run's time counts them; it
+	// counts no time for a person to approve). Nil without gates.
+	Waits []Wait
+	// Gate is the health-gate hold that stopped the run
+	// (progressive.HoldHealthGate, OutcomeBlocked) at its last step, Reason
+	// its Hold.String; the zero Hold otherwise.
+	Gate progressive.Hold
 	// Final is the cluster after the last step; Hash the last plan's hash.
 	// Its slices are its own; the objects the simulation did not change
 	// (the DaemonSet, nodes, pods and revisions) are the input's, not

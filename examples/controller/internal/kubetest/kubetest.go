@@ -313,7 +313,21 @@ func Pad(r *rand.Rand, c *simulate.Cluster) {
 		}
 		p.Status.HostIP, p.Status.PodIP, p.Status.QOSClass = "10.1.0.1", "10.0.0.7", corev1.PodQOSBestEffort
 		p.Status.StartTime = &at
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "agent", Ready: true, Image: "example.invalid/agent:v1", RestartCount: 2}}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "agent", Ready: true, Image: "example.invalid/agent:v1", ImageID: "sha256:0", ContainerID: "containerd://0",
+			RestartCount: int32(r.IntN(6)), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: at}}}}
+		if r.IntN(3) == 0 {
+			// A pod the health gates stop: crash-looping after a run that
+			// ended in an OOM kill, or failing to pull its image.
+			cs := &p.Status.ContainerStatuses[0]
+			cs.Ready = false
+			reasons := []string{"CrashLoopBackOff", "ImagePullBackOff", "CreateContainerConfigError"}
+			cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reasons[r.IntN(len(reasons))], Message: "back-off restarting failed container"}}
+			cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				Reason: "OOMKilled", ExitCode: 137, Message: "killed", ContainerID: "containerd://1",
+				StartedAt: metav1.NewTime(at.Add(-time.Minute)), FinishedAt: at}}
+		}
+		p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "init", Ready: true, Image: "example.invalid/init:v1", RestartCount: int32(r.IntN(2)),
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed", StartedAt: at, FinishedAt: at}}}}
 		scheduled := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: at}
 		p.Status.Conditions = append([]corev1.PodCondition{scheduled}, p.Status.Conditions...)
 		for i := range p.Status.Conditions {

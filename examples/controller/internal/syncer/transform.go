@@ -28,7 +28,10 @@ import (
 //     spec.nodeName is set, nothing reads it); status.phase (failed and
 //     succeeded pods, pending ones); the first Ready condition of
 //     status.conditions, its type, status and lastTransitionTime
-//     (readiness, minReadySeconds; only the first counts, as upstream).
+//     (readiness, minReadySeconds; only the first counts, as upstream);
+//     of each container and init container status, its name, restart
+//     count, waiting reason and last termination's reason, start and
+//     finish (the health gates, progressive.Gates.Hold).
 //   - Nodes: name, UID, resourceVersion, labels (nodeSelector, node
 //     affinity, rollout order and scope); spec.taints (tolerations); the
 //     first Ready condition's type and status (the companion's
@@ -105,6 +108,29 @@ func planningPod(pod *corev1.Pod) *corev1.Pod {
 			// A slice of its own: a sub-slice would keep every condition.
 			out.Status.Conditions = []corev1.PodCondition{{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime}}
 			break
+		}
+	}
+	out.Status.InitContainerStatuses = gateStatuses(pod.Status.InitContainerStatuses)
+	out.Status.ContainerStatuses = gateStatuses(pod.Status.ContainerStatuses)
+	return out
+}
+
+// gateStatuses returns the part of container statuses the health gates
+// read (progressive.HealthGates.Check, Gates.Hold): name, restart count,
+// waiting reason, last termination's reason, start and finish; nil for
+// none.
+func gateStatuses(list []corev1.ContainerStatus) []corev1.ContainerStatus {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]corev1.ContainerStatus, len(list))
+	for i, cs := range list {
+		out[i] = corev1.ContainerStatus{Name: cs.Name, RestartCount: cs.RestartCount}
+		if w := cs.State.Waiting; w != nil {
+			out[i].State.Waiting = &corev1.ContainerStateWaiting{Reason: w.Reason}
+		}
+		if t := cs.LastTerminationState.Terminated; t != nil {
+			out[i].LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: t.Reason, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt}
 		}
 	}
 	return out

@@ -69,6 +69,10 @@ type verdictSet struct {
 	Unavailable whatif.Unavailability
 	UnavailErr  string
 	ShouldRun   []string
+	// Hold is what the default health gates, and an approval point after
+	// every wave, hold (progressive.Gates.Hold of the judged plan).
+	Hold    progressive.Hold
+	HoldErr string
 }
 
 func verdicts(in simulate.Input) verdictSet {
@@ -85,6 +89,14 @@ func verdicts(in simulate.Input) verdictSet {
 	} else {
 		j, err := progressive.Judge(in.DaemonSet, &plan)
 		v.Complete, v.Reason, v.CompleteErr = j.Complete, j.Reason.String(), errText(err)
+		if err == nil {
+			gates := progressive.Gates{
+				Health:     progressive.HealthGates{On: true, MaxRestarts: progressive.DefaultMaxRestarts, ReadyTimeout: progressive.DefaultReadyTimeout},
+				PauseAfter: []string{"every-wave"},
+			}
+			v.Hold, err = gates.Hold(in.DaemonSet, &plan, j, in.Options.Now, nil)
+			v.HoldErr = errText(err)
+		}
 	}
 	v.Unavailable, err = whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	v.UnavailErr = errText(err)
@@ -176,7 +188,12 @@ func TestPlanningView(t *testing.T) {
 			{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: ready, Reason: "r", Message: "m", LastProbeTime: ready},
 			{Type: corev1.PodReady, Status: corev1.ConditionFalse},
 		},
-		ContainerStatuses: []corev1.ContainerStatus{{Name: "c"}},
+		ContainerStatuses: []corev1.ContainerStatus{{Name: "c", Image: "i", ImageID: "sha256:0", Ready: false, RestartCount: 4,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				Reason: "OOMKilled", ExitCode: 137, Message: "m", StartedAt: ready, FinishedAt: deleting}}}},
+		InitContainerStatuses: []corev1.ContainerStatus{{Name: "init", Image: "i",
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: ready}}}},
 	}
 	keptMeta := metav1.ObjectMeta{
 		Name: "p", Namespace: "ns", UID: "uid-p", ResourceVersion: "7",
@@ -184,7 +201,13 @@ func TestPlanningView(t *testing.T) {
 		Labels:          map[string]string{"app": "ds"},
 		OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: "ds", UID: "uid-ds"}},
 	}
-	keptStatus := corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: ready}}}
+	// What the health gates read of the containers.
+	keptStatus := corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: ready}},
+		ContainerStatuses: []corev1.ContainerStatus{{Name: "c", RestartCount: 4,
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", StartedAt: ready, FinishedAt: deleting}}}},
+		InitContainerStatuses: []corev1.ContainerStatus{{Name: "init"}},
+	}
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "uid-n1", ResourceVersion: "3", Labels: map[string]string{"zone": "a"}, Annotations: map[string]string{"a": "b"}, ManagedFields: mf},
 		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}, Unschedulable: true, PodCIDR: "10.0.0.0/24"},

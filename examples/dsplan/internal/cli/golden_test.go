@@ -92,6 +92,16 @@ func TestGolden(t *testing.T) {
 		{name: "simulate-hostport-surge", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-hostport-surge.yaml"}},
 		{name: "simulate-json", args: []string{"simulate", "-o", "json", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5"}},
 		{name: "simulate-ready-delay", args: []string{"simulate", "--daemonset", "kube-system/fluent-bit", "--image", "cr.fluentbit.io/fluent/fluent-bit:3.2.5", "--ready-delay", "30s"}},
+		// Issue 32 §5: the gates seen before the rollout: the canary wave,
+		// the approval points, a maintenance window's wait counted in the
+		// expected duration (before the start, and from Friday 17:00 with
+		// two waves to go); and a health gate stopping the rollout at a
+		// crash-looping pod of the new revision (exit 3).
+		{name: "simulate-gates", args: []string{"simulate", "-f", in + "gates.yaml", "--now", "2025-06-01T15:50:00Z", "--daemonset", "kube-system/node-agent", "--image", "registry.example/node-agent:v2"}},
+		{name: "simulate-gates-json", args: []string{"simulate", "-o", "json", "-f", in + "gates.yaml", "--now", "2025-06-01T15:50:00Z", "--daemonset", "kube-system/node-agent", "--image", "registry.example/node-agent:v2"}},
+		{name: "simulate-gates-window-closes", args: []string{"simulate", "-f", in + "gates.yaml", "--now", "2025-06-06T14:59:30Z", "--daemonset", "kube-system/node-agent", "--image", "registry.example/node-agent:v2"}},
+		{name: "simulate-health-gate", args: []string{"simulate", "-f", in + "gates.yaml", "--now", "2025-06-01T15:50:00Z", "--daemonset", "kube-system/log-agent"}},
+		{name: "simulate-health-gate-json", args: []string{"simulate", "-o", "json", "-f", in + "gates.yaml", "--now", "2025-06-01T15:50:00Z", "--daemonset", "kube-system/log-agent"}},
 		// Issue 23 §2, §5: the rollout annotations of an OnDelete DaemonSet
 		// (companion mode) read as the controller reads them; flags
 		// override them; invalid ones name each key.

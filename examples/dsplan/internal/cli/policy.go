@@ -294,8 +294,8 @@ func (p *policyFlags) rolloutOf(ds *appsv1.DaemonSet, nodes []*corev1.Node) (dsR
 	if d := pol.DomainBudget; d != nil && d.Label == "" {
 		return r, &usageError{fmt.Sprintf("rollout controls of %s: --domain-max-unavailable and --domain-max-surge need --domain-label (or the %s annotation)", name, progressive.AnnotationDomain)}
 	}
-	if pol.Waves != nil && pol.Order.Label == "" {
-		return r, &usageError{fmt.Sprintf("rollout controls of %s: --wave-bake needs --order-label (or the %s annotation): the waves are the values of an order label", name, progressive.AnnotationOrderBy)}
+	if pol.Waves != nil && pol.Order.Label == "" && pol.Canary == nil {
+		return r, &usageError{fmt.Sprintf("rollout controls of %s: --wave-bake needs --order-label (or the %s annotation) or a canary: the waves are the values of an order label, or the canary and the rest", name, progressive.AnnotationOrderBy)}
 	}
 	if err := pol.Validate(); err != nil {
 		from := "the flags"

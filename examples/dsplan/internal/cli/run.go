@@ -17,7 +17,8 @@ const (
 	exitInput = 1
 	exitUsage = 2
 	// exitBlocked: simulate ended Blocked (and no simulation stalled or
-	// hit --max-steps): the cluster's trouble holds the rollout.
+	// hit --max-steps): the cluster's trouble holds the rollout, or a
+	// health gate stops it.
 	exitBlocked = 3
 )
 
@@ -30,8 +31,9 @@ const exitCodes = `Exit codes:
      not be reached or listed
   2  usage: an unknown command or flag, a missing argument, a bad value
   3  blocked (simulate): the cluster's own trouble (NotReady nodes, failing
-     pods) holds a simulation, not the rollout; --assume-ready NODE or
-     --exclude-not-ready shows the rollout that would follow
+     pods) holds a simulation, not the rollout (--assume-ready NODE or
+     --exclude-not-ready shows the rollout that would follow); or a health
+     gate stops it, on a pod of the new revision that fails
 `
 
 // usageError is a mistake on the command line (exit 2).

@@ -60,11 +60,11 @@ func (r *simReport) printBlocking(w io.Writer) {
 	if len(r.excluded) > 0 {
 		fmt.Fprintf(w, "  assumed: NotReady nodes left out, with their pods: %s\n", listSome(r.excluded))
 	}
-	if len(res.Blocking) == 0 {
-		return
+	if len(res.Blocking) == 0 || res.Gate.Held() {
+		return // a health gate names its own pods (printGates)
 	}
 	what := "also held by the cluster:"
-	if res.Outcome == simulate.OutcomeBlocked {
+	if res.Outcome == simulate.OutcomeBlocked && !res.Gate.Held() {
 		what = "blocked by the cluster, not by the rollout:"
 	}
 	fmt.Fprintf(w, "  %s\n", what)

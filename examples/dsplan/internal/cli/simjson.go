@@ -35,7 +35,8 @@ type simulateJSON struct {
 	// Outcome is Converged, Stalled, Blocked or StepLimit; Reason why it
 	// did not converge ("" when it did). Blocked: the run stalled only on
 	// trouble of the cluster (NotReady nodes, failing pods: see
-	// blocking), not on the rollout; the command exits 3.
+	// blocking), not on the rollout, or a health gate stopped it on a
+	// failing pod of the new revision (gates.stop); the command exits 3.
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
 	// Cause is the judge's cause where the run ended Converged, Stalled or
@@ -46,6 +47,13 @@ type simulateJSON struct {
 	// simulation does not resolve, where it ended Stalled or Blocked
 	// (simulate.Result.Blocking), sorted by node; empty otherwise.
 	Blocking []blockerJSON `json:"blocking"`
+	// Gates, when the rollout annotations ask for a canary, approval
+	// points, maintenance windows or health gates, say what the run made
+	// of them: the canary's nodes, the approval points reached (each taken
+	// as given at once), the windows waited out (counted in duration), and
+	// the health gate that stopped the run (outcome Blocked); absent
+	// otherwise.
+	Gates *gatesJSON `json:"gates,omitempty"`
 	// Assumed says what --assume-ready and --exclude-not-ready made of
 	// the input; absent without them.
 	Assumed *assumedJSON `json:"assumed,omitempty"`
@@ -291,6 +299,7 @@ func (r *simReport) toJSON(l *loaded) simulateJSON {
 		out.PlannedWaves = append(out.PlannedWaves, pw)
 	}
 	out.Rollout = r.rollout.toJSON()
+	out.Gates = r.gatesToJSON()
 	out.Warnings = slices.Clone(r.rollout.warnings)
 	out.Cause, out.Blocking = causeOf(res), []blockerJSON{}
 	for _, b := range res.Blocking {

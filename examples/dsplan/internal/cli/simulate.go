@@ -112,7 +112,7 @@ func runSimulate(inv *invocation, pos []string) error {
 		return err
 	}
 	var reports []*simReport
-	var failed, blocked []string
+	var failed, blocked, gated []string
 	for _, name := range l.names {
 		rep, err := simulateOne(l, name, inv.common.burst, sf, &inv.policy)
 		var ue *usageError
@@ -127,7 +127,11 @@ func runSimulate(inv *invocation, pos []string) error {
 		switch rep.res.Outcome {
 		case simulate.OutcomeConverged:
 		case simulate.OutcomeBlocked:
-			blocked = append(blocked, name)
+			if rep.res.Gate.Held() {
+				gated = append(gated, name)
+			} else {
+				blocked = append(blocked, name)
+			}
 		default:
 			failed = append(failed, name)
 		}
@@ -169,9 +173,17 @@ func runSimulate(inv *invocation, pos []string) error {
 	if len(failed) > 0 {
 		return &inputError{fmt.Errorf("%s did not converge", strings.Join(failed, ", "))}
 	}
+	var errs []error
+	if len(gated) > 0 {
+		errs = append(errs, fmt.Errorf("%s stopped by a health gate: a pod of the new revision fails (the companion would pause the rollout there)",
+			strings.Join(gated, ", ")))
+	}
 	if len(blocked) > 0 {
-		return &ExitError{Code: exitBlocked, Err: fmt.Errorf("%s blocked by NotReady nodes or failing pods, not by the rollout (--assume-ready NODE or --exclude-not-ready shows the rollout that would follow)",
-			strings.Join(blocked, ", "))}
+		errs = append(errs, fmt.Errorf("%s blocked by NotReady nodes or failing pods, not by the rollout (--assume-ready NODE or --exclude-not-ready shows the rollout that would follow)",
+			strings.Join(blocked, ", ")))
+	}
+	if len(errs) > 0 {
+		return &ExitError{Code: exitBlocked, Err: errors.Join(errs...)}
 	}
 	return nil
 }
@@ -205,8 +217,11 @@ type simReport struct {
 	excludeNotReady   bool
 	// stop is when the companion would stop the rollout at its
 	// progress-deadline annotation, nil without one or when the run
-	// converged.
+	// converged (or a health gate stopped it first).
 	stop *deadlineStop
+	// gates are the gates of the rollout annotations the run applied
+	// (simulate.Cluster.Gates), nil without annotations.
+	gates *progressive.Gates
 }
 
 // delays are the delays a simulation used, and where they came from.
@@ -267,6 +282,9 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		return nil, err
 	}
 	policy := rep.rollout.policy
+	if rep.gates, err = gatesOf(&rep.rollout, name, l.now); err != nil {
+		return nil, err
+	}
 	cl := &simulate.Cluster{
 		DaemonSet:     rep.rollout.ds,
 		Nodes:         in.Nodes,
@@ -275,6 +293,7 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		Now:           l.now,
 		BurstReplicas: burst,
 		Rollout:       policy,
+		Gates:         rep.gates,
 	}
 	if len(sf.assume.Ready) > 0 || sf.assume.ExcludeNotReady {
 		rep.assumed, rep.excludeNotReady = sf.assume.Ready, sf.assume.ExcludeNotReady
@@ -286,7 +305,7 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 	rep.delays.minReady = time.Duration(cl.DaemonSet.Spec.MinReadySeconds) * time.Second
 	cfg := simulate.Config{
 		Seed: sf.seed, BindDelay: rep.delays.bind, ReadyDelay: rep.delays.ready,
-		FailFraction: sf.failRate, GracePeriod: sf.grace, MaxSteps: sf.maxSteps,
+		FailFraction: sf.failRate, GracePeriod: sf.grace, MaxSteps: sf.maxSteps, Zones: zones,
 	}
 	rep.groupBy, rep.chart = groupLabel(&policy, cl), nil
 	var rec *chartRecorder
@@ -306,10 +325,13 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		rep.p90 = rep.res
 	}
 	rep.batches = batchesOf(rep.res, cl, rep.groupBy)
-	rep.planned, rep.barrier = progressive.WavesOf(&policy, desiredNodes(cl)), policy.Waves
+	rep.planned, rep.barrier = plannedWavesOf(&policy, cl), policy.Waves
+	if rep.barrier == nil && policy.Canary != nil {
+		rep.barrier = &rollout.WaveBarrier{} // a canary turns the barrier on
+	}
 	rep.timing = timeWaves(rep.planned, rep.res, cl)
 	rep.blocks = blocksOf(cl, rep.res)
-	if rep.rollout.companion && !policy.Paused {
+	if rep.rollout.companion && !policy.Paused && !rep.res.Gate.Held() {
 		rep.stop = stopAt(cl, rep.res, rep.rollout.parsed.ProgressDeadline)
 	}
 	return rep, nil
@@ -333,6 +355,7 @@ func (r *simReport) print(w io.Writer) {
 	for _, warning := range r.rollout.warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
+	r.printGates(w)
 	fmt.Fprintf(w, "expected duration: %s\n", r.estimateLine())
 	r.printBatches(w)
 	printSteps(w, res)
@@ -369,6 +392,7 @@ func (r *simReport) estimateLine() string {
 	if r.res.Outcome != simulate.OutcomeConverged {
 		dur += " until it " + map[simulate.Outcome]string{simulate.OutcomeStalled: "stalls", simulate.OutcomeBlocked: "is blocked", simulate.OutcomeStepLimit: "hits --max-steps"}[r.res.Outcome]
 	}
+	dur += gatesNote(r.res)
 	avail := ""
 	if d.minReady > 0 {
 		avail = fmt.Sprintf(", then minReadySeconds %s to available", fmtDur(d.minReady))

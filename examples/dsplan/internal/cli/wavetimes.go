@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
@@ -110,7 +111,14 @@ func (r *simReport) printPlannedWaves(w io.Writer) {
 	if r.barrier != nil {
 		how = fmt.Sprintf("a barrier between them: each starts once the earlier ones are updated and available and %s has passed", fmtDur(r.barrier.Bake))
 	}
-	fmt.Fprintf(w, "planned waves: %d by %s, %s; times from the p50 run:\n", len(r.planned), r.groupBy, how)
+	by := " by " + r.groupBy
+	switch {
+	case r.planned[0].Name == daemon.CanaryWave && r.rollout.policy.Order.Label == "":
+		by = ": the canary, then the rest"
+	case r.planned[0].Name == daemon.CanaryWave:
+		by = ": the canary, then" + by
+	}
+	fmt.Fprintf(w, "planned waves: %d%s, %s; times from the p50 run:\n", len(r.planned), by, how)
 	// DONE and TAKES are times ("-" until the wave is done); UPDATED
 	// counts its nodes updated where the run ended: one kind per column.
 	tab := newTable("  ", "WAVE", "NODES", "START", "DONE", "TAKES", "UPDATED", "NODES IN ORDER")
