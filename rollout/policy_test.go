@@ -60,6 +60,10 @@ func TestRollingUpdatePolicy(t *testing.T) {
 			want: "-n0 -n1", wantPolicy: &rollout.StepPolicy{Remaining: 5}},
 		{name: "strict", maxU: 1, kinds: []podKind{oldUnavail, oldUnavail, oldAvail}, p: rollout.Policy{Strict: true}, want: "-n0",
 			wantPolicy: &rollout.StepPolicy{Remaining: 3}},
+		{name: "strict, domains: an unavailable pod left in a full domain keeps its slot", maxU: 3,
+			kinds: []podKind{oldUnavail, oldUnavail, oldAvail, oldAvail}, domain: []int32{1, 1, 2, 0},
+			p: rollout.Policy{Strict: true, DomainMaxUnavailable: ip(1)}, want: "-n0 -n2",
+			wantPolicy: &rollout.StepPolicy{Remaining: 4}},
 		{name: "surge partition", surg: 5, kinds: five, p: rollout.Policy{Partition: 3}, want: "+n0 +n1",
 			wantPolicy: &rollout.StepPolicy{Partition: 3, Remaining: 5}},
 	}
