@@ -181,10 +181,11 @@ func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 	for k, t := range [...]tier{first, 1 << classCandidate} {
 		if k == 1 && s.p.Strict && !s.surge {
 			// The unavailable old pods the first tier left (their domain's
-			// budget was spent) are unavailable nodes all the same: each
-			// takes its slot now, as a replaced one did when admitted, so
-			// that every one takes exactly one. A left pod's domain is full,
-			// or the room or the partition is spent, so only the global
+			// budget, the room or the partition spent) are unavailable
+			// nodes all the same: each takes its slot now, as a replaced
+			// one did when admitted, so that every one takes exactly one.
+			// Each of those three only shrinks, so a left pod's domain stays
+			// full (or nothing more is admitted at all): only the global
 			// budget needs the charge.
 			s.c.room -= s.leftUrgent
 			step.NumUnavailable += s.leftUrgent
