@@ -123,7 +123,9 @@ type RolloutPolicy struct {
 	// does (upstream replaces every unavailable old pod at once, so a
 	// revision that never becomes ready is replaced everywhere it broke;
 	// OpenKruise's Advanced DaemonSet does the same for its Standard
-	// type).
+	// type). With maxSurge 0, an unavailable old pod that waits (its
+	// DomainBudget spent) still takes its slot of maxUnavailable: no
+	// available pod is replaced beyond what the unavailable ones leave.
 	Strict bool
 	// Canary, when set, makes a first wave of a few nodes (see Canary).
 	Canary *Canary

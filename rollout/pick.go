@@ -99,6 +99,9 @@ type stepper struct {
 	c     chooser
 	// surplus is how many classSurplus pods may still go.
 	surplus int
+	// leftUrgent (Strict, maxSurge 0) is how many unavailable old pods the
+	// first tier did not admit.
+	leftUrgent int
 	// open is the last wave the step may start on (see WaveBarrier);
 	// math.MaxInt32 without a barrier.
 	open int32
@@ -175,7 +178,18 @@ func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 	if s.surplus = step.NumAvailable - step.Desired; s.surplus > 0 {
 		first |= 1 << classSurplus
 	}
-	for _, t := range [...]tier{first, 1 << classCandidate} {
+	for k, t := range [...]tier{first, 1 << classCandidate} {
+		if k == 1 && s.p.Strict && !s.surge {
+			// The unavailable old pods the first tier left (their domain's
+			// budget, the room or the partition spent) are unavailable
+			// nodes all the same: each takes its slot now, as a replaced
+			// one did when admitted, so that every one takes exactly one.
+			// Each of those three only shrinks, so a left pod's domain stays
+			// full (or nothing more is admitted at all): only the global
+			// budget needs the charge.
+			s.c.room -= s.leftUrgent
+			step.NumUnavailable += s.leftUrgent
+		}
 		left := 0
 		for c := range numClasses {
 			if t.has(c) {
@@ -222,14 +236,17 @@ func (s *stepper) admit(step *Step, n *Node, v verdict) bool {
 		}
 		return false
 	case classUrgent:
-		if !s.c.take(n, s.p.Strict) {
-			return false
-		}
+		ok := s.c.take(n, s.p.Strict)
 		if s.p.Strict && !s.surge {
-			// Counted when replaced, not before (see withoutSurge).
-			step.NumUnavailable++
+			// Counted when replaced, not before (see withoutSurge); when
+			// left, after the tier (see run).
+			if ok {
+				step.NumUnavailable++
+			} else {
+				s.leftUrgent++
+			}
 		}
-		return true
+		return ok
 	case classCandidate:
 		return s.c.take(n, true)
 	}

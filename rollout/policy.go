@@ -25,6 +25,9 @@ type Policy struct {
 	// budget like available ones (before them) instead of being replaced
 	// at once: they count against maxUnavailable, or maxSurge, when
 	// replaced, and the partition and domain budgets apply to them too.
+	// With maxSurge 0, one left as it is (its domain's budget spent) is
+	// still an unavailable node and takes its slot of maxUnavailable all
+	// the same, before any available pod is replaced.
 	Strict bool
 	// Waves, when set, puts a barrier between the waves of nodes
 	// (Node.Wave); see WaveBarrier.

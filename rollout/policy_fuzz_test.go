@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/rollout"
@@ -56,12 +58,18 @@ func policyInput(data []byte) (nodes []rollout.Node, p rollout.Policy) {
 // partition; and under a wave barrier it starts nothing on a node of a
 // wave after the first one that is not done (every desired node not held
 // running one live pod, new and available) and baked (the last wave needs
-// no bake).
+// no bake); and, with maxSurge 0, it leaves at most max(maxUnavailable,
+// before) desired nodes without an available live pod, Strict and domain
+// budgets included (see unavailableAfter).
 func FuzzRollingUpdatePolicy(f *testing.F) {
 	for _, seed := range stepSeeds {
 		f.Add(seed)
 	}
 	f.Add([]byte("waves of nodes, held ones, ranks and domains"))
+	// Strict with a domain budget of 1 (maxUnavailable 50%, 2 here): the step left
+	// an unavailable old pod in a full domain uncounted and deleted one
+	// available pod too many, 3 nodes down after it for a budget of 2.
+	f.Add([]byte("\b\x00\x01\xb58d\n\x11\x99\x1d\x91\x02\xcd\xfc\x904\x8f:\xb2\x9e\xa3|\x8eEJE\xa2\xf6GuM\xcaa\xf6p\x8e\xde\x121\x94\x8c\x18\xcb\xcd{\x96\x8ch1\xfe\x89\x02{/"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ds, _ := stepInput(data)
 		nodes, p := policyInput(data)
@@ -103,7 +111,40 @@ func FuzzRollingUpdatePolicy(f *testing.F) {
 		if p.Waves != nil {
 			checkWaves(t, ds.Spec.MinReadySeconds, nodes, p.Waves.Bake, started)
 		}
+		if step.MaxSurge == 0 && step.Desired > 0 {
+			deleted := map[*corev1.Pod]bool{}
+			for _, d := range step.Deletes {
+				deleted[d.Pod] = true
+			}
+			before, after := unavailableAfter(ds, nodes, nil), unavailableAfter(ds, nodes, deleted)
+			if after > max(step.MaxUnavailable, before) {
+				t.Fatalf("%d desired nodes without an available pod after the step, %d before, maxUnavailable %d", after, before, step.MaxUnavailable)
+			}
+		}
 	})
+}
+
+// unavailableAfter counts the desired nodes (ShouldRun, not Missing) with
+// no live available pod once the pods in gone are deleted.
+func unavailableAfter(ds *appsv1.DaemonSet, nodes []rollout.Node, gone map[*corev1.Pod]bool) int {
+	gen, _ := rollout.GetTemplateGeneration(ds)
+	down := 0
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Missing || !n.ShouldRun {
+			continue
+		}
+		up := false
+		for _, pod := range n.Pods {
+			if pod != nil && !gone[pod] && pod.DeletionTimestamp == nil {
+				up = up || rollout.StateOf(pod, newHash, gen, ds.Spec.MinReadySeconds, stepNow).Available
+			}
+		}
+		if !up {
+			down++
+		}
+	}
+	return down
 }
 
 // checkWaves is the barrier's invariant, judged from the nodes alone.

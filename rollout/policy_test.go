@@ -60,6 +60,10 @@ func TestRollingUpdatePolicy(t *testing.T) {
 			want: "-n0 -n1", wantPolicy: &rollout.StepPolicy{Remaining: 5}},
 		{name: "strict", maxU: 1, kinds: []podKind{oldUnavail, oldUnavail, oldAvail}, p: rollout.Policy{Strict: true}, want: "-n0",
 			wantPolicy: &rollout.StepPolicy{Remaining: 3}},
+		{name: "strict, domains: an unavailable pod left in a full domain keeps its slot", maxU: 3,
+			kinds: []podKind{oldUnavail, oldUnavail, oldAvail, oldAvail}, domain: []int32{1, 1, 2, 0},
+			p: rollout.Policy{Strict: true, DomainMaxUnavailable: ip(1)}, want: "-n0 -n2",
+			wantPolicy: &rollout.StepPolicy{Remaining: 4}},
 		{name: "surge partition", surg: 5, kinds: five, p: rollout.Policy{Partition: 3}, want: "+n0 +n1",
 			wantPolicy: &rollout.StepPolicy{Partition: 3, Remaining: 5}},
 	}
@@ -86,6 +90,44 @@ func TestRollingUpdatePolicy(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantPolicy, st.Policy); diff != "" {
 				t.Errorf("Policy (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStrictNumUnavailable: under Strict (maxSurge 0), Step.NumUnavailable
+// counts every unavailable old pod, replaced or left, as upstream's step
+// does, so that MaxUnavailable - NumUnavailable is the room the available
+// pods had. Before the fix, a left pod was not counted (1, 1 and 0).
+func TestStrictNumUnavailable(t *testing.T) {
+	tests := []struct {
+		name   string
+		maxU   int
+		kinds  []podKind
+		domain []int32
+		p      rollout.Policy
+		want   int
+	}{
+		{name: "upstream", maxU: 1, kinds: []podKind{oldUnavail, oldUnavail, oldAvail}, want: 2},
+		{name: "strict, left by the budget", maxU: 1, kinds: []podKind{oldUnavail, oldUnavail, oldAvail},
+			p: rollout.Policy{Strict: true}, want: 2},
+		{name: "strict, left by its domain", maxU: 3, kinds: []podKind{oldUnavail, oldUnavail, oldAvail, oldAvail},
+			domain: []int32{1, 1, 2, 0}, p: rollout.Policy{Strict: true, DomainMaxUnavailable: ip(1)}, want: 2},
+		{name: "strict, left by the partition", maxU: 3, kinds: []podKind{oldUnavail, oldUnavail, oldAvail},
+			p: rollout.Policy{Strict: true, Partition: 3}, want: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes := policyNodes(tt.kinds...)
+			for i := range tt.domain {
+				nodes[i].Domain = tt.domain[i]
+			}
+			st, err := rollout.RollingUpdatePolicy(stepDS(ip(tt.maxU), ip(0)), nodes, newHash, stepNow, tt.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, st.NumUnavailable); diff != "" {
+				t.Errorf("NumUnavailable (-want +got):\n%s", diff)
 			}
 		})
 	}

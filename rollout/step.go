@@ -23,7 +23,8 @@ type Step struct {
 	Desired int
 	// NumUnavailable (maxSurge 0) is the number of nodes counted as
 	// unavailable: no pod, an old and a new pod, an unavailable new pod,
-	// several old or new pods, or an old unavailable pod being replaced.
+	// several old or new pods, or an old unavailable pod (under
+	// Policy.Strict too, whether the step replaced it or not).
 	NumUnavailable int
 	// NumSurge (surge) is the number of nodes counted as surging: a new pod
 	// beside an old one that is not yet available, or several pods.

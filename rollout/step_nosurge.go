@@ -15,7 +15,9 @@ package rollout
 // pod, several pods of a kind (the create/delete pass cleans those up), or
 // an unavailable new pod. An old unavailable pod is replaced at once
 // (classUrgent) and counted at once; under Policy.Strict it waits for the
-// budget instead, before the available ones, and is counted only when
+// budget instead, before the available ones, and is counted when admitted,
+// or, when left (its domain's budget spent), once the unavailable ones
+// are through: either way it takes one slot before any available pod is
 // admitted. A held node is counted as it is and not replaced.
 func (s *stepper) withoutSurge(n *Node) verdict {
 	newPod, oldPod, ok := s.split(n)
