@@ -14,12 +14,16 @@ import (
 // comparePreviewGate compares the preview of a rollout that a health gate
 // stopped with what happened: before the change, pv planned the first wave
 // (zone-a), where every node the rollout started must be; once stopped,
-// a preview of the live cluster, whose pods now show the failure, must
-// stop at once at the same gate: the signal on exactly the failing pods.
+// a preview of the live cluster, whose pods now show the failure (those of
+// revision hash), must stop at once at the same gate: the signal on
+// exactly the pods failing now.
 // It logs "preview: …" lines.
-func comparePreviewGate(t *testing.T, e *companionEnv, name string, pv preview, started []string, signal progressive.Signal, failing map[string]string) {
+func comparePreviewGate(t *testing.T, e *companionEnv, name string, pv preview, started []string, signal progressive.Signal, hash string) {
 	t.Helper()
 	comparePreviewFirstWave(t, name, pv, started)
+	// The pods failing now, which the preview reads: more than when the
+	// rollout stopped, as each crashes a while after its own start.
+	failing, _ := e.failingPods("agent", hash)
 	now := e.previewRollout("agent", "--grace", "1s")
 	if now.Outcome != "Blocked" || now.Gates == nil || now.Gates.Stop == nil {
 		t.Errorf("%s: the preview of the stopped rollout does not stop at a gate: %s", name, now.raw)

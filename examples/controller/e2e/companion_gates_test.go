@@ -116,7 +116,7 @@ func runGateFailure(t *testing.T, g gateFailure) {
 	if late > 0 {
 		t.Errorf("%d old pods deleted more than 1s after the first crash (%s): %q at %v", late, firstCrash.Format(time.TimeOnly), deletedNodes, deletedTimes)
 	}
-	comparePreviewGate(t, e, g.name, pv, deletedNodes, g.signal, failing)
+	comparePreviewGate(t, e, g.name, pv, deletedNodes, g.signal, badHash)
 
 	// A new template without the fault resumes the rollout.
 	resumed := time.Now()
