@@ -50,6 +50,8 @@ type rolloutSync struct {
 	// rollback says what on-failure rollback did or why it did not, for
 	// the RolloutPaused message; "" when it was not asked for.
 	rollback string
+	// rolledBack: this sync wrote the previous revision's template back.
+	rolledBack bool
 }
 
 // paused reports whether the paused annotation pauses r.

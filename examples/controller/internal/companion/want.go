@@ -60,7 +60,22 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	default:
 		want = append(want, condition(ConditionBlocked, false, ReasonNotBlocked, messageNotBlocked))
 	}
-	return withKstatus(want)
+	want = withKstatus(want)
+	if r.rolledBack {
+		// The template is back at the previous revision, which the next
+		// sync rolls out: under way again, not stalled, though the latch
+		// and RolloutBlocked still say why until that sync reads the new
+		// template (kstatus would say Failed in between).
+		for i := range want {
+			switch want[i].Type {
+			case ConditionReconciling:
+				want[i] = condition(ConditionReconciling, true, ReasonRolledBack, r.rollback)
+			case ConditionStalled:
+				want[i] = condition(ConditionStalled, false, ReasonRolledBack, r.rollback)
+			}
+		}
+	}
+	return want
 }
 
 // withKstatus returns want, RolloutProgressing's and RolloutBlocked's
