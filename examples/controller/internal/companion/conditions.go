@@ -71,10 +71,10 @@ const (
 	ReasonHealthGateFailed   = string(progressive.HoldHealthGate)
 	ReasonWaitingForApproval = string(progressive.HoldApproval)
 	ReasonOutsideWindow      = string(progressive.HoldWindow)
-	// ReasonRolledBack is Reconciling's and Stalled's in the sync that
-	// wrote the previous revision's template back (on-failure: rollback):
-	// a rollout under way again, not a stalled one.
-	ReasonRolledBack = "RolledBack"
+	// ReasonRollingBack is Reconciling's and Stalled's while on-failure
+	// rollback writes the previous revision's template back: a rollout
+	// under way again, not a stalled one.
+	ReasonRollingBack = "RollingBack"
 	// messageNotPaused and messageNotBlocked are the messages of
 	// RolloutPaused and RolloutBlocked False: a condition's message
 	// describes its current status.

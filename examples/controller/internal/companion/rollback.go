@@ -39,6 +39,7 @@ func (c *Companion) onFailure(ctx context.Context, r *rolloutSync, errs *syncer.
 		return
 	}
 	to := revisionName(target)
+	r.rollingBack = true
 	patch, err := rollbackPatch(r.ds, target, r.plan.Hash)
 	if err == nil {
 		var written *appsv1.DaemonSet
@@ -60,7 +61,6 @@ func (c *Companion) onFailure(ctx context.Context, r *rolloutSync, errs *syncer.
 		from = revisionName(r.rev)
 	}
 	r.rollback = fmt.Sprintf("on-failure rollback wrote the template of %s back", to)
-	r.rolledBack = true
 	c.Recorder.Eventf(r.ds, corev1.EventTypeWarning, "RolledBack", "rolled back from %s to %s (on-failure: rollback): %s",
 		from, to, r.hold.String())
 }

@@ -50,8 +50,9 @@ type rolloutSync struct {
 	// rollback says what on-failure rollback did or why it did not, for
 	// the RolloutPaused message; "" when it was not asked for.
 	rollback string
-	// rolledBack: this sync wrote the previous revision's template back.
-	rolledBack bool
+	// rollingBack: on-failure rollback has a revision to go back to and
+	// this sync wrote it back, or tried to (r.rollback says which).
+	rollingBack bool
 }
 
 // paused reports whether the paused annotation pauses r.

@@ -61,17 +61,18 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 		want = append(want, condition(ConditionBlocked, false, ReasonNotBlocked, messageNotBlocked))
 	}
 	want = withKstatus(want)
-	if r.rolledBack {
-		// The template is back at the previous revision, which the next
-		// sync rolls out: under way again, not stalled, though the latch
-		// and RolloutBlocked still say why until that sync reads the new
-		// template (kstatus would say Failed in between).
+	if r.rollingBack {
+		// The template goes back to the previous revision, which the
+		// next syncs roll out (a write refused by a conflict is tried
+		// again in the next): under way again, not stalled, though the
+		// latch and RolloutBlocked say why until a sync reads the
+		// restored template (kstatus would say Failed in between).
 		for i := range want {
 			switch want[i].Type {
 			case ConditionReconciling:
-				want[i] = condition(ConditionReconciling, true, ReasonRolledBack, r.rollback)
+				want[i] = condition(ConditionReconciling, true, ReasonRollingBack, r.rollback)
 			case ConditionStalled:
-				want[i] = condition(ConditionStalled, false, ReasonRolledBack, r.rollback)
+				want[i] = condition(ConditionStalled, false, ReasonRollingBack, r.rollback)
 			}
 		}
 	}

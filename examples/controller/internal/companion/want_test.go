@@ -134,17 +134,17 @@ func TestWantConditions(t *testing.T) {
 			is(false, ReasonHealthGateFailed, "1/4 nodes updated; stopped by a health gate (generation 4)"),
 			is(true, ReasonHealthGateFailed, crashMsg)),
 	}, {
-		name: "rolled back by this sync: reconciling again, not stalled",
+		name: "rolling back: reconciling again, not stalled",
 		mutate: func(r *rolloutSync) {
 			r.hold = progressive.Hold{Cause: progressive.HoldHealthGate, Signals: crash}
 			r.latched, r.fresh, r.l = true, true, healthLatch
-			r.rollback, r.rolledBack = "on-failure rollback wrote the template of revision 1 (h1) back", true
+			r.rollback, r.rollingBack = "on-failure rollback wrote the template of revision 1 (h1) back", true
 		},
 		want: conds(is(false, ReasonHealthGateFailed, "1/4 nodes updated; stopped by a health gate (generation 4)"),
 			is(true, ReasonHealthGateFailed, "paused itself: a health gate failed on the new revision; on-failure rollback wrote the template of revision 1 (h1) back; change the template or the rollout.daemonplan.io/paused annotation to resume [paused=unset revision=h2]"),
 			is(true, ReasonHealthGateFailed, crashMsg),
-			is(true, ReasonRolledBack, "on-failure rollback wrote the template of revision 1 (h1) back"),
-			is(false, ReasonRolledBack, "on-failure rollback wrote the template of revision 1 (h1) back")),
+			is(true, ReasonRollingBack, "on-failure rollback wrote the template of revision 1 (h1) back"),
+			is(false, ReasonRollingBack, "on-failure rollback wrote the template of revision 1 (h1) back")),
 	}, {
 		name: "latched at the deadline, its RolloutBlocked lost",
 		mutate: func(r *rolloutSync) {
@@ -184,7 +184,7 @@ func TestKstatus(t *testing.T) {
 		{name: "rolled back by this sync", want: status.InProgressStatus, mutate: func(r *rolloutSync) {
 			r.hold = progressive.Hold{Cause: progressive.HoldHealthGate}
 			r.latched, r.fresh, r.l = true, true, latch{Reason: ReasonHealthGateFailed, Hash: "h2", Paused: "unset"}
-			r.rollback, r.rolledBack = "on-failure rollback wrote the template of revision 1 (h1) back", true
+			r.rollback, r.rollingBack = "on-failure rollback wrote the template of revision 1 (h1) back", true
 		}},
 		{name: "waiting for approval", want: status.InProgressStatus, mutate: func(r *rolloutSync) {
 			r.hold = progressive.Hold{Cause: progressive.HoldApproval, Wave: "canary"}
