@@ -184,7 +184,7 @@ func ExamplePlan_Format() {
 		fmt.Println(err)
 	}
 	// Output:
-	// DaemonSet default/agent, current revision hash d59bb7bb8
+	// DaemonSet default/agent, current revision hash 85cbb55596
 	//
 	// NODE  SHOULD RUN  MAY KEEP POD  WHY NOT
 	// a     false       true          UntoleratedTaint dedicated=db:NoSchedule
@@ -192,7 +192,7 @@ func ExamplePlan_Format() {
 	//
 	// ACTION           NODE  OBJECT             REASON
 	// create           b     agent-<generated>  NodeNeedsPod
-	// create revision        agent-d59bb7bb8    revision 1
+	// create revision        agent-85cbb55596   revision 1
 	//
 	// status: desired 1, current 0, ready 0, available 0, updated 0, misscheduled 0, unavailable 1 (write: true)
 	// look again: on the next change

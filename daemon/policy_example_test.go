@@ -105,11 +105,11 @@ func ExampleRolloutPolicy_pausedThenResumed() {
 	// create on n4 (NodeNeedsPod)
 	// rolling step: false - new pod at the current revision: true
 	// resumed:
-	// Plan, current revision hash 5f59644dc
+	// Plan, current revision hash 6dccf88977
 	//
-	// ACTION           NODE  OBJECT           REASON
-	// delete           n1    agent-n1         RollingUpdate
-	// create revision        agent-5f59644dc  revision 1
+	// ACTION           NODE  OBJECT            REASON
+	// delete           n1    agent-n1          RollingUpdate
+	// create revision        agent-6dccf88977  revision 1
 	//
 	// rolling step: desired 4, maxUnavailable 1, maxSurge 0, unavailable 0, candidates 3
 	// status: desired 4, current 4, ready 4, available 4, updated 1, misscheduled 0, unavailable 0 (write: true)

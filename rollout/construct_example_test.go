@@ -86,7 +86,7 @@ func ExampleConstructHistory() {
 	var collision *rollout.CollisionError
 	fmt.Println(errors.As(err, &collision), *h.Plan.CollisionCount)
 	// Output:
-	// create: agent-5f59644dc revision 4 hash 5f59644dc
+	// create: agent-6dccf88977 revision 4 hash 6dccf88977
 	// old: agent-v1
 	// current: agent-b delete: agent-a relabel: agent-x
 	// true 1
@@ -137,7 +137,7 @@ func ExampleCollisionError() {
 	_, err := rollout.ConstructHistory(ds, nil, []*appsv1.ControllerRevision{taken}, nil)
 	fmt.Println(err)
 	// Output:
-	// controllerrevision "agent-5f59644dc" already exists with different data; status.collisionCount must become 1; first difference: spec.template.spec.containers[0].image: the revision has "registry.example/agent:v1", the DaemonSet's patch has "registry.example/agent:v2"
+	// controllerrevision "agent-6dccf88977" already exists with different data; status.collisionCount must become 1; first difference: spec.template.spec.containers[0].image: the revision has "registry.example/agent:v1", the DaemonSet's patch has "registry.example/agent:v2"
 }
 
 func ExampleDiffRevision() {

@@ -3,7 +3,7 @@ package rollout_test
 // This file owns the conformance fixtures of the rollout package:
 // testdata/hashes.json and testdata/history.json. They are extracted from
 // the scenarios in /work/shared/conformance/public/*.json, each of which
-// records what kube-controller-manager v1.36.3's DaemonSet controller did in
+// records what kube-controller-manager v1.37.2's DaemonSet controller did in
 // one sync. The repository's tests read only the extracts, so they pass
 // without /work/shared. To regenerate them (and review the diff):
 //

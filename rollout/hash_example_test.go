@@ -20,6 +20,6 @@ func ExampleComputeHash() {
 	collisions := int32(1)
 	fmt.Println(rollout.ComputeHash(template, &collisions))
 	// Output:
-	// d59bb7bb8
-	// 68cd785fbf
+	// 85cbb55596
+	// 88b7b9d4f
 }

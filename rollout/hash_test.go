@@ -128,11 +128,11 @@ func TestComputeHashKnownValues(t *testing.T) {
 		collisionCount *int32
 		want           string
 	}{
-		{name: "small template without collision count", template: small, want: "d59bb7bb8"},
-		{name: "small template with collision count 0", template: small, collisionCount: int32Ptr(0), want: "f55bcf97b"},
-		{name: "small template with collision count 1", template: small, collisionCount: int32Ptr(1), want: "68cd785fbf"},
-		{name: "nil template", want: "85748b7f68"},
-		{name: "zero template with collision count -7", template: &corev1.PodTemplateSpec{}, collisionCount: int32Ptr(-7), want: "84457b8b"},
+		{name: "small template without collision count", template: small, want: "85cbb55596"},
+		{name: "small template with collision count 0", template: small, collisionCount: int32Ptr(0), want: "75c8bc4bc6"},
+		{name: "small template with collision count 1", template: small, collisionCount: int32Ptr(1), want: "88b7b9d4f"},
+		{name: "nil template", want: "54f4c57dcb"},
+		{name: "zero template with collision count -7", template: &corev1.PodTemplateSpec{}, collisionCount: int32Ptr(-7), want: "54c978464b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,8 +37,8 @@ func ExamplePodsForNode() {
 		fmt.Printf("%s/%s* hash=%s\n", p.Namespace, p.GenerateName, p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 	}
 	// Output:
-	// default/kube-proxy-* hash=689fdf849f
-	// default/nvidia-device-plugin-* hash=6746774d76
+	// default/kube-proxy-* hash=587484b49c
+	// default/nvidia-device-plugin-* hash=5f7599f596
 }
 
 // ExampleCompileTemplate compiles a node group once and judges many
