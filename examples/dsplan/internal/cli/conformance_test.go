@@ -314,7 +314,7 @@ func TestJudgeCatches(t *testing.T) {
 	good := planJSON{
 		Hash:    s.Expected.Hash,
 		Deletes: []deleteJSON{{Pod: "kube-system/agent-qqqqq"}},
-		History: historyJSON{Relabel: []string{"kube-system/agent-qqqqq", "kube-system/agent-rrrrr"}, Delete: []string{"agent-67b88bfcd6"}},
+		History: historyJSON{Relabel: []string{"kube-system/agent-qqqqq", "kube-system/agent-rrrrr"}, Delete: []string{"agent-585745ffdd"}},
 	}
 	if lines := judge(s, raw.Expected, good, 0); len(lines) > 0 {
 		t.Fatalf("judge rejects the recorded outcome: %v", lines)
