@@ -16,7 +16,7 @@ import (
 )
 
 // Compute returns the plan of one sync of ds over nodes and pods: what
-// kube-controller-manager v1.36's DaemonSet controller would do in one
+// kube-controller-manager v1.37's DaemonSet controller would do in one
 // syncDaemonSet on exactly this state, with its expectations satisfied.
 //
 // nodes are all nodes of the cluster; pods are the pods of ds's namespace

@@ -82,10 +82,25 @@
 //
 // # Faithfulness
 //
-// A plan is what kube-controller-manager v1.36 (pkg/controller/daemon)
+// A plan is what kube-controller-manager v1.37 (pkg/controller/daemon)
 // decides in one syncDaemonSet with its expectations satisfied, judged
-// against 333 scenarios recorded from the real controller
-// (testdata/conformance). Where upstream's choice depends on Go map or
+// against 333 scenarios recorded from the real controller, v1.37.2
+// (testdata/conformance).
+//
+// The Kubernetes minor a plan follows is the one of the k8s.io/api this
+// module is built with (go.mod: v0.37). Against kube-controller-manager
+// v1.36 a plan decides the same creates, deletes, adoptions, rolling steps
+// and status (1.37 changed the controller's cost, not its decisions: the
+// 1.36 recording of the same scenarios gives the same decisions once its
+// revision hash is renamed), with one difference: the hash of a revision
+// the plan creates itself. Upstream's hash is taken over a dump of the
+// whole PodTemplateSpec Go value, and k8s.io/api v0.37 added fields to it,
+// so every template hashes differently under 1.36 and 1.37. Revisions that
+// already exist are matched by their data, not their name, so a plan over a
+// 1.36 cluster finds the revisions kube-controller-manager 1.36 wrote and
+// uses their hashes; only a revision the plan creates (a template that
+// kube-controller-manager has not yet snapshotted) is named with the 1.37
+// hash. Other minors are not measured. Where upstream's choice depends on Go map or
 // informer order, Compute picks by node name, then pod name, and says so.
 // Where upstream panics (a nil revisionHistoryLimit, a revision with nil
 // labels) it uses the API default or creates the map, and says so.

@@ -28,7 +28,7 @@ type Options struct {
 	BurstReplicas int
 	// EnableTaintTolerationComparisonOperators turns on the Gt and Lt
 	// toleration operators (the TaintTolerationComparisonOperators feature
-	// gate, off by default in Kubernetes 1.36).
+	// gate, alpha and off by default in Kubernetes 1.35 to 1.37).
 	EnableTaintTolerationComparisonOperators bool
 	// Rollout shapes the rolling-update step beyond upstream (partition,
 	// scope, pause, order, per-domain and strict budgets); the zero value

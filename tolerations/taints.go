@@ -63,8 +63,8 @@ func (s EffectSet) String() string {
 // true; or the zero taint and false when there is none. Matching one
 // toleration against one taint is component-helpers'
 // TolerationsTolerateTaint with enableComparisonOperators as the
-// TaintTolerationComparisonOperators feature gate (off by default in
-// Kubernetes 1.36). Nil or empty taints or tols are fine: with no taints
+// TaintTolerationComparisonOperators feature gate (alpha and off by
+// default in Kubernetes 1.35 to 1.37). Nil or empty taints or tols are fine: with no taints
 // nothing is untolerated, with no tolerations the first taint in effects
 // is. The returned taint is a shallow copy of the element of taints (its
 // TimeAdded pointer is shared). It runs in O(len(taints)*len(tols)) time

@@ -82,7 +82,7 @@ func WithTolerationEqual(key, value string, effect corev1.TaintEffect) DaemonSet
 // than value. The operator works only with the
 // TaintTolerationComparisonOperators feature gate on
 // (daemon.Options.EnableTaintTolerationComparisonOperators, alpha and off
-// by default in Kubernetes 1.36); with it off, the toleration tolerates
+// by default in Kubernetes 1.35 to 1.37); with it off, the toleration tolerates
 // nothing.
 func WithTolerationGt(key, value string, effect corev1.TaintEffect) DaemonSetOption {
 	return withToleration(corev1.Toleration{Key: key, Operator: corev1.TolerationOpGt, Value: value, Effect: effect})

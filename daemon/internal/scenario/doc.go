@@ -8,7 +8,7 @@
 //
 // A scenario file is one JSON object: the inputs of one sync (a DaemonSet,
 // its nodes, pods and optionally ControllerRevisions, and the controller
-// clock) and, under "expected", what kube-controller-manager v1.36.3 did when
+// clock) and, under "expected", what kube-controller-manager v1.37.2 did when
 // it ran that sync, possibly many times. The format and the judging rules are
 // described in testdata/conformance/README.md; Load decodes a file into typed
 // API objects and refuses keys it does not know, so that nothing recorded is
