@@ -6,10 +6,12 @@
 // # Pods
 //
 // PodsForNode returns the pods daemon.Compute would create on a node that
-// has no daemon pods yet, built by the same code, field for field;
-// PodsForTemplate does the same for a node described by a node template,
-// each pod with its DaemonSet's placement (Yes, or Maybe with what leaves
-// it open). Options drop startup taints, keep the template affinity for
+// has no daemon pods yet and the scheduler would place there, built by the
+// same code, field for field; PlacementsForNode returns every pod Compute
+// would create, each with its placement (Yes, or Pending). PodsForTemplate
+// does the same for a node described by a node template, each pod with its
+// DaemonSet's placement (Yes, Maybe with what leaves it open, or Pending).
+// Options drop startup taints, keep the template affinity for
 // callers that schedule the pods themselves, and apply the caller's own
 // policy (Include).
 //
