@@ -6,12 +6,30 @@
 // # Pods
 //
 // PodsForNode returns the pods daemon.Compute would create on a node that
-// has no daemon pods yet, built by the same code, field for field;
-// PodsForTemplate does the same for a node described by a node template,
-// each pod with its DaemonSet's placement (Yes, or Maybe with what leaves
-// it open). Options drop startup taints, keep the template affinity for
+// has no daemon pods yet and the scheduler would place there, built by the
+// same code, field for field; PlacementsForNode returns every pod Compute
+// would create, each with its placement (Yes, or Pending). PodsForTemplate
+// does the same for a node described by a node template, each pod with its
+// DaemonSet's placement (Yes, Maybe with what leaves it open, or Pending).
+// Options drop startup taints, keep the template affinity for
 // callers that schedule the pods themselves, and apply the caller's own
 // policy (Include).
+//
+// # Declared features
+//
+// The DaemonSet controller creates a pod on every node it places, but
+// kube-scheduler (1.36 and later) binds it only to a node that declares,
+// in status.declaredFeatures, every feature the pod requires (Node
+// Declared Features, KEP-5328: a restart rule that restarts all
+// containers, bind mount options, a user namespace on the host network).
+// The what-if infers the requirements with component-helpers'
+// nodedeclaredfeatures framework, as the scheduler does, and answers
+// PlacementPending naming the features, instead of counting the pod as
+// placed: PodsForNode leaves it out, PlacementsForNode and PodsForTemplate
+// return it with that verdict. A node or template that declares nothing
+// satisfies no requirement, the scheduler's own rule (an older kubelet's
+// pods that need a feature stay Pending); NodeTemplate.DeclaredFeatures
+// lists what a node group declares.
 //
 // # Placement on a node template
 //

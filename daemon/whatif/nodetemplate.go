@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
@@ -40,15 +41,27 @@ type NodeTemplate struct {
 	// Taints are the taints every node carries, all of them (leave out the
 	// startup taints that will be gone before the pods are placed).
 	Taints []corev1.Taint
+	// DeclaredFeatures are the features its nodes declare in
+	// status.declaredFeatures (Node Declared Features, KEP-5328), in any
+	// order: copy them from a running node of the group, or list what its
+	// kubelet version and feature gates declare. A DaemonSet pod that
+	// requires a feature not listed is PlacementPending on the template.
+	// nil declares none, as a node whose kubelet declares none (one before
+	// 1.36, where the NodeDeclaredFeatures gate is off by default): the
+	// scheduler then leaves every pod that requires a feature Pending, and
+	// so does the what-if. Names the
+	// scheduler does not know are ignored, as it ignores them.
+	DeclaredFeatures []string
 }
 
 // CompiledTemplate is a NodeTemplate compiled once by CompileTemplate, to be
 // judged against many DaemonSets. It is immutable and safe for concurrent
 // use; it keeps no reference to the template.
 type CompiledTemplate struct {
-	set    *affinity.NodeSet
-	name   string
-	taints []corev1.Taint
+	set      *affinity.NodeSet
+	name     string
+	taints   []corev1.Taint
+	declared ndf.FeatureSet
 }
 
 // CompileTemplate compiles t. It returns an error naming the field when a
@@ -79,7 +92,7 @@ func CompileTemplate(t NodeTemplate) (*CompiledTemplate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node template %q: %w: %w", t.Name, daemon.ErrInvalidInput, err)
 	}
-	c := &CompiledTemplate{set: set, name: t.Name}
+	c := &CompiledTemplate{set: set, name: t.Name, declared: mapDeclaredFeatures(t.DeclaredFeatures)}
 	for i := range t.Taints {
 		c.taints = append(c.taints, *t.Taints[i].DeepCopy())
 	}
@@ -88,7 +101,9 @@ func CompileTemplate(t NodeTemplate) (*CompiledTemplate, error) {
 
 // Contains reports whether node is one of the nodes the template allows:
 // its name and labels satisfy the template and it carries exactly the
-// template's taints (in any order). A nil node is in no template.
+// template's taints (in any order). Declared features are not compared,
+// as CompiledTemplate.PlacementFor does not judge them. A nil node is in no
+// template.
 func (c *CompiledTemplate) Contains(node *corev1.Node) bool {
 	if c == nil || !c.set.Contains(node) || len(node.Spec.Taints) != len(c.taints) {
 		return false

@@ -25,6 +25,11 @@ const (
 	// PlacementMaybe: it depends on a label value or the node name, which
 	// the template does not fix.
 	PlacementMaybe Placement = "Maybe"
+	// PlacementPending: the DaemonSet controller creates the pod, but the
+	// scheduler leaves it Pending: the node (or template) does not declare
+	// a feature the pod requires (Reason ReasonUndeclaredFeatures). The pod
+	// exists and takes nothing from the node.
+	PlacementPending Placement = "Pending"
 )
 
 // PlacementVerdict is a Placement with what decided it.
@@ -33,8 +38,8 @@ type PlacementVerdict struct {
 	// Reason is the check that decided a No or a Maybe, in upstream's
 	// order: daemon.IneligibleNodeName (the template's nodeName; Maybe when
 	// the template's name is unknown), daemon.IneligibleNodeAffinity, or
-	// the taint reasons (never Maybe: the template's taints are known). ""
-	// for Yes.
+	// the taint reasons (never Maybe: the template's taints are known);
+	// ReasonUndeclaredFeatures for Pending. "" for Yes.
 	Reason daemon.IneligibleReason
 	// Affinity names the deciding nodeSelector key or term requirement
 	// when Reason is daemon.IneligibleNodeAffinity.
@@ -42,6 +47,10 @@ type PlacementVerdict struct {
 	// Taint is the deciding untolerated taint for the taint reasons: the
 	// first NoExecute one when there is one, else the first NoSchedule one.
 	Taint corev1.Taint
+	// Features names the node features the pod requires and the node does
+	// not declare, for ReasonUndeclaredFeatures: sorted and joined by ", "
+	// (a string, so that verdicts stay comparable with ==).
+	Features string
 }
 
 // String returns the verdict on one line: the placement, then for a No or
@@ -49,8 +58,9 @@ type PlacementVerdict struct {
 // (nvidia.com/gpu=true:NoSchedule)"; "Maybe: NodeAffinityMismatch
 // (required term 0, matchExpressions[1] topology.kubernetes.io/zone:
 // Sometimes)"; "No: NodeAffinityMismatch (nodeSelector kubernetes.io/os:
-// Never)". The zero verdict is "Unknown". The text is meant to be read,
-// not parsed.
+// Never)"; "Pending: UndeclaredFeatures (not declared:
+// RestartAllContainersOnContainerExits)". The zero verdict is "Unknown".
+// The text is meant to be read, not parsed.
 func (v PlacementVerdict) String() string {
 	if v.Placement == "" {
 		return "Unknown"
@@ -77,6 +87,8 @@ func (v PlacementVerdict) String() string {
 		s += ": " + a.Truth.String() + ")"
 	case daemon.IneligibleTaint, daemon.IneligibleNoExecuteTaint:
 		s += " (" + v.Taint.ToString() + ")"
+	case ReasonUndeclaredFeatures:
+		s += " (not declared: " + v.Features + ")"
 	}
 	return s
 }
@@ -91,7 +103,9 @@ func (v PlacementVerdict) String() string {
 // one rule order daemon.Eligibility applies to a node: the first check
 // that is not always satisfied decides, a No winning over a Maybe. A nil e (as
 // daemon.NewEligibility gives for a nil DaemonSet) or t gives No with
-// daemon.IneligibleNilNode. It does not allocate.
+// daemon.IneligibleNilNode. It judges the controller's placement only: the
+// scheduler's declared-features check needs the pod, and PodsForTemplate
+// and the function PlacementFor apply it. It does not allocate.
 func (t *CompiledTemplate) PlacementFor(e *daemon.Eligibility) PlacementVerdict {
 	if e == nil || t == nil {
 		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNilNode}
@@ -136,14 +150,22 @@ func placementOf(t affinity.Truth) Placement {
 
 // PlacementFor compiles template and ds's placement check and judges them
 // (see CompiledTemplate.PlacementFor); enableComparisonOperators is the
-// TaintTolerationComparisonOperators gate. To judge one template against
-// many DaemonSets, or the reverse, compile each once with CompileTemplate
-// and daemon.NewEligibility instead. A nil ds gives No with
-// daemon.IneligibleNilNode; an invalid template an error.
+// TaintTolerationComparisonOperators gate. Where that gives Yes or Maybe,
+// it then judges ds's pod template against the template's DeclaredFeatures
+// as the scheduler does (PlacementPending when a required feature is not
+// declared), as PodsForTemplate does with the NodeDeclaredFeatures gate on.
+// To judge one template against many DaemonSets, or the reverse, compile
+// each once with CompileTemplate and daemon.NewEligibility instead (that
+// judges placement only; PodsForTemplate judges both). A nil ds gives No
+// with daemon.IneligibleNilNode; an invalid template an error.
 func PlacementFor(template NodeTemplate, ds *appsv1.DaemonSet, enableComparisonOperators bool) (PlacementVerdict, error) {
 	t, err := CompileTemplate(template)
 	if err != nil {
 		return PlacementVerdict{}, err
 	}
-	return t.PlacementFor(daemon.NewEligibility(ds, enableComparisonOperators)), nil
+	v := t.PlacementFor(daemon.NewEligibility(ds, enableComparisonOperators))
+	if v.Placement != PlacementNo {
+		v = newFeatureCheck(t.declared, false).judge(&ds.Spec.Template.Spec, v)
+	}
+	return v, nil
 }

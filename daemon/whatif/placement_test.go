@@ -577,6 +577,12 @@ func TestPlacementVerdictString(t *testing.T) {
 			want: "No: UntoleratedTaint (nvidia.com/gpu=true:NoSchedule)",
 		},
 		{name: "the template's name", v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeName}, want: "Maybe: NodeNameMismatch"},
+		{
+			name: "undeclared features",
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementPending, Reason: whatif.ReasonUndeclaredFeatures,
+				Features: "RestartAllContainersOnContainerExits, VolumeBindMountOptions"},
+			want: "Pending: UndeclaredFeatures (not declared: RestartAllContainersOnContainerExits, VolumeBindMountOptions)",
+		},
 		{name: "a nil DaemonSet", v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNilNode}, want: "No: NilNode"},
 	}
 	for _, tt := range tests {

@@ -20,7 +20,8 @@ import (
 // Options are the inputs of PodsForNode and PodsForTemplate besides the
 // node or template and the DaemonSets. The zero value works: no revisions (every hash is computed as
 // a first sync would), the comparison-operator gate off, every taint kept,
-// and the node-name affinity rewrite applied as the controller applies it.
+// the node-name affinity rewrite applied as the controller applies it, and
+// declared features judged as kube-scheduler 1.37 judges them.
 type Options struct {
 	// Revisions are the ControllerRevisions of the DaemonSets' namespaces,
 	// as daemon.Options.Revisions; each DaemonSet claims its own. With
@@ -50,20 +51,29 @@ type Options struct {
 	// DaemonSets whose pods are system-node-critical. It must not modify
 	// the DaemonSet.
 	Include func(*appsv1.DaemonSet) bool
+	// DisableNodeDeclaredFeatures turns kube-scheduler's NodeDeclaredFeatures
+	// gate off: no pod is PlacementPending for want of a declared feature.
+	// The gate is on by default since 1.36 and locked on since 1.37; turn it
+	// off for a scheduler before 1.36 or one run with the gate off.
+	DisableNodeDeclaredFeatures bool
 }
 
-// PodsForNode returns the pods the DaemonSet controller would create on
-// node if it had no daemon pods yet: one per DaemonSet whose pod should run
-// there, each built exactly as daemon.Compute builds it on that node (with
-// the same code: labels with pod-template-generation and
-// controller-revision-hash, generateName, namespace, controller reference,
-// daemon tolerations, the node-name affinity), sorted by DaemonSet
-// namespace, then name. node is judged
+// PodsForNode returns the pods that would run on node if it had no daemon
+// pods yet: one per DaemonSet whose pod the DaemonSet controller would
+// create there and the scheduler would place, each built exactly as
+// daemon.Compute builds it on that node (with the same code: labels with
+// pod-template-generation and controller-revision-hash, generateName,
+// namespace, controller reference, daemon tolerations, the node-name
+// affinity), sorted by DaemonSet namespace, then name. node is judged
 // after dropping the taints opts says to ignore.
 //
 // DaemonSets Compute would skip (a {} selector, being deleted), those
 // whose pod should not run on node and those opts.Include rejects give no
-// pod. nil daemonSets give nil.
+// pod. Nor do those whose pod requires a feature node does not declare in
+// status.declaredFeatures: the controller creates that pod, but it stays
+// Pending; PlacementsForNode returns it, with the features named. A node
+// that declares nothing (a kubelet before 1.36) satisfies no requirement,
+// as in the scheduler. nil daemonSets give nil.
 //
 // Errors: a nil node or a node without a name is an error and no pod. A
 // DaemonSet that is nil, lacks a name or namespace, or has an invalid
@@ -81,6 +91,24 @@ type Options struct {
 // construction as in Compute (an encoding of the DaemonSet to compare with
 // the revisions).
 func PodsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts Options) ([]*corev1.Pod, error) {
+	placed, err := PlacementsForNode(node, daemonSets, opts)
+	var pods []*corev1.Pod
+	for _, p := range placed {
+		if p.Placement.Placement == PlacementYes {
+			pods = append(pods, p.Pod)
+		}
+	}
+	return pods, err
+}
+
+// PlacementsForNode returns every pod the DaemonSet controller would create
+// on node if it had no daemon pods yet, as PodsForNode builds them and in
+// its order, each with its placement: PlacementYes, or PlacementPending
+// when the pod requires node features node does not declare (Reason
+// ReasonUndeclaredFeatures, Features naming them). The Yes pods are
+// PodsForNode's; with the Pending ones they are Compute's creates on node.
+// Errors, skips and cost are PodsForNode's.
+func PlacementsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts Options) ([]TemplatePod, error) {
 	if node == nil {
 		return nil, daemon.NewError(nil, daemon.StageInput, field.Required(field.NewPath("node"), "a node is required"))
 	}
@@ -93,26 +121,29 @@ func PodsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts Options
 		c.Spec.Taints = taints
 		judged = &c
 	}
-	var pods []*corev1.Pod
-	err := eachPod(daemonSets, opts, node.Name, func(e *daemon.Eligibility) (PlacementVerdict, bool) {
+	check := newFeatureCheck(mapDeclaredFeatures(node.Status.DeclaredFeatures), opts.DisableNodeDeclaredFeatures)
+	var pods []TemplatePod
+	err := eachPod(daemonSets, opts, node.Name, check, func(e *daemon.Eligibility) (PlacementVerdict, bool) {
 		run, _ := e.ShouldRun(judged)
 		return PlacementVerdict{Placement: PlacementYes}, run
-	}, func(pod *corev1.Pod, _ PlacementVerdict) {
-		pods = append(pods, pod)
+	}, func(pod *corev1.Pod, v PlacementVerdict) {
+		pods = append(pods, TemplatePod{Pod: pod, Placement: v})
 	})
-	slices.SortStableFunc(pods, compareDaemonPods)
+	slices.SortStableFunc(pods, func(a, b TemplatePod) int { return compareDaemonPods(a.Pod, b.Pod) })
 	return pods, err
 }
 
-// TemplatePod is a pod PodsForTemplate answers: the pod and the placement
-// of its DaemonSet on the template.
+// TemplatePod is a pod PodsForTemplate or PlacementsForNode answers: the
+// pod and the placement of its DaemonSet on the template or node.
 type TemplatePod struct {
 	// Pod is the pod the controller would create on a node of the
 	// template, built as PodsForNode builds it.
 	Pod *corev1.Pod
-	// Placement is PlacementYes, or PlacementMaybe with what leaves it
-	// open: the pod then lands only on the nodes of the template that
-	// satisfy it.
+	// Placement is PlacementYes; PlacementMaybe with what leaves it open
+	// (the pod then lands only on the nodes of the template that satisfy
+	// it); or PlacementPending with the features the node or template does
+	// not declare (the pod is created but not scheduled, and takes nothing
+	// from the node).
 	Placement PlacementVerdict
 }
 
@@ -120,9 +151,13 @@ type TemplatePod struct {
 // a node template: the pods the DaemonSet controller would create on a new
 // node of t, one per DaemonSet whose placement on t is Yes or Maybe (see
 // CompiledTemplate.PlacementFor), each with that verdict, sorted by
-// DaemonSet namespace, then name. A caller that sizes a node for the worst
-// case counts the Maybe pods too (as Karpenter does); one that counts what
-// is sure leaves them out.
+// DaemonSet namespace, then name. A pod that requires a node feature t's
+// DeclaredFeatures do not list is PlacementPending instead, whether its
+// placement was Yes or Maybe: where the controller creates it, the
+// scheduler leaves it Pending (nil DeclaredFeatures declare none). A caller
+// that sizes a node for the worst case counts the Maybe pods too (as
+// Karpenter does); one that counts what is sure leaves them out; neither
+// counts the Pending pods, which take nothing from the node.
 //
 // The pods are built as PodsForNode builds them on a node named t's name;
 // when t leaves the name open there is no node to bind them to, and they
@@ -147,8 +182,9 @@ func PodsForTemplate(t *CompiledTemplate, daemonSets []*appsv1.DaemonSet, opts O
 	if t.name == "" {
 		opts.KeepTemplateAffinity = true
 	}
+	check := newFeatureCheck(t.declared, opts.DisableNodeDeclaredFeatures)
 	var pods []TemplatePod
-	err := eachPod(daemonSets, opts, t.name, func(e *daemon.Eligibility) (PlacementVerdict, bool) {
+	err := eachPod(daemonSets, opts, t.name, check, func(e *daemon.Eligibility) (PlacementVerdict, bool) {
 		v := judged.PlacementFor(e)
 		return v, v.Placement != PlacementNo
 	}, func(pod *corev1.Pod, v PlacementVerdict) {
@@ -167,13 +203,14 @@ func compareDaemonPods(a, b *corev1.Pod) int {
 // eachPod builds, for each DaemonSet of daemonSets that Compute would not
 // skip, that places admits and that opts.Include accepts, the pod Compute
 // would create for it on a node named nodeName with no pods, and hands it
-// to emit with place's verdict, in the order of daemonSets. The errors of
+// to emit with place's verdict, or check's Pending verdict when the pod
+// requires an undeclared feature, in the order of daemonSets. The errors of
 // the others are joined, each naming its DaemonSet's index.
-func eachPod(daemonSets []*appsv1.DaemonSet, opts Options, nodeName string,
+func eachPod(daemonSets []*appsv1.DaemonSet, opts Options, nodeName string, check featureCheck,
 	place func(*daemon.Eligibility) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
 	var errs []error
 	for i, ds := range daemonSets {
-		if err := podFor(ds, opts, nodeName, place, emit); err != nil {
+		if err := podFor(ds, opts, nodeName, check, place, emit); err != nil {
 			errs = append(errs, fmt.Errorf("daemonSets[%d]: %w", i, err))
 		}
 	}
@@ -181,7 +218,7 @@ func eachPod(daemonSets []*appsv1.DaemonSet, opts Options, nodeName string,
 }
 
 // podFor is eachPod for one DaemonSet.
-func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string,
+func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string, check featureCheck,
 	place func(*daemon.Eligibility) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
 	switch {
 	case ds == nil:
@@ -217,7 +254,7 @@ func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string,
 	if opts.KeepTemplateAffinity {
 		pod.Spec.Affinity = ds.Spec.Template.Spec.Affinity.DeepCopy()
 	}
-	emit(pod, verdict)
+	emit(pod, check.judge(&pod.Spec, verdict))
 	return nil
 }
 

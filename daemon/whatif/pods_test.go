@@ -30,8 +30,9 @@ func emptyNodeCreates(ds *appsv1.DaemonSet, node *corev1.Node, revs []*appsv1.Co
 	return pods, err
 }
 
-// checkPodsForNodeAgrees holds PodsForNode for ds on node to Compute's
-// creates on that node alone: pod for pod when PodsForNode succeeds, and an
+// checkPodsForNodeAgrees holds PlacementsForNode for ds on node to
+// Compute's creates on that node alone (the controller creates a pod the
+// scheduler will leave Pending too): pod for pod when it succeeds, and an
 // error only where Compute errs too. It reports whether a pod was compared.
 func checkPodsForNodeAgrees(t *testing.T, name string, ds *appsv1.DaemonSet, node *corev1.Node, revs []*appsv1.ControllerRevision, gate bool) bool {
 	t.Helper()
@@ -39,7 +40,11 @@ func checkPodsForNodeAgrees(t *testing.T, name string, ds *appsv1.DaemonSet, nod
 		return false
 	}
 	want, wantErr := emptyNodeCreates(ds, node, revs, gate)
-	got, err := whatif.PodsForNode(node, []*appsv1.DaemonSet{ds}, whatif.Options{Revisions: revs, EnableTaintTolerationComparisonOperators: gate})
+	placed, err := whatif.PlacementsForNode(node, []*appsv1.DaemonSet{ds}, whatif.Options{Revisions: revs, EnableTaintTolerationComparisonOperators: gate})
+	var got []*corev1.Pod
+	for _, p := range placed {
+		got = append(got, p.Pod)
+	}
 	if err != nil {
 		if wantErr == nil {
 			t.Errorf("%s: PodsForNode(%s) error = %v; Compute succeeded", name, node.Name, err)
@@ -407,19 +412,27 @@ func TestPodsForTemplate(t *testing.T) {
 }
 
 // TestPodsForTemplateAgreesWithPodsForNode is the property test: on every
-// concrete node a template allows, PodsForNode gives a pod for each
-// DaemonSet PodsForTemplate answers Yes for, the same pod (the template's
-// affinity kept on both sides), and none for the DaemonSets it leaves out.
+// concrete node a template allows (declaring the template's features),
+// PodsForNode gives a pod for each DaemonSet PodsForTemplate answers Yes
+// for, the same pod (the template's affinity kept on both sides), and none
+// for the DaemonSets it leaves out or answers Pending for; PlacementsForNode
+// gives those the same Pending verdict.
 func TestPodsForTemplateAgreesWithPodsForNode(t *testing.T) {
 	r := rand.New(rand.NewPCG(2026, 12))
 	counts := map[whatif.Placement]int{}
 	for range 1500 {
 		tpl := randomTemplate(r)
+		if r.IntN(3) == 0 {
+			tpl.DeclaredFeatures = []string{restartAll}
+		}
 		ct, err := whatif.CompileTemplate(tpl)
 		if err != nil {
 			continue
 		}
 		ds := randomPlacementDaemonSet(r)
+		if r.IntN(3) == 0 {
+			withRestartAllContainers(ds)
+		}
 		opts := whatif.Options{KeepTemplateAffinity: true}
 		fromTemplate, err := whatif.PodsForTemplate(ct, []*appsv1.DaemonSet{ds}, opts)
 		if err != nil {
@@ -435,11 +448,23 @@ func TestPodsForTemplateAgreesWithPodsForNode(t *testing.T) {
 			if !in {
 				continue
 			}
+			n.Status.DeclaredFeatures = tpl.DeclaredFeatures
 			fromNode, err := whatif.PodsForNode(n, []*appsv1.DaemonSet{ds}, opts)
 			if err != nil {
 				t.Fatalf("PodsForNode() error = %v", err)
 			}
 			switch placement {
+			case whatif.PlacementPending:
+				placed, err := whatif.PlacementsForNode(n, []*appsv1.DaemonSet{ds}, opts)
+				if err != nil {
+					t.Fatalf("PlacementsForNode() error = %v", err)
+				}
+				if len(fromNode) != 0 {
+					t.Fatalf("template %+v: Pending, but PodsForNode(%s %v) gives a pod", tpl, n.Name, n.Labels)
+				}
+				if len(placed) == 1 && placed[0].Placement != fromTemplate[0].Placement {
+					t.Fatalf("template %+v: %v, but PlacementsForNode(%s %v) says %v", tpl, fromTemplate[0].Placement, n.Name, n.Labels, placed[0].Placement)
+				}
 			case whatif.PlacementYes:
 				if len(fromNode) != 1 {
 					t.Fatalf("template %+v: Yes, but PodsForNode(%s %v) gives %d pods", tpl, n.Name, n.Labels, len(fromNode))
@@ -454,7 +479,7 @@ func TestPodsForTemplateAgreesWithPodsForNode(t *testing.T) {
 			}
 		}
 	}
-	if counts[whatif.PlacementYes] < 50 || counts[whatif.PlacementNo] < 50 || counts[whatif.PlacementMaybe] < 50 {
+	if counts[whatif.PlacementYes] < 50 || counts[whatif.PlacementNo] < 50 || counts[whatif.PlacementMaybe] < 50 || counts[whatif.PlacementPending] < 50 {
 		t.Errorf("answers %v: the generator should give each answer often", counts)
 	}
 }

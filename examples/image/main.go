@@ -16,8 +16,8 @@
 //
 // The layout is a directory any OCI tool reads; to push it, or to load it:
 //
-//	crane push dist/controller-oci ghcr.io/daemonplan/controller:v0.1.0
-//	skopeo copy oci:dist/controller-oci docker://ghcr.io/daemonplan/controller:v0.1.0
+//	crane push dist/controller-oci REGISTRY/controller:TAG
+//	skopeo copy oci:dist/controller-oci docker://REGISTRY/controller:TAG
 //	go -C examples/image run . --tarball ../../dist/controller.tar   # docker load, kind load image-archive
 //
 // The version, commit and date come from git (git describe --tags, the

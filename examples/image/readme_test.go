@@ -91,6 +91,87 @@ func TestREADMEInstall(t *testing.T) {
 	for _, c := range skipped {
 		t.Logf("not run (needs a cluster or the network): %s", c)
 	}
+	// The commands set the pushed image in the manifests kubectl applies.
+	data, err := os.ReadFile(filepath.Join(clone, "examples/controller/deploy/04-deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "image: REGISTRY/controller:TAG\n") {
+		t.Errorf("after the Install commands, 04-deployment.yaml names no pushed image:\n%s", data)
+	}
+}
+
+// TestREADMEInstallNamesThePushedImage: no release has published the
+// controller's image, so the Install section builds and pushes one in a
+// single command, and every way it installs the controller names that
+// image: the Helm command sets its repository and tag, and the command
+// that sets it in the plain manifests replaces their empty image (the only
+// image line of each Deployment) with it.
+func TestREADMEInstallNamesThePushedImage(t *testing.T) {
+	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Skipf("not in a git work tree: %v", err)
+	}
+	src := strings.TrimSpace(string(root))
+	readme, err := os.ReadFile(filepath.Join(src, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, skipped := installCommands(t, string(readme))
+	var push, helm, setImage string
+	for _, c := range append(run, skipped...) {
+		switch {
+		case strings.Contains(c, "crane") && strings.Contains(c, " push "):
+			push = c
+		case strings.HasPrefix(c, "helm install"):
+			helm = c
+		case strings.HasPrefix(c, "sed ") && strings.Contains(c, `image: ""`):
+			setImage = c
+		}
+	}
+	if push == "" || helm == "" || setImage == "" {
+		t.Fatalf("the Install section lacks a command: push %q, helm %q, set image %q", push, helm, setImage)
+	}
+	if !strings.HasPrefix(push, "go run -C examples/image . && ") {
+		t.Errorf("the push command %q does not build the image first, in the same command", push)
+	}
+	command, _, _ := strings.Cut(push, " #")
+	fields := strings.Fields(command)
+	image := fields[len(fields)-1]
+	layout := fields[len(fields)-2]
+	if layout != "dist/controller-oci" {
+		t.Errorf("the push command pushes %s; the builder writes dist/controller-oci (of the repository)", layout)
+	}
+	repository, tag, ok := strings.Cut(image, ":")
+	if !ok {
+		t.Fatalf("the pushed image %q has no tag", image)
+	}
+	if want := "--set image.repository=" + repository + " --set image.tag=" + tag; !strings.Contains(helm, want) {
+		t.Errorf("the Helm command %q does not set the pushed image (%s)", helm, want)
+	}
+	if want := `'s|image: ""|image: ` + image + `|'`; !strings.Contains(setImage, want) {
+		t.Errorf("the manifests' command %q does not set the pushed image (%s)", setImage, want)
+	}
+	_, rest, _ := strings.Cut(setImage, "|' ")
+	files := strings.Fields(rest)
+	if len(files) == 0 {
+		t.Fatalf("the manifests' command %q names no file", setImage)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var images []string
+		for _, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSpace(line); strings.HasPrefix(line, "image:") {
+				images = append(images, line)
+			}
+		}
+		if len(images) != 1 || images[0] != `image: ""` {
+			t.Errorf("%s has the image lines %q, want one, empty", f, images)
+		}
+	}
 }
 
 // copyTracked copies the files git tracks under src (as they are in the

@@ -78,6 +78,48 @@ metadata:
   name: ` + releaseNamespace + `
 `
 
+// The plain manifests leave the image empty: no release has published one,
+// and the API server refuses a Deployment without an image, so that
+// applying them unchanged fails at once instead of pulling an image that
+// does not exist. They are rendered with this image, then unsetImage
+// empties it.
+const (
+	plainImageRepository = "image-not-set.invalid/controller"
+	plainImageTag        = "unset"
+)
+
+// unsetImageNote says, above the empty image, what to set.
+const unsetImageNote = `# No release has published the controller's image yet: set this to the image
+# you built and pushed (README.md, Install). Until then the API server refuses
+# this Deployment: spec.template.spec.containers[0].image: Required value.
+`
+
+// unsetImage replaces the render's image line in doc (of template tpl)
+// by an empty image under unsetImageNote, indented as the line was.
+func unsetImage(t *testing.T, tpl, doc string) string {
+	t.Helper()
+	line := "image: " + plainImageRepository + ":" + plainImageTag + "\n"
+	switch n := strings.Count(doc, plainImageRepository); {
+	case n == 0:
+		return doc
+	case n > 1 || strings.Count(doc, line) != 1:
+		t.Fatalf("%s names the image other than in one image line:\n%s", tpl, doc)
+	}
+	at := strings.Index(doc, line)
+	start := strings.LastIndex(doc[:at], "\n") + 1
+	indent := doc[start:at]
+	if strings.TrimSpace(indent) != "" {
+		t.Fatalf("%s: the image line is not a YAML key alone on its line", tpl)
+	}
+	var note strings.Builder
+	for _, l := range strings.SplitAfter(unsetImageNote, "\n") {
+		if l != "" {
+			note.WriteString(indent + l)
+		}
+	}
+	return doc[:start] + note.String() + indent + "image: \"\"\n" + doc[at+len(line):]
+}
+
 // plainManifests renders the chart as the plain manifests hold it, by
 // path under deployDir.
 func plainManifests(t *testing.T) map[string]string {
@@ -88,9 +130,17 @@ func plainManifests(t *testing.T) map[string]string {
 	for i, pr := range plainRenders {
 		// The plain manifests are applied by kubectl, not Helm
 		// (app.kubernetes.io/managed-by).
-		r, err := render(ch, pr.values, releaseName, releaseNamespace, "kubectl")
+		values := maps.Clone(pr.values)
+		if values == nil {
+			values = map[string]any{}
+		}
+		values["image"] = map[string]any{"repository": plainImageRepository, "tag": plainImageTag}
+		r, err := render(ch, values, releaseName, releaseNamespace, "kubectl")
 		if err != nil {
 			t.Fatalf("render %s: %v", pr.name, err)
+		}
+		for tpl, v := range r.files {
+			r.files[tpl] = unsetImage(t, tpl, v)
 		}
 		if i == 0 {
 			base = r

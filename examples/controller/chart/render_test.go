@@ -74,9 +74,58 @@ func render(ch *chart.Chart, values map[string]any, name, namespace, service str
 	return r, nil
 }
 
-// mustRender renders as the tests' release through Helm.
+// testImage is the image the tests install: the chart has no default
+// image until a release publishes one.
+var testImage = map[string]any{"repository": "registry.example.com/you/controller", "tag": "dev"}
+
+// withImage returns a deep copy of values (Helm's coalescing writes the
+// chart's defaults into the values it is given) with testImage's
+// repository, and its tag unless values set a tag or a digest, where
+// values set none.
+func withImage(values map[string]any) map[string]any {
+	out, _ := deepCopy(values).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	img, _ := out["image"].(map[string]any)
+	if img == nil {
+		img = map[string]any{}
+	}
+	if _, ok := img["repository"]; !ok {
+		img["repository"] = testImage["repository"]
+	}
+	_, tag := img["tag"]
+	if _, digest := img["digest"]; !tag && !digest {
+		img["tag"] = testImage["tag"]
+	}
+	out["image"] = img
+	return out
+}
+
+// deepCopy copies the maps and slices of a values tree.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// mustRender renders as the tests' release through Helm, with testImage
+// unless values name an image.
 func mustRender(t *testing.T, values map[string]any) rendered {
 	t.Helper()
+	values = withImage(values)
 	r, err := render(loadChart(t), values, releaseName, releaseNamespace, "Helm")
 	if err != nil {
 		t.Fatalf("render with %v: %v", values, err)

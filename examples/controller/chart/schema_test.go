@@ -28,11 +28,13 @@ func TestValuesRefused(t *testing.T) {
 		{"a flag without dash", set(map[string]any{"extraArgs": []any{"workers=3"}}), []string{"/extraArgs/0"}},
 		{"a ServiceMonitor without the Service", set(map[string]any{"serviceMonitor.enabled": true, "metrics.service.enabled": false}), []string{"serviceMonitor.enabled", "metrics.service.enabled"}},
 		{"no ServiceAccount to run as", set(map[string]any{"serviceAccount.create": false}), []string{"serviceAccount.name"}},
+		{"an empty image repository", set(map[string]any{"image.repository": ""}), []string{"image.repository is not set", "README.md, Install", "--set image.repository="}},
+		{"an image without tag or digest", set(map[string]any{"image.tag": ""}), []string{"image.tag (or image.digest) is not set", "--set image.repository=REGISTRY/controller --set image.tag=TAG"}},
 	}
 	ch := loadChart(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := render(ch, tt.values, releaseName, releaseNamespace, "Helm")
+			_, err := render(ch, withImage(tt.values), releaseName, releaseNamespace, "Helm")
 			if err == nil {
 				t.Fatalf("rendered with %v, want an error", tt.values)
 			}
@@ -42,5 +44,10 @@ func TestValuesRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+	// The chart's own values name no image: no release has published one.
+	_, err := render(ch, nil, releaseName, releaseNamespace, "Helm")
+	if err == nil || !strings.Contains(err.Error(), "image.repository is not set; no release has published the controller's image yet") {
+		t.Errorf("render with the chart's values: error %v, want the image to be required", err)
 	}
 }

@@ -43,12 +43,16 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
-{{/* The controller's image: repository, then @digest or :tag (appVersion by default). */}}
+{{/* The controller's image: repository, then @digest or :tag. No release has
+published an image yet, so neither has a default: unset, the render fails
+saying what to set. */}}
 {{- define "daemonplan.image" -}}
+{{- $why := "no release has published the controller's image yet: build and push your own (README.md, Install: go run -C examples/image . && crane push dist/controller-oci REGISTRY/controller:TAG), then install with --set image.repository=REGISTRY/controller --set image.tag=TAG (or image.digest)" }}
+{{- $repository := required (printf "image.repository is not set; %s" $why) .Values.image.repository }}
 {{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- printf "%s@%s" $repository .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- printf "%s:%s" $repository (required (printf "image.tag (or image.digest) is not set; %s" $why) .Values.image.tag) }}
 {{- end }}
 {{- end }}
 
