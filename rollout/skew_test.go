@@ -93,7 +93,7 @@ func TestConstructHistoryTemplateSkew(t *testing.T) {
 			wantErr: &rollout.TemplateSkewError{Revision: "agent-v2", Fields: []string{"spec.template.spec.futureResponders"}},
 		},
 		{
-			name: "an unknown field in an old revision, the newest current: no skew, nothing decoded",
+			name:    "an unknown field in an old revision, the newest current: no skew, nothing decoded",
 			claimed: []*appsv1.ControllerRevision{histRev("agent-v1", 1, old1Plus, "v1"), histRev("agent-v2", 2, cur, "v2")},
 			want: rollout.History{
 				Hash: "v2", Current: histRev("agent-v2", 2, cur, "v2"),
