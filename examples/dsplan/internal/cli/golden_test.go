@@ -132,7 +132,7 @@ func TestGolden(t *testing.T) {
 		{name: "bad-no-daemonset", args: []string{"plan", "-f", "-"}, stdin: "nodes-only.yaml"},
 		{name: "bad-compute", args: []string{"plan", "-f", in + "bad-budget.yaml"}},
 		{name: "bad-compute-json", args: []string{"plan", "-o", "json", "-f", in + "bad-budget.yaml"}},
-		// Template skew: exit 7. A capture of a cluster newer than this
+		// Template skew: exit 8. A capture of a cluster newer than this
 		// build, whose newest revision of kube-proxy holds a template
 		// field this build does not know; the capture without it plans
 		// (capture-yaml).

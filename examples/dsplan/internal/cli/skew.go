@@ -16,7 +16,7 @@ import (
 // k8s.io/api types do not know, so the template it decoded from the input
 // cannot be matched to the revision the cluster's controller recorded.
 // plan, explain and simulate print a warning for that DaemonSet, plan or
-// simulate nothing of it, and exit 7 (exitSkew) unless another failure
+// simulate nothing of it, and exit 8 (exitSkew) unless another failure
 // exits 1.
 
 // skewed reports whether r's plan stopped at a template skew.
@@ -27,7 +27,7 @@ func skewWarning(name string, skew *rollout.TemplateSkewError, what string) stri
 	return fmt.Sprintf("warning: DaemonSet %s: %s; no %s", name, skew, what)
 }
 
-// skewFailures returns the exit-7 error naming the DaemonSets whose plan
+// skewFailures returns the exit-8 error naming the DaemonSets whose plan
 // stopped at a template skew; nil when none did.
 func skewFailures(results []result) error {
 	var skewed []string
@@ -39,7 +39,7 @@ func skewFailures(results []result) error {
 	return skewError(skewed)
 }
 
-// skewError is the exit-7 error naming the skewed DaemonSets; nil when
+// skewError is the exit-8 error naming the skewed DaemonSets; nil when
 // there are none.
 func skewError(skewed []string) error {
 	if len(skewed) == 0 {
@@ -86,7 +86,7 @@ func printSkewed(w io.Writer, skewed []*skewedError) {
 	}
 }
 
-// skewedExit is the exit-7 error naming the skewed DaemonSets.
+// skewedExit is the exit-8 error naming the skewed DaemonSets.
 func skewedExit(skewed []*skewedError) error {
 	names := make([]string, len(skewed))
 	for i, e := range skewed {

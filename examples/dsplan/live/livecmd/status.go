@@ -44,8 +44,8 @@ const (
 	// wave (progressive.HoldApproval); rollout approve gives it.
 	statusWaiting = 6
 	// statusSkew: the plan stops at a template skew (the cluster is newer
-	// than this build), as plan's, explain's and simulate's exit 7.
-	statusSkew = 7
+	// than this build), as plan's, explain's and simulate's exit 8.
+	statusSkew = 8
 )
 
 // The condition types and reasons the example controller's companion mode
@@ -127,7 +127,7 @@ const statusExitCodes = `Exit codes (rollout status):
   4  the progress deadline passed, as measured by this command
   5  --timeout passed
   6  waiting for approval after a wave (rollout approve NAMESPACE/NAME)
-  7  template skew: the newest ControllerRevision holds template fields this
+  8  template skew: the newest ControllerRevision holds template fields this
      build does not know (the cluster is newer than dsplan); upgrade dsplan
 `
 
