@@ -75,7 +75,7 @@ func runExplain(inv *invocation, pos []string) error {
 		explainOne(stdout, l, r, node, inv.opts.program())
 	}
 	// A plan's other errors are printed and leave the exit code alone; a
-	// template skew makes it 7, as plan's and simulate's.
+	// template skew makes it 8, as plan's and simulate's.
 	return skewFailures(results)
 }
 
