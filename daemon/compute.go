@@ -63,6 +63,14 @@ import (
 // and the status). Every input, selector, policy and budget error matches
 // ErrInvalidInput (errors.Is); a collision and a missing node do not.
 //
+// Template skew: when the revision history holds fields of the pod
+// template this build's types do not know (a cluster newer than the
+// build; see rollout.TemplateSkewError), Compute stops at StageHistory
+// with a *rollout.TemplateSkewError (errors.Is rollout.ErrTemplateSkew) and
+// a plan that asks for nothing: Plan.TemplateSkew is the same cause, Status
+// the stored status. It never plans a revision, or judges a pod, by a
+// template it knows only in part.
+//
 // Compute modifies none of its arguments. Plans share the caller's pods and
 // revisions where documented (Deletes, Adopt, Release, ...); new objects
 // (created pods and revisions, updated revisions) belong to the plan.
@@ -110,6 +118,14 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	// current revisions, which is rare: they are named below, once the
 	// claim has found them.
 	hist, err := rollout.ConstructHistory(ds, revClaims.Claimed, revisions, nil)
+	var skew *rollout.TemplateSkewError
+	if errors.As(err, &skew) {
+		// The template cannot be matched to its revision: no revision,
+		// pod or status write, not even an adoption of a revision.
+		plan.TemplateSkew = skew
+		plan.Status = *ds.Status.DeepCopy()
+		return plan, NewError(ds, StageHistory, err)
+	}
 	plan.History = hist.Plan
 	plan.History.Adopt, plan.History.Release = revClaims.Adopt, revClaims.Release
 	if err != nil {

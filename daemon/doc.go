@@ -160,6 +160,15 @@
 // template metadata collide, bump the collision count and give every pod
 // a new hash, faithfully to upstream (see rollout.ConstructHistory).
 //
+// A revision that does not match because this build is older than the
+// cluster is not planned over: when the newest claimed revision's data
+// holds pod template fields this build's k8s.io/api types do not know,
+// the template Compute decoded has lost them, so Compute plans nothing
+// and says why (Plan.TemplateSkew, a *rollout.TemplateSkewError), rather
+// than create a revision kube-controller-manager never wrote and judge
+// every pod by a hash it never labels pods with. A cluster of the build's
+// own minor never trips it; the zero-value options stay upstream's.
+//
 // # Around the planner
 //
 // Sub-packages answer the questions next to a sync: daemon/whatif, for

@@ -33,8 +33,9 @@ const (
 	// Invalid input.
 	StagePolicy Stage = "rollout policy"
 	// StageHistory: the revision history failed; a revision name collision
-	// (a *rollout.CollisionError) is the cluster's state, not invalid
-	// input.
+	// (a *rollout.CollisionError) and a template skew (a
+	// *rollout.TemplateSkewError: the cluster is newer than this build) are
+	// the cluster's state, not invalid input.
 	StageHistory Stage = "revision history"
 	// StageRollingUpdate: the rolling-update step failed: an invalid
 	// maxSurge or maxUnavailable (a *field.Error, invalid input), or a
@@ -51,7 +52,7 @@ const (
 //
 // The cause names the field or the fact (a *field.Error, several joined, a
 // *selector.Error, a *DuplicateNodeError, a *rollout.CollisionError, a
-// *rollout.MissingNodeError), never the DaemonSet: the packages the planner
+// *rollout.TemplateSkewError, a *rollout.MissingNodeError), never the DaemonSet: the packages the planner
 // calls report fields, and the DaemonSet is named here alone. A caller
 // that already knows which DaemonSet it is about (an event on the object,
 // a log line with its key) prints Message; errors.As recovers the Error,

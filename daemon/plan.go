@@ -162,6 +162,17 @@ type Plan struct {
 	RequeueAfter time.Duration
 	// FailedPodBackoff is the backoff state to pass to the next Compute.
 	FailedPodBackoff Backoff
+	// TemplateSkew, when non-nil, is why the plan asks for nothing: the
+	// DaemonSet's newest ControllerRevision holds fields of the pod
+	// template this build's k8s.io/api types do not know (the cluster is
+	// newer than the build), so the template it decoded cannot be matched
+	// to the revision kube-controller-manager recorded for it (see
+	// rollout.TemplateSkewError for the identity rule). Compute returns
+	// the same value as the cause of its *Error (StageHistory). A
+	// controller holds the DaemonSet (deletes, creates and revision writes)
+	// until it is upgraded; nothing else in the plan is set but Status (the
+	// stored one) and FailedPodBackoff.
+	TemplateSkew *rollout.TemplateSkewError
 	// ReadOut says where each node stands: its pods judged, its hold and
 	// its wave under the policy. nil unless Options.ReadOut asks for it,
 	// and when the plan is skipped or stops at an error before the pods

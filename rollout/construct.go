@@ -108,6 +108,14 @@ type claimedRevision struct {
 //     differs from the kept one's is relabelled.
 //  5. The current revision's number is raised to max(old)+1 when lower.
 //
+// Before rules 3 to 5, when the newest claimed revision (highest revision
+// number, ties: the lowest name) does not match, its data is decoded
+// strictly: when it holds pod template fields this build's types do not
+// know, the result is a *TemplateSkewError (errors.Is ErrTemplateSkew)
+// with the zero History, nothing of the history to write (see
+// TemplateSkewError for the identity rule). Upstream never meets such data
+// from its own types; a build older than the cluster does.
+//
 // Details:
 //   - max(old) is the highest revision number of Old, or 0 when Old is
 //     empty or holds only numbers below 0.
@@ -146,11 +154,12 @@ type claimedRevision struct {
 // does too; the CollisionError's Diff (or DiffRevision) names the
 // differing path, here spec.template.metadata.creationTimestamp.
 //
-// nil ds returns ErrNilDaemonSet; an error of Patch(ds) or a duplicate
-// name is returned with the zero History. It modifies nothing: Create and
+// nil ds returns ErrNilDaemonSet; an error of Patch(ds), a duplicate
+// name or a template skew is returned with the zero History. It modifies nothing: Create and
 // Update hold new objects, Delete, Relabel and Current (when unchanged)
 // the caller's pointers. It costs O(r log r + p log p) for r revisions and p pods, plus
-// one encoding of ds and, when no revision is current, one ComputeHash.
+// one encoding of ds, when no revision is current one ComputeHash, and when
+// the newest revision does not match one strict decoding of its data.
 func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv1.ControllerRevision, pods []*corev1.Pod) (History, error) {
 	if ds == nil {
 		return History{}, ErrNilDaemonSet
@@ -166,7 +175,11 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 	}
 	var current, old []claimedRevision
 	var h History
+	var newest *appsv1.ControllerRevision // highest number, ties: lowest name (revs is in name order)
 	for _, r := range revs {
+		if newest == nil || r.Revision > newest.Revision {
+			newest = r
+		}
 		cr := claimedRevision{orig: r, eff: r}
 		if _, ok := r.Labels[hashLabel]; !ok {
 			cr.eff = r.DeepCopy()
@@ -179,6 +192,16 @@ func ConstructHistory(ds *appsv1.DaemonSet, claimed, namespaceRevisions []*appsv
 			current = append(current, cr)
 		} else {
 			old = append(old, cr)
+		}
+	}
+
+	if newest != nil && !bytes.Equal(patch, newest.Data.Raw) {
+		// The newest revision is not this template: either the template
+		// changed (a new revision, or an older one raised), or this build
+		// dropped fields of it (see TemplateSkewError). Only then is a
+		// revision decoded.
+		if skew := templateSkew(newest); skew != nil {
+			return History{}, skew
 		}
 	}
 

@@ -89,6 +89,9 @@ func fuzzHistoryInput(t *testing.T, image, cc uint8, spec []byte) (*appsv1.Daemo
 	for _, img := range images {
 		data = append(data, histData(t, histDS("registry.example/agent:"+img)))
 	}
+	// The template plus a field this build does not know: a template skew
+	// when it is the newest claimed revision.
+	data = append(data, withField(t, data[0], "x", "spec", "futureField"))
 	newName := "agent-" + rollout.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 	revNames := []string{newName, "agent-a", "agent-b", "agent-c"}
 	hashes := []string{"a", "b", "", "x"}
@@ -138,7 +141,8 @@ func fuzzHistoryInput(t *testing.T, image, cc uint8, spec []byte) (*appsv1.Daemo
 
 // FuzzConstructHistory checks ConstructHistory's invariants on generated
 // inputs: no panic; Current set exactly when there is no error; a
-// collision comes with the bumped count and nothing else current; the hash
+// collision comes with the bumped count and nothing else current; a
+// template skew with the zero History; the hash
 // is Current's label; a revision both updated and deleted only gains its
 // missing hash label; Create is
 // Current; output slices sorted as documented; the current revision's
@@ -151,6 +155,9 @@ func FuzzConstructHistory(f *testing.F) {
 	f.Add(uint8(1), uint8(1), []byte{0x00, 0x60, 0x40, 0x02, 0x01, 0x00, 0x00, 0x20})
 	f.Add(uint8(0), uint8(5), []byte{0x01, 0x00, 0x40, 0x08, 0x02, 0x01, 0x41, 0x08, 0x03, 0x02, 0x22, 0x08, 0x80, 0x00, 0x00, 0x03, 0x81, 0x02, 0x01, 0x07})
 	f.Add(uint8(3), uint8(2), []byte{0x00, 0x40, 0x40, 0x01, 0x00, 0x40, 0x40, 0x03})
+	// One claimed revision holding the template plus an unknown field: a
+	// template skew.
+	f.Add(uint8(2), uint8(0), []byte{0x01, 0x70, 0x60, 0x08})
 	f.Fuzz(func(t *testing.T, image, cc uint8, spec []byte) {
 		ds, claimed, inNS, pods := fuzzHistoryInput(t, image, cc, spec)
 		before := []any{ds.DeepCopy(), deepCopyRevisions(claimed), deepCopyRevisions(inNS), deepCopyPods(pods)}
@@ -163,7 +170,17 @@ func FuzzConstructHistory(f *testing.F) {
 		}
 		var ce *rollout.CollisionError
 		var fe *field.Error
+		var skew *rollout.TemplateSkewError
 		switch {
+		case err != nil && errors.As(err, &skew):
+			// The newest claimed revision holds fields this build does not
+			// know: nothing is decided.
+			if diff := gocmp.Diff(rollout.History{}, h, rawBytes); diff != "" {
+				t.Fatalf("History with a template skew (-want +got):\n%s", diff)
+			}
+			if !slices.ContainsFunc(claimed, func(r *appsv1.ControllerRevision) bool { return r != nil && r.Name == skew.Revision }) {
+				t.Fatalf("skew %v names no claimed revision", skew)
+			}
 		case err != nil && errors.As(err, &fe):
 			// Duplicate names: nothing else is decided.
 			if fe.Type != field.ErrorTypeDuplicate {

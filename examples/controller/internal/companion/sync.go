@@ -104,7 +104,7 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 	if r == nil {
 		return err
 	}
-	if done, err := c.planRollout(r, &found); done {
+	if done, err := c.planRollout(ctx, r, &found); done {
 		return err
 	}
 	if err := c.judge(r); err != nil {
@@ -190,8 +190,9 @@ func (c *Companion) refuse(ctx context.Context, key string, ds *appsv1.DaemonSet
 
 // planRollout reads the caches and computes r's plan. It returns done
 // (with the sync's error) when there is nothing more to do: an invalid
-// spec (a warning), a plan skipped or without a revision.
-func (c *Companion) planRollout(r *rolloutSync, found *syncer.SyncFacts) (done bool, err error) {
+// spec (a warning), a template skew (a warning and conditions, holdSkew),
+// a plan skipped or without a revision.
+func (c *Companion) planRollout(ctx context.Context, r *rolloutSync, found *syncer.SyncFacts) (done bool, err error) {
 	// The expectations are read before the pods: once satisfied, every
 	// delete they waited for is in the pod cache (the informer updates
 	// its store before its handlers observe the delete), so the pods
@@ -214,6 +215,11 @@ func (c *Companion) planRollout(r *rolloutSync, found *syncer.SyncFacts) (done b
 	})
 	plan, computeErr := c.Plan(r.key, r.ro.DaemonSet, nodes, pods, r.opts)
 	if computeErr != nil {
+		if syncer.IsTemplateSkew(computeErr) {
+			// The cluster is newer than this build: no pod can be judged.
+			found.Invalid = true
+			return true, c.holdSkew(ctx, r, computeErr)
+		}
 		if syncer.IsInvalidSpec(computeErr) {
 			found.Invalid = true
 			c.Warn(r.key, r.ds, "InvalidSpec", syncer.MessageOf(computeErr))

@@ -28,6 +28,17 @@ import (
 // A DaemonSet that Compute rejects as invalid gets one Warning event per
 // spec (UID and generation) and is not requeued: the next change of the
 // DaemonSet, or of its pods, brings it back.
+//
+// A DaemonSet whose plan stops at a template skew (the cluster is newer
+// than this build: daemon.Plan.TemplateSkew) is held: nothing of it is
+// written (no pod created or deleted, no revision created, deleted,
+// relabelled or adopted, no status), so this build never fights the
+// revision history a newer controller wrote nor creates pods from a
+// template it knows only in part. It gets a Warning event
+// (syncer.ReasonTemplateSkew, once per spec and message), counts as
+// invalid in the sync metrics, and is not requeued: a change of the
+// DaemonSet, its pods or its revisions, or an upgraded controller's
+// start, plans it again.
 func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	start := c.Config.Clock.Now()
 	var found syncer.SyncFacts
@@ -76,7 +87,13 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		}
 	}
 	invalid := computeErr != nil && syncer.IsInvalidSpec(computeErr)
-	found.Invalid = invalid
+	// skewed: the cluster is newer than this build (daemon.Plan.TemplateSkew).
+	skewed := computeErr != nil && syncer.IsTemplateSkew(computeErr)
+	found.Invalid = invalid || skewed
+	if skewed {
+		c.Warn(key, ds, syncer.ReasonTemplateSkew, syncer.TemplateSkewMessage(computeErr)+
+			"; the DaemonSet is held: no pod, revision or status is written until it plans again")
+	}
 	if invalid {
 		if c.state.markInvalid(key, specVersion{uid: ds.UID, generation: ds.Generation}) {
 			c.Recorder.Event(ds, corev1.EventTypeWarning, "InvalidSpec", syncer.MessageOf(computeErr))
@@ -86,7 +103,11 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 		c.state.clearInvalid(key)
 	}
 
-	out := c.execute(ctx, key, ds, plan, satisfied)
+	var out outcome
+	if !skewed {
+		// A skewed plan asks for nothing; it is not carried out at all.
+		out = c.execute(ctx, key, ds, plan, satisfied)
+	}
 	if satisfied && computeErr == nil && plan.Skip == daemon.SkipNone {
 		// A plan that failed or skipped carries no backoff decisions;
 		// some failed plans carry none at all, and must not wipe it.
@@ -122,7 +143,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 	)
 
 	switch {
-	case invalid:
+	case invalid || skewed:
 		if len(out.errs) > 0 {
 			return fmt.Errorf("daemonset %q: %w", key, errors.Join(out.errs...))
 		}

@@ -27,7 +27,8 @@ const (
 type SyncFacts struct {
 	// Gone: the key names no DaemonSet of the cache (or is malformed).
 	Gone bool
-	// Invalid: the spec or the rollout annotations cannot be planned.
+	// Invalid: the spec or the rollout annotations cannot be planned, or
+	// this build cannot plan the template (a template skew, IsTemplateSkew).
 	Invalid bool
 	// Waiting: the expectations were not satisfied; no pod was created or
 	// deleted.

@@ -61,7 +61,10 @@ func runExplain(inv *invocation, pos []string) error {
 		for _, r := range results {
 			out.DaemonSets = append(out.DaemonSets, explainOneJSON(l, r, node, inv.opts.program()))
 		}
-		return writeData(inv.stdout, "json", out)
+		if err := writeData(inv.stdout, "json", out); err != nil {
+			return err
+		}
+		return skewFailures(results)
 	}
 	stdout := inv.stdout
 	l.header(stdout)
@@ -71,7 +74,9 @@ func runExplain(inv *invocation, pos []string) error {
 		fmt.Fprintln(stdout)
 		explainOne(stdout, l, r, node, inv.opts.program())
 	}
-	return nil
+	// A plan's other errors are printed and leave the exit code alone; a
+	// template skew makes it 8, as plan's and simulate's.
+	return skewFailures(results)
 }
 
 // describeNode prints what placement reads of a node.
@@ -392,6 +397,10 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node, program str
 			msg += ", available at " + u.AvailableAt.Format(time.RFC3339) + " if it stays ready"
 		}
 		fmt.Fprintf(w, "  counted unavailable: %s\n", msg)
+	}
+	if r.skewed() {
+		fmt.Fprintf(w, "  plan: warning: %s; no plan\n", r.plan.TemplateSkew)
+		return
 	}
 	if r.err != nil {
 		fmt.Fprintf(w, "  plan: error: %s\n", r.errText())

@@ -132,6 +132,14 @@ func TestGolden(t *testing.T) {
 		{name: "bad-no-daemonset", args: []string{"plan", "-f", "-"}, stdin: "nodes-only.yaml"},
 		{name: "bad-compute", args: []string{"plan", "-f", in + "bad-budget.yaml"}},
 		{name: "bad-compute-json", args: []string{"plan", "-o", "json", "-f", in + "bad-budget.yaml"}},
+		// Template skew: exit 8. A capture of a cluster newer than this
+		// build, whose newest revision of kube-proxy holds a template
+		// field this build does not know; the capture without it plans
+		// (capture-yaml).
+		{name: "skew-plan", args: []string{"plan", "-f", in + "kubectl-capture-skew.yaml"}},
+		{name: "skew-plan-json", args: []string{"plan", "-o", "json", "-f", in + "kubectl-capture-skew.yaml"}},
+		{name: "skew-explain", args: []string{"explain", "w-1", "-f", in + "kubectl-capture-skew.yaml"}},
+		{name: "skew-simulate", args: []string{"simulate", "-f", in + "kubectl-capture-skew.yaml"}},
 		// Usage: exit 2.
 		{name: "usage-command", args: []string{"apply"}},
 		{name: "usage-flag", args: []string{"plan", "--kubeconfig", "x"}},

@@ -191,16 +191,16 @@ func computeAll(l *loaded, burst int, pf *policyFlags) ([]result, error) {
 }
 
 // failures returns an input error naming the DaemonSets whose Compute
-// failed.
+// failed, or, when every failure is a template skew, skewFailures' error.
 func failures(results []result) error {
 	var bad []string
 	for _, r := range results {
-		if r.err != nil {
+		if r.err != nil && !r.skewed() {
 			bad = append(bad, r.name)
 		}
 	}
 	if len(bad) == 0 {
-		return nil
+		return skewFailures(results)
 	}
 	return &inputError{fmt.Errorf("no plan for %s (see above)", strings.Join(bad, ", "))}
 }
@@ -214,6 +214,10 @@ func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool,
 	}
 	if d := r.rollout.describe(); d != "" {
 		fmt.Fprintf(w, "%s: %s\n", r.name, d)
+	}
+	if r.skewed() {
+		fmt.Fprintln(w, skewWarning(r.name, r.plan.TemplateSkew, "plan"))
+		return nil
 	}
 	if r.err != nil {
 		fmt.Fprintf(w, "DaemonSet %s: error: %s\n", r.name, r.errText())

@@ -20,6 +20,11 @@ const (
 	// hit --max-steps): the cluster's trouble holds the rollout, or a
 	// health gate stops it.
 	exitBlocked = 3
+	// exitSkew: a DaemonSet's plan stopped at a template skew
+	// (daemon.Plan.TemplateSkew): its newest ControllerRevision holds
+	// fields of the pod template this build does not know. It comes after
+	// rollout status's own codes, and means the same there.
+	exitSkew = 8
 )
 
 // exitCodes is the paragraph every help text ends with.
@@ -34,6 +39,9 @@ const exitCodes = `Exit codes:
      pods) holds a simulation, not the rollout (--assume-ready NODE or
      --exclude-not-ready shows the rollout that would follow); or a health
      gate stops it, on a pod of the new revision that fails
+  8  template skew (plan, explain, simulate): a DaemonSet's newest
+     ControllerRevision holds template fields this build does not know (the
+     cluster is newer than dsplan): no plan for it; upgrade dsplan
 `
 
 // usageError is a mistake on the command line (exit 2).

@@ -113,11 +113,14 @@ func runSimulate(inv *invocation, pos []string) error {
 	}
 	var reports []*simReport
 	var failed, blocked, gated []string
+	var skewed []*skewedError
 	for _, name := range l.names {
 		rep, err := simulateOne(l, name, inv.common.burst, sf, &inv.policy)
 		var ue *usageError
 		var ie *inputError
 		switch {
+		case addSkewed(&skewed, err):
+			continue
 		case errors.As(err, &ue) || errors.As(err, &ie):
 			return err
 		case err != nil:
@@ -147,6 +150,7 @@ func runSimulate(inv *invocation, pos []string) error {
 		}
 	} else {
 		l.header(stdout)
+		printSkewed(stdout, skewed)
 		for _, r := range reports {
 			fmt.Fprintln(stdout)
 			r.print(stdout)
@@ -172,6 +176,9 @@ func runSimulate(inv *invocation, pos []string) error {
 	}
 	if len(failed) > 0 {
 		return &inputError{fmt.Errorf("%s did not converge", strings.Join(failed, ", "))}
+	}
+	if len(skewed) > 0 {
+		return skewedExit(skewed)
 	}
 	var errs []error
 	if len(gated) > 0 {
@@ -300,6 +307,9 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 		if cl, rep.excluded, err = simulate.Assume(cl, sf.assume); err != nil {
 			return nil, &usageError{"--assume-ready: " + strings.TrimPrefix(err.Error(), "assume ready: ")}
 		}
+	}
+	if skew := templateSkew(cl); skew != nil {
+		return nil, &skewedError{name: name, skew: skew} // nothing to simulate
 	}
 	rep.delays = chooseDelays(sf, learnDelays(in.DaemonSet, in.Pods))
 	rep.delays.minReady = time.Duration(cl.DaemonSet.Spec.MinReadySeconds) * time.Second

@@ -22,6 +22,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
+	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // The exit codes of "rollout status", after dsplan's 0, 1 and 2.
@@ -42,6 +43,9 @@ const (
 	// statusWaiting: the rollout waits for a person's approval after a
 	// wave (progressive.HoldApproval); rollout approve gives it.
 	statusWaiting = 6
+	// statusSkew: the plan stops at a template skew (the cluster is newer
+	// than this build), as plan's, explain's and simulate's exit 8.
+	statusSkew = 8
 )
 
 // The condition types and reasons the example controller's companion mode
@@ -123,6 +127,8 @@ const statusExitCodes = `Exit codes (rollout status):
   4  the progress deadline passed, as measured by this command
   5  --timeout passed
   6  waiting for approval after a wave (rollout approve NAMESPACE/NAME)
+  8  template skew: the newest ControllerRevision holds template fields this
+     build does not know (the cluster is newer than dsplan); upgrade dsplan
 `
 
 // statusFlags are the flags of "rollout status" (the kubeconfig flags are
@@ -323,7 +329,10 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 	}
 	now := w.clock()
 	a, err := assess(ds, nodes, pods, revs, now)
-	if err != nil {
+	switch {
+	case errors.Is(err, rollout.ErrTemplateSkew):
+		return statusSkew, err.Error(), true
+	case err != nil:
 		return statusError, err.Error(), true
 	}
 	r, plan, j, hold := a.rollout, a.plan, a.judged, a.hold

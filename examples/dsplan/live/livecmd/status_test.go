@@ -55,9 +55,11 @@ func TestJudge(t *testing.T) {
 	blocked := appsv1.DaemonSetCondition{Type: conditionBlocked, Status: corev1.ConditionTrue, Reason: "NewRevisionUnavailable",
 		Message: "no node became updated and available for 5m0s: the new revision is not becoming available on a-1"}
 	tests := []struct {
-		name     string
-		ds       *appsv1.DaemonSet
-		pods     func(*appsv1.DaemonSet) []*corev1.Pod
+		name string
+		ds   *appsv1.DaemonSet
+		pods func(*appsv1.DaemonSet) []*corev1.Pod
+		// revs are the revisions; none when nil.
+		revs     func(*appsv1.DaemonSet) []*appsv1.ControllerRevision
 		deadline time.Duration
 		// started is how long before now rollout status started; resumed,
 		// when not zero, how long before now it last saw the rollout
@@ -122,6 +124,12 @@ func TestJudge(t *testing.T) {
 		{name: "invalid annotations", ds: base(map[string]string{progressive.AnnotationPartition: "x"}),
 			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds) },
 			wantDone: true, wantCode: statusError, want: []string{"metadata.annotations[rollout.daemonplan.io/partition]"}},
+		{name: "a template skew: the newest revision holds a field this build does not know", ds: base(annotated),
+			pods: func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds) },
+			revs: func(ds *appsv1.DaemonSet) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{daemontest.NewerRevision(ds, 2, "futureField", "x")}
+			},
+			wantDone: true, wantCode: statusSkew, want: []string{"this build does not know fields of this DaemonSet's template (spec.template.spec.futureField", "upgrade daemonplan"}},
 		{name: "being deleted", ds: func() *appsv1.DaemonSet {
 			ds := base(annotated)
 			ds.DeletionTimestamp = &metav1.Time{Time: now}
@@ -137,7 +145,11 @@ func TestJudge(t *testing.T) {
 				w.resumed = now.Add(-tt.resumed)
 			}
 			before := tt.ds.DeepCopy()
-			code, msg, done := w.judge(tt.ds, nodes, tt.pods(tt.ds), nil)
+			var revs []*appsv1.ControllerRevision
+			if tt.revs != nil {
+				revs = tt.revs(tt.ds)
+			}
+			code, msg, done := w.judge(tt.ds, nodes, tt.pods(tt.ds), revs)
 			if done != tt.wantDone || (done && code != tt.wantCode) {
 				t.Fatalf("judge() = %d, %q, done %v; want %d, done %v\nprinted: %s", code, msg, done, tt.wantCode, tt.wantDone, out.String())
 			}
