@@ -24,8 +24,9 @@ const (
 	// ReasonComplete once the rollout is complete under the policy; False
 	// while it is paused (ReasonPaused), stopped at its progress deadline
 	// (ReasonProgressDeadlineExceeded) or by a health gate
-	// (ReasonHealthGateFailed), or when the rollout annotations cannot be
-	// planned (syncer.ReasonInvalidAnnotations,
+	// (ReasonHealthGateFailed), while an annotation names nothing of the
+	// cluster (ReasonUnresolvedReference), or when the rollout annotations
+	// cannot be planned (syncer.ReasonInvalidAnnotations,
 	// syncer.ReasonSurgeUnsupported). Its message says where the rollout
 	// is and ends with "(generation N)", the DaemonSet generation it
 	// describes.
@@ -37,7 +38,10 @@ const (
 	// for an approval or a window is not a pause.
 	ConditionPaused appsv1.DaemonSetConditionType = "RolloutPaused"
 	// ConditionBlocked is True from the moment the rollout stops itself
-	// until it is resumed, and False otherwise. Its reason is the cause:
+	// until it is resumed, and while an annotation names something the
+	// cluster does not have (ReasonUnresolvedReference, until the
+	// annotation or the cluster changes), and False otherwise. Its reason
+	// is the cause:
 	// ReasonHealthGateFailed (the message names the signals, pods and
 	// nodes), or at the progress deadline where the nodes stand
 	// (ReasonNewRevisionUnavailable, ReasonNodesNotReady,
@@ -71,6 +75,11 @@ const (
 	ReasonHealthGateFailed   = string(progressive.HoldHealthGate)
 	ReasonWaitingForApproval = string(progressive.HoldApproval)
 	ReasonOutsideWindow      = string(progressive.HoldWindow)
+	// ReasonUnresolvedReference is RolloutBlocked's, Stalled's and
+	// RolloutProgressing's (False) while an annotation names something the
+	// cluster does not have (progressive.HoldUnresolved): the message
+	// names the key, the value and what there is.
+	ReasonUnresolvedReference = string(progressive.HoldUnresolved)
 	// ReasonRollingBack is Reconciling's and Stalled's while on-failure
 	// rollback writes the previous revision's template back: a rollout
 	// under way again, not a stalled one.

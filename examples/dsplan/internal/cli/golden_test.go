@@ -114,6 +114,11 @@ func TestGolden(t *testing.T) {
 		{name: "annotated-explain-json", args: []string{"explain", "-o", "json", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
 		{name: "annotated-bad", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
 		{name: "annotated-bad-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
+		// Issue 37 §1: a pause-after naming no wave holds at once, named
+		// with the waves there are (before: "gates: pause after
+		// us-east-1z", exit 0, a rollout through every node).
+		{name: "annotated-pause-after-typo-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-pause-after-typo.yaml"}},
+		{name: "annotated-pause-after-typo-explain", args: []string{"explain", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-pause-after-typo.yaml"}},
 		{name: "usage-annotated-order-values", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "--order-values", "us-east-1c"}},
 		// §6: the command people expect.
 		{name: "help", args: []string{"help"}},
