@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// Defaults returns a copy of ds with the defaults kube-apiserver v1.36
+// Defaults returns a copy of ds with the defaults kube-apiserver v1.37
 // (feature gates at their defaults) fills in when it decodes an apps/v1
 // DaemonSet, before it validates and stores it; a nil ds gives nil. It
 // modifies nothing. The defaults, each applied only to an unset field:

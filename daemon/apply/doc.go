@@ -1,6 +1,6 @@
 // Package apply computes the DaemonSet the API server stores when a
 // manifest is written to it: the defaults it fills in (Defaults, as
-// kube-apiserver v1.36 defaults an apps/v1 DaemonSet and its pod
+// kube-apiserver v1.37 defaults an apps/v1 DaemonSet and its pod
 // template), and what a create or an update does to the object (Create,
 // Update): its identity, generation, template generation and status. It
 // performs no I/O.

@@ -1,4 +1,4 @@
-// Package validation answers what the Kubernetes API server (v1.36, feature
+// Package validation answers what the Kubernetes API server (v1.37, feature
 // gates at their defaults) rejects when a DaemonSet is created: Validate
 // returns its field errors, with the API server's paths and messages. It
 // performs no I/O.

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Validate returns what the API server (v1.36, feature gates at their
+// Validate returns what the API server (v1.37, feature gates at their
 // defaults) answers when ds is created: the field errors of its DaemonSet
 // validation, in the order it reports them, each with the API server's path
 // and message. An empty list means the API server would accept ds as far as

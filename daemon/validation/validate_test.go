@@ -16,7 +16,7 @@ import (
 )
 
 // validateCase is one DaemonSet and the API server's answer to creating
-// it. The wanted texts are kube-apiserver v1.36.3's own validation's
+// it. The wanted texts are kube-apiserver v1.37.2's own validation's
 // (apps/v1 defaults, conversion, ValidateDaemonSet) on the same objects:
 // the conformance tool daemon/validation/oracle checks them (see
 // TestValidateCasesFile).

@@ -1,6 +1,6 @@
 module github.com/daemonplan/daemonplan/examples/image
 
-go 1.26.0
+go 1.26.7
 
 require (
 	github.com/google/go-cmp v0.7.0

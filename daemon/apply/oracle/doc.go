@@ -1,5 +1,5 @@
 // Package oracle checks package daemon/apply against kube-apiserver
-// v1.36.3's own code: its defaulting (SetObjectDefaults_DaemonSet through
+// v1.37.2's own code: its defaulting (SetObjectDefaults_DaemonSet through
 // the scheme), the conversion to the internal type and back, and its
 // create strategy, on hand-written manifests of real node agents and on
 // thousands of generated ones (go test). It is a module of its own

@@ -1,6 +1,6 @@
 // Command oracle is a conformance tool, not an example: it checks the
 // wanted messages of daemon/validation's tests against kube-apiserver
-// v1.36.3's own DaemonSet validation. It reads, on stdin, a JSON array of
+// v1.37.2's own DaemonSet validation. It reads, on stdin, a JSON array of
 // cases {"name", "daemonSet" (apps/v1), "want" (error texts)}, applies the
 // API server's defaults, converts each DaemonSet to the internal type and
 // validates it as a create, and reports every case whose errors differ
