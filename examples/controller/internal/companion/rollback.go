@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -58,6 +59,7 @@ func (c *Companion) onFailure(ctx context.Context, r *rolloutSync, errs *syncer.
 		}
 	}
 	if err != nil {
+		r.rollbackConflict = apierrors.IsConflict(err)
 		c.Metrics.ActionErrors.WithLabelValues("rollback").Inc()
 		errs.Add(fmt.Errorf("on-failure rollback to %s: %w", to, err))
 		r.rollback = fmt.Sprintf("on-failure rollback to %s failed (retried): %v", to, err)

@@ -67,6 +67,9 @@ type rolloutSync struct {
 	// template back in this sync (r.rolledBack is the outcome it
 	// recorded); the plan, of the template before, is not acted on.
 	rollingBack bool
+	// rollbackConflict: on-failure rollback's write met a conflict; this
+	// sync writes nothing else and is retried.
+	rollbackConflict bool
 }
 
 // paused reports whether the paused annotation pauses r.
@@ -136,12 +139,18 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 
 	var errs syncer.ErrorList
 	c.onFailure(ctx, r, &errs)
-	recorded := c.writeOutcome(ctx, r, &errs)
-	deleted := 0
-	if recorded && r.mayDelete() {
-		deleted = c.deleteOldPods(ctx, r, &errs)
+	deleted, written := 0, false
+	if !r.rollbackConflict {
+		recorded := c.writeOutcome(ctx, r, &errs)
+		if recorded && r.mayDelete() {
+			deleted = c.deleteOldPods(ctx, r, &errs)
+		}
+		written = c.report(ctx, r, recorded, &errs)
 	}
-	written := c.report(ctx, r, recorded, &errs)
+	// A rollback refused by a conflict (kube-controller-manager wrote the
+	// status meanwhile) is retried on the fresh object by the error's
+	// requeue, before anything else is written: a recorded pause or its
+	// conditions would only say, for a moment, what the rollback undoes.
 
 	if !r.satisfied {
 		c.Queue.AddAfter(key, c.Config.ExpectationsTimeout)
