@@ -60,6 +60,11 @@ type Annotations struct {
 	// last rolled back from on failure, "" when absent. A controller never
 	// rolls back to it, so that two failing revisions do not alternate.
 	RolledBackFrom string
+	// Outcome is outcome: what a rollout came to that holds until a
+	// person acts (a controller's own pause, a rollback), recorded by a
+	// controller; nil when absent. Whether it still holds is
+	// Outcome.Holds.
+	Outcome *Outcome
 }
 
 // Strategy returns the update strategy to plan ds's rollouts with under a

@@ -117,6 +117,24 @@ func TestParseAnnotationsGates(t *testing.T) {
 		{name: "rolled-back-from empty", in: map[string]string{pfx + "rolled-back-from": ""}, wantErr: []*field.Error{invalid(pfx+"rolled-back-from", "")}},
 		{name: "rolled-back-from not a hash", in: map[string]string{pfx + "rolled-back-from": "a/b"}, wantErr: []*field.Error{invalid(pfx+"rolled-back-from", "a/b")}},
 
+		// outcome, a controller's record.
+		{name: "outcome of a health gate", in: map[string]string{pfx + "outcome": `{"reason":"HealthGateFailed","revision":"57b66bf88d","paused":null}`},
+			want: &progressive.Annotations{Outcome: &progressive.Outcome{Reason: progressive.OutcomeHealthGateFailed, Revision: "57b66bf88d"}}},
+		{name: "outcome of a rollback", in: map[string]string{pfx + "outcome": `{"reason":"RolledBack","revision":"aaa","paused":"false","from":"bbb","by":"on-failure","why":"health gate failed"}`},
+			want: &progressive.Annotations{Outcome: &progressive.Outcome{Reason: progressive.OutcomeRolledBack, Revision: "aaa", Paused: ptr("false"), From: "bbb", By: progressive.RolledBackOnFailure, Why: "health gate failed"}}},
+		{name: "outcome not JSON", in: map[string]string{pfx + "outcome": "[paused=unset revision=57b66bf88d]"},
+			wantErr: []*field.Error{invalid(pfx+"outcome", "[paused=unset revision=57b66bf88d]")}, wantDetail: "must be the JSON a controller writes"},
+		{name: "outcome with an unknown reason", in: map[string]string{pfx + "outcome": `{"reason":"Exploded","revision":"aaa"}`},
+			wantErr: []*field.Error{invalid(pfx+"outcome", `{"reason":"Exploded","revision":"aaa"}`)}, wantDetail: "reason: must be"},
+		{name: "outcome with an unknown field", in: map[string]string{pfx + "outcome": `{"reason":"HealthGateFailed","revision":"aaa","extra":1}`},
+			wantErr: []*field.Error{invalid(pfx+"outcome", `{"reason":"HealthGateFailed","revision":"aaa","extra":1}`)}, wantDetail: "unknown field"},
+		{name: "outcome without a revision", in: map[string]string{pfx + "outcome": `{"reason":"HealthGateFailed"}`},
+			wantErr: []*field.Error{invalid(pfx+"outcome", `{"reason":"HealthGateFailed"}`)}, wantDetail: "revision: must be a revision hash"},
+		{name: "outcome of a rollback by nobody", in: map[string]string{pfx + "outcome": `{"reason":"RolledBack","revision":"aaa","from":"bbb"}`},
+			wantErr: []*field.Error{invalid(pfx+"outcome", `{"reason":"RolledBack","revision":"aaa","from":"bbb"}`)}, wantDetail: "by: must be"},
+		{name: "outcome of a rollback from nothing", in: map[string]string{pfx + "outcome": `{"reason":"RolledBack","revision":"aaa","by":"undo"}`},
+			wantErr: []*field.Error{invalid(pfx+"outcome", `{"reason":"RolledBack","revision":"aaa","by":"undo"}`)}, wantDetail: "from: must be a revision hash"},
+
 		// Misspelt keys.
 		{name: "a misspelt key says which it means", in: map[string]string{pfx + "pause-afer": "canary"},
 			wantErr: []*field.Error{invalid(pfx+"pause-afer", "canary")}, wantDetail: "did you mean rollout.daemonplan.io/pause-after?"},

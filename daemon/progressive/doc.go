@@ -37,6 +37,14 @@
 //     what it does on a health-gate failure (pause or roll back) is
 //     on-failure's.
 //
+// A controller of these rollouts reports them in status conditions whose
+// types and reasons are spelt here (ConditionProgressing and the
+// Reason* constants; WithGeneration and ConditionGeneration for the
+// generation a condition describes), so that the programs that read them
+// (kubectl dsplan, an Argo CD health check, kstatus) read one spelling.
+// What a rollout came to that holds until a person acts (a controller's
+// own pause, a rollback) is an Outcome, kept in AnnotationOutcome.
+//
 // A wave is one value of the policy's order label, the nodes a wave
 // barrier starts together (WavesOf lists them before a rollout starts);
 // the canary (canary, daemon.Canary) is a first wave of a few nodes,

@@ -165,5 +165,8 @@ func (a Annotations) formatGates(out map[string]string) error {
 	if a.RolledBackFrom != "" {
 		out[AnnotationRolledBackFrom] = a.RolledBackFrom
 	}
+	if a.Outcome != nil {
+		out[AnnotationOutcome] = a.Outcome.Format()
+	}
 	return nil
 }

@@ -108,6 +108,12 @@ const (
 	// controller when on-failure rolls a revision back: the revision hash
 	// it rolled back from.
 	AnnotationRolledBackFrom = AnnotationPrefix + "rolled-back-from"
+	// AnnotationOutcome is Annotations.Outcome, written by a controller
+	// (and by "kubectl dsplan rollout undo"), not by hand: what the
+	// rollout came to that holds until a person acts, as JSON (Outcome,
+	// ParseOutcome). A new template, or a change of AnnotationPaused
+	// ("kubectl dsplan rollout resume"), ends it.
+	AnnotationOutcome = AnnotationPrefix + "outcome"
 )
 
 // rolloutKeys are the keys, in the order errors and Format list them.
@@ -117,5 +123,5 @@ var rolloutKeys = []string{
 	AnnotationStrict, AnnotationWaveBake, AnnotationProgressDeadline,
 	AnnotationCanary, AnnotationPauseAfter, AnnotationApproved, AnnotationWindow,
 	AnnotationHealthGates, AnnotationMaxRestarts, AnnotationReadyTimeout,
-	AnnotationOnFailure, AnnotationRolledBackFrom,
+	AnnotationOnFailure, AnnotationRolledBackFrom, AnnotationOutcome,
 }

@@ -97,6 +97,12 @@ func (a *Annotations) setGate(k, v string) (*field.Error, bool) {
 			return invalid(msg)
 		}
 		a.RolledBackFrom = v
+	case AnnotationOutcome:
+		o, err := ParseOutcome(v)
+		if err != nil {
+			return invalid(err.Error())
+		}
+		a.Outcome = &o
 	default:
 		return nil, false
 	}

@@ -216,6 +216,14 @@ func TestHealthLua(t *testing.T) {
 			notPaused, notBlocked), want: "Progressing", wantMsg: "observe generation 3"},
 		{name: "companion: invalid annotations", ds: ds(appsv1.OnDeleteDaemonSetStrategyType, ann, settled,
 			c("RolloutProgressing", "False", "InvalidAnnotations", "no pod is replaced: metadata.annotations[x] (generation 3)")), want: "Degraded"},
+		// The finding 2: a rolled-back change read as Healthy once
+		// the restored revision was complete.
+		{name: "companion: rolled back", ds: ds(appsv1.OnDeleteDaemonSetStrategyType, ann, settled,
+			c("RolloutProgressing", "False", "RolledBack", "rolled back from revision 5 (h5) to revision 6 (h4) by on-failure: rollback (health gate failed: CrashLoopBackOff on pod agent-x); 4/4 nodes updated (generation 3)"),
+			notPaused, notBlocked, c("Stalled", "True", "RolledBack", "rolled back")), want: "Degraded", wantMsg: "rolled back from revision 5 (h5) to revision 6 (h4)"},
+		{name: "companion: a completed revision's pods fail: not Degraded", ds: ds(appsv1.OnDeleteDaemonSetStrategyType, ann, settled,
+			c("RolloutProgressing", "True", "PodsFailing", "the rollout to revision 6 (h4) completed, and pods of it now fail (generation 3)"),
+			notPaused, notBlocked), want: "Progressing", wantMsg: "pods of it now fail"},
 		{name: "companion: no status at all", ds: ds(appsv1.OnDeleteDaemonSetStrategyType, ann, appsv1.DaemonSetStatus{}), want: "Progressing"},
 	}
 	for _, tt := range tests {

@@ -180,6 +180,12 @@ func TestCompanionWindow(t *testing.T) {
 // RolledBack Warning event says so, and every node ends on the old
 // revision, within the budget on every pod event throughout. The nodes
 // replaced before the rollback are in the first wave the preview planned.
+// The change is a failed one on every surface (the finding 2):
+// "rollout status", started with the change, exits 7 naming both
+// revisions, kstatus reads Failed (InProgress, then Failed), and no
+// RolloutBlocked or RolloutPaused Warning is recorded on the way; once a
+// person acknowledges it (rollout resume), kstatus reads Current and
+// rollout status exits 0.
 func TestCompanionRollback(t *testing.T) {
 	zones := []string{"zone-a", "zone-b"}
 	e, nodes := startCompanionScenario(t, zones, 3)
@@ -200,6 +206,7 @@ func TestCompanionRollback(t *testing.T) {
 	start := time.Now()
 	e.updateTemplate("agent", newRevision("example.invalid/agent:v2", crashLabel))
 	ks := e.recordKstatus("agent")
+	status := e.rolloutStatus("agent", "--timeout", "3m")
 	var badHash string
 	e.eventually("the new revision", 10*time.Second, func() (bool, string) {
 		badHash = e.currentHash(e.daemonSet("agent"))
@@ -224,9 +231,30 @@ func TestCompanionRollback(t *testing.T) {
 			t.Errorf("nodes %q run revision %s, want %s", onNodes, hash, oldHash)
 		}
 	}
-	e.waitKstatus(ks, kstatus.CurrentStatus, 20*time.Second)
+	e.waitKstatus(ks, kstatus.FailedStatus, 20*time.Second)
+	if status.waitOrFail(t, time.Minute, "the rollback") {
+		wantText := fmt.Sprintf("rolled back from revision %s", badHash)
+		if status.code != 7 || !strings.Contains(status.stderr, "rolled back from revision ") || !strings.Contains(status.stderr, "("+badHash+") to revision ") ||
+			!strings.Contains(status.stderr, "("+oldHash+") by on-failure: rollback") {
+			t.Errorf("rollout status after the rollback: exit %d, want 7 naming %q and %s:\n%s%s", status.code, wantText, oldHash, status.stdout, status.stderr)
+		}
+		t.Logf("companion-rollback: rollout status exit %d: %s", status.code, strings.TrimSpace(status.stderr))
+	}
+	for _, reason := range []string{"RolloutBlocked", "RolloutPaused"} {
+		if got := e.warningEvents("agent", reason); len(got) > 0 {
+			t.Errorf("an automatic rollback recorded Warning %s: %q", reason, got)
+		}
+	}
+	// A person acknowledges the rollback: the change is over.
+	if code, out, errOut := e.dsplan("rollout", "resume", testNamespace+"/agent"); code != 0 {
+		t.Errorf("rollout resume: exit %d:\n%s%s", code, out, errOut)
+	}
+	e.waitKstatus(ks, kstatus.CurrentStatus, 30*time.Second)
+	if after := e.rolloutStatus("agent", "--timeout", "1m"); after.waitOrFail(t, 90*time.Second, "the acknowledgement") && after.code != 0 {
+		t.Errorf("rollout status after the acknowledgement: exit %d, want 0:\n%s%s", after.code, after.stdout, after.stderr)
+	}
 	_, events := m.stopAndFailOnViolations(t)
-	reportKstatus(t, ks, "rollback", kstatus.InProgressStatus, kstatus.CurrentStatus)
+	reportKstatus(t, ks, "rollback", kstatus.InProgressStatus, kstatus.FailedStatus, kstatus.CurrentStatus)
 	deletedNodes, _ := dr.deleted()
 	comparePreviewFirstWave(t, "rollback", pv, deletedNodes)
 	t.Logf("companion-rollback: rolled back %s after the change (Warning RolledBack %q); %d old pods had been replaced (%q); every node back on %s %s after the change; %d pod events checked",

@@ -5,7 +5,10 @@
 -- Healthy while its pods are still old. For a DaemonSet with rollout
 -- annotations (rollout.daemonplan.io/...) this check reads the companion's
 -- status conditions instead: Healthy when RolloutProgressing says
--- RolloutComplete for the current generation; Degraded when RolloutBlocked
+-- RolloutComplete for the current generation; Degraded when the change was
+-- rolled back (RolloutProgressing RolledBack: on-failure: rollback or
+-- kubectl dsplan rollout undo wrote an earlier template back; until a new
+-- template or kubectl dsplan rollout resume acknowledges it), when RolloutBlocked
 -- (stopped at its progress deadline, or by a health gate: a new-revision pod
 -- crash-looping, OOMKilled, failing to pull or start, restarting too often or
 -- not Ready in time) or the annotations are refused; Suspended while
@@ -92,6 +95,11 @@ local blocked = condition("RolloutBlocked")
 if blocked ~= nil and blocked.status == "True" then
   hs.status = "Degraded"
   hs.message = "Rollout blocked (" .. (blocked.reason or "") .. "): " .. (blocked.message or "")
+  return hs
+end
+if progressing.reason == "RolledBack" then
+  hs.status = "Degraded"
+  hs.message = progressing.message or "Rolled back"
   return hs
 end
 if progressing.reason == "InvalidAnnotations" or progressing.reason == "SurgeUnsupported" then

@@ -248,7 +248,9 @@ func TestCompanionPausesItselfAtTheDeadline(t *testing.T) {
 	objs = append(objs, daemonPod(ds, "old-n2", "n2", "old", t0.Add(-2*time.Hour)), daemonPod(ds, "old-n3", "n3", "old", t0.Add(-2*time.Hour)))
 	h := newHarness(t, syncer.Config{}, objs...)
 
-	if got := h.syncCompanion("ns/ds"); !slices.Equal(got, []string{"patch daemonsets/status"}) {
+	// The outcome annotation first (the latch's state), then the
+	// conditions.
+	if got := h.syncCompanion("ns/ds"); !slices.Equal(got, []string{"patch daemonsets", "patch daemonsets/status"}) {
 		t.Errorf("writes at the deadline: %q", got)
 	}
 	got := h.refreshDS("ns", "ds")
@@ -290,7 +292,8 @@ func TestCompanionPausesItselfAtTheDeadline(t *testing.T) {
 	}
 	h2.refreshDS("ns", "ds")
 	h2.Writes()
-	if w := h2.syncCompanion("ns/ds"); !slices.Equal(w, []string{"delete pods", "patch daemonsets/status"}) {
+	// The outcome no longer holds: removed.
+	if w := h2.syncCompanion("ns/ds"); !slices.Equal(w, []string{"delete pods", "patch daemonsets", "patch daemonsets/status"}) {
 		t.Errorf("resumed: writes %q", w)
 	}
 	got = h2.refreshDS("ns", "ds")

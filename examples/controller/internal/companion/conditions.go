@@ -13,77 +13,63 @@ import (
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
-// The condition types the companion writes to a DaemonSet's status. They
-// are its own: kube-controller-manager writes no condition of a DaemonSet,
-// and keeps every condition it finds (it updates the status it read).
+// The condition types the companion writes to a DaemonSet's status,
+// spelt by the library (progressive.ConditionProgressing, ...), which
+// says what each means; every program that reads them (kubectl dsplan
+// rollout status, the Argo CD health check) reads the same constants.
+// kube-controller-manager writes no condition of a DaemonSet, and keeps
+// every condition it finds (it updates the status it read).
+//
+// How the companion sets them, by outcome (README, "Outcomes"):
+//   - updating: RolloutProgressing True Updating, Reconciling True;
+//   - waiting for an approval or outside a window: RolloutProgressing True
+//     WaitingForApproval or OutsideWindow, Reconciling True;
+//   - complete: RolloutProgressing True RolloutComplete; a pod of the
+//     completed revision failing a health gate afterwards is reported
+//     (PodsFailing, a Warning event), not a stop;
+//   - paused by the annotation: RolloutProgressing False Paused,
+//     RolloutPaused True PausedByAnnotation;
+//   - stopped by itself (progress deadline, health gate; an Outcome in
+//     rollout.daemonplan.io/outcome): RolloutProgressing False,
+//     RolloutPaused and RolloutBlocked True, Stalled True;
+//   - rolled back (on-failure: rollback, or rollout undo; an Outcome):
+//     RolloutProgressing False RolledBack, Stalled True RolledBack;
+//   - an annotation names nothing of the cluster (a typo of a wave, a
+//     label key or value): RolloutProgressing False, RolloutBlocked and
+//     Stalled True, all UnresolvedReference, until the annotation or the
+//     cluster changes; nothing is deleted;
+//   - annotations refused: RolloutProgressing False InvalidAnnotations
+//     or SurgeUnsupported, Stalled True.
+//
+// Every RolloutProgressing message ends with the generation it describes
+// (progressive.WithGeneration).
 const (
-	// ConditionProgressing says where the rollout is. True with reason
-	// ReasonUpdating while pods are being replaced, ReasonWaitingForApproval
-	// while it waits after a wave named in pause-after,
-	// ReasonOutsideWindow while no maintenance window is open, or
-	// ReasonComplete once the rollout is complete under the policy; False
-	// while it is paused (ReasonPaused), stopped at its progress deadline
-	// (ReasonProgressDeadlineExceeded) or by a health gate
-	// (ReasonHealthGateFailed), while an annotation names nothing of the
-	// cluster (ReasonUnresolvedReference), or when the rollout annotations
-	// cannot be planned (syncer.ReasonInvalidAnnotations,
-	// syncer.ReasonSurgeUnsupported). Its message says where the rollout
-	// is and ends with "(generation N)", the DaemonSet generation it
-	// describes.
-	ConditionProgressing appsv1.DaemonSetConditionType = "RolloutProgressing"
-	// ConditionPaused is True while the rollout is paused, by the paused
-	// annotation (ReasonPausedByAnnotation) or by itself (a latch: at its
-	// progress deadline, ReasonProgressDeadlineExceeded, or on a failed
-	// health gate, ReasonHealthGateFailed), and False otherwise. Waiting
-	// for an approval or a window is not a pause.
-	ConditionPaused appsv1.DaemonSetConditionType = "RolloutPaused"
-	// ConditionBlocked is True from the moment the rollout stops itself
-	// until it is resumed, and while an annotation names something the
-	// cluster does not have (ReasonUnresolvedReference, until the
-	// annotation or the cluster changes), and False otherwise. Its reason
-	// is the cause:
-	// ReasonHealthGateFailed (the message names the signals, pods and
-	// nodes), or at the progress deadline where the nodes stand
-	// (ReasonNewRevisionUnavailable, ReasonNodesNotReady,
-	// ReasonPodsMissing, ReasonOldPodsUnavailable, ReasonNoProgress).
-	ConditionBlocked appsv1.DaemonSetConditionType = "RolloutBlocked"
-
-	// ConditionReconciling and ConditionStalled are the generic
-	// conditions kstatus (sigs.k8s.io/cli-utils/pkg/kstatus) reads on any
-	// kind, and with it Flux, kpt and Config Sync: Reconciling True while
-	// a rollout is under way (RolloutProgressing True and not complete:
-	// updating, or waiting for an approval or a window; its reason and
-	// message are RolloutProgressing's), False otherwise; Stalled True
-	// while the rollout is blocked (RolloutBlocked True, with its reason
-	// and message) or its annotations are refused, False otherwise. A
-	// blocked rollout is never Reconciling, so kstatus says Failed.
-	ConditionReconciling appsv1.DaemonSetConditionType = "Reconciling"
-	ConditionStalled     appsv1.DaemonSetConditionType = "Stalled"
+	ConditionProgressing = progressive.ConditionProgressing
+	ConditionPaused      = progressive.ConditionPaused
+	ConditionBlocked     = progressive.ConditionBlocked
+	ConditionReconciling = progressive.ConditionReconciling
+	ConditionStalled     = progressive.ConditionStalled
 )
 
-// Condition reasons.
+// Condition reasons: the library's (progressive.Reason*).
 const (
-	ReasonUpdating                 = "Updating"
-	ReasonComplete                 = "RolloutComplete"
-	ReasonPaused                   = "Paused"
-	ReasonPausedByAnnotation       = "PausedByAnnotation"
-	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
-	ReasonNotPaused                = "NotPaused"
-	ReasonNotBlocked               = "NotBlocked"
-	// The holds of progressive.Gates: a failed health gate (a latch),
-	// an approval point, a closed maintenance window.
-	ReasonHealthGateFailed   = string(progressive.HoldHealthGate)
-	ReasonWaitingForApproval = string(progressive.HoldApproval)
-	ReasonOutsideWindow      = string(progressive.HoldWindow)
+	ReasonUpdating                 = progressive.ReasonUpdating
+	ReasonComplete                 = progressive.ReasonComplete
+	ReasonPaused                   = progressive.ReasonPaused
+	ReasonPausedByAnnotation       = progressive.ReasonPausedByAnnotation
+	ReasonProgressDeadlineExceeded = progressive.ReasonProgressDeadlineExceeded
+	ReasonNotPaused                = progressive.ReasonNotPaused
+	ReasonNotBlocked               = progressive.ReasonNotBlocked
+	ReasonHealthGateFailed         = progressive.ReasonHealthGateFailed
+	ReasonWaitingForApproval       = progressive.ReasonWaitingForApproval
+	ReasonOutsideWindow            = progressive.ReasonOutsideWindow
+	ReasonRolledBack               = progressive.ReasonRolledBack
+	ReasonPodsFailing              = progressive.ReasonPodsFailing
 	// ReasonUnresolvedReference is RolloutBlocked's, Stalled's and
 	// RolloutProgressing's (False) while an annotation names something the
 	// cluster does not have (progressive.HoldUnresolved): the message
 	// names the key, the value and what there is.
 	ReasonUnresolvedReference = string(progressive.HoldUnresolved)
-	// ReasonRollingBack is Reconciling's and Stalled's while on-failure
-	// rollback writes the previous revision's template back: a rollout
-	// under way again, not a stalled one.
-	ReasonRollingBack = "RollingBack"
 	// messageNotPaused and messageNotBlocked are the messages of
 	// RolloutPaused and RolloutBlocked False: a condition's message
 	// describes its current status.

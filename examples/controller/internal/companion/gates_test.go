@@ -78,8 +78,11 @@ func TestCompanionHealthGateLatches(t *testing.T) {
 	objs = append(objs, daemonPod(ds, "old-n2", "n2", "old", t0.Add(-2*time.Hour)), daemonPod(ds, "old-n3", "n3", "old", t0.Add(-2*time.Hour)))
 	h := newHarness(t, syncer.Config{}, objs...)
 
-	if diff := cmp.Diff([]string{"patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
+	if diff := cmp.Diff([]string{"patch daemonsets", "patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
 		t.Errorf("writes on the failure (-want +got):\n%s", diff)
+	}
+	if v := h.refreshDS("ns", "ds").Annotations[progressive.AnnotationOutcome]; v != (progressive.Outcome{Reason: progressive.OutcomeHealthGateFailed, Revision: hash, Why: "health gate failed: CrashLoopBackOff on pod new-n1 (node n1, container c: 1 restart)"}).Format() {
+		t.Errorf("outcome annotation %q", v)
 	}
 	latched := []string{
 		"RolloutProgressing False HealthGateFailed", "RolloutPaused True HealthGateFailed", "RolloutBlocked True HealthGateFailed",
@@ -126,7 +129,7 @@ func TestCompanionHealthGateLatches(t *testing.T) {
 	// A person resumes it (kubectl dsplan rollout resume changes the
 	// paused annotation): the next old pod goes.
 	h2.update(func(ds *appsv1.DaemonSet) { ds.Annotations[progressive.AnnotationPaused] = "false" })
-	if diff := cmp.Diff([]string{"delete pods", "patch daemonsets/status"}, h2.syncCompanion("ns/ds")); diff != "" {
+	if diff := cmp.Diff([]string{"delete pods", "patch daemonsets", "patch daemonsets/status"}, h2.syncCompanion("ns/ds")); diff != "" {
 		t.Errorf("resumed: writes (-want +got):\n%s", diff)
 	}
 	want := []string{
@@ -278,5 +281,84 @@ func TestCompanionCanaryApproval(t *testing.T) {
 	})
 	if diff := cmp.Diff([]string{"delete pods", "patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
 		t.Errorf("approved: writes (-want +got):\n%s", diff)
+	}
+}
+
+// TestCompanionWarnsOnEveryStop: a resume on a revision that still fails
+// stops the rollout again, with its Warnings again (the finding
+// 8: the second stop recorded none, its conditions never having gone
+// False in between).
+func TestCompanionWarnsOnEveryStop(t *testing.T) {
+	ann := map[string]string{progressive.AnnotationMaxUnavailable: "1"}
+	ds := companionDS(ann)
+	rev, hash := revisionOf(t, ds)
+	objs := []runtime.Object{ds, rev, crashing(daemonPod(ds, "new-n1", "n1", hash, time.Time{}), 1),
+		testNode("n1", nil), testNode("n2", nil), daemonPod(ds, "old-n2", "n2", "old", t0.Add(-2*time.Hour))}
+	h := newHarness(t, syncer.Config{}, objs...)
+	h.syncCompanion("ns/ds")
+	if events := h.Events(); !hasEvent(events, "Warning RolloutBlocked") || !hasEvent(events, "Warning RolloutPaused") {
+		t.Fatalf("first stop: events %q", events)
+	}
+	h.update(func(ds *appsv1.DaemonSet) { ds.Annotations[progressive.AnnotationPaused] = "false" })
+	h.Clock.Step(time.Second)
+	// The outcome again (paused "false" now); the conditions say what
+	// they said.
+	if diff := cmp.Diff([]string{"patch daemonsets"}, h.syncCompanion("ns/ds")); diff != "" {
+		t.Errorf("resumed, still failing: writes (-want +got):\n%s", diff)
+	}
+	events := h.Events()
+	if !hasEvent(events, "Warning RolloutBlocked HealthGateFailed: health gate failed: CrashLoopBackOff on pod new-n1") || !hasEvent(events, "Warning RolloutPaused") {
+		t.Errorf("second stop: events %q, want its Warnings", events)
+	}
+	if diff := cmp.Diff([]string{"new-n1", "old-n2"}, podNames(t, h)); diff != "" {
+		t.Errorf("second stop: pods (-want +got):\n%s", diff)
+	}
+	o, err := progressive.ParseOutcome(h.refreshDS("ns", "ds").Annotations[progressive.AnnotationOutcome])
+	if f := "false"; err != nil || o.Paused == nil || *o.Paused != f {
+		t.Errorf("second stop: outcome %+v (%v), want it to record paused \"false\"", o, err)
+	}
+}
+
+// TestCompanionGatesJudgeARolloutUnderWay: once the rollout of the
+// current generation completed, a pod of that revision that crash-loops
+// is reported (PodsFailing, a Warning naming the revision and the pod),
+// not a stop: no outcome, not paused, not blocked, not Stalled (the
+// issue's finding 8: the companion paused itself and kstatus said
+// Failed with no rollout under way).
+func TestCompanionGatesJudgeARolloutUnderWay(t *testing.T) {
+	ann := map[string]string{progressive.AnnotationMaxUnavailable: "1"}
+	ds := companionDS(ann, func(ds *appsv1.DaemonSet) { ds.Generation = 3 })
+	ds.Status.Conditions = []appsv1.DaemonSetCondition{
+		condition(ConditionProgressing, true, ReasonComplete, progressive.WithGeneration("2/2 nodes updated", 3)),
+	}
+	rev, hash := revisionOf(t, ds)
+	objs := []runtime.Object{ds, rev, testNode("n1", nil), testNode("n2", nil),
+		crashing(daemonPod(ds, "cur-n1", "n1", hash, time.Time{}), 4), daemonPod(ds, "cur-n2", "n2", hash, t0.Add(-time.Hour))}
+	h := newHarness(t, syncer.Config{}, objs...)
+	if diff := cmp.Diff([]string{"patch daemonsets/status"}, h.syncCompanion("ns/ds")); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+	want := []string{
+		"RolloutProgressing True PodsFailing", "RolloutPaused False NotPaused", "RolloutBlocked False NotBlocked",
+		"Reconciling False PodsFailing", "Stalled False NotBlocked",
+	}
+	if diff := cmp.Diff(want, h.conditionsOf()); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+	got := h.refreshDS("ns", "ds")
+	if _, ok := got.Annotations[progressive.AnnotationOutcome]; ok {
+		t.Errorf("a steady DaemonSet got an outcome: %v", got.Annotations)
+	}
+	events := h.Events()
+	if !hasEvent(events, "Warning PodsFailing the rollout to revision 1 ("+hash+") completed, and pods of it now fail") {
+		t.Errorf("events %q, want a PodsFailing Warning naming the revision", events)
+	}
+	for _, e := range events {
+		if strings.Contains(e, "RolloutBlocked") || strings.Contains(e, "RolloutPaused") {
+			t.Errorf("a steady DaemonSet recorded %q", e)
+		}
+	}
+	if p := findCondition(got.Status.Conditions, ConditionProgressing); !strings.Contains(p.Message, "pod cur-n1 (node n1") {
+		t.Errorf("RolloutProgressing %q does not name the pod", p.Message)
 	}
 }

@@ -1,25 +1,33 @@
 package companion
 
 import (
+	"fmt"
 	"time"
 	// The maintenance windows' time zones resolve with time.LoadLocation
 	// also where the image has no /usr/share/zoneinfo (a distroless
 	// image): the zone database is embedded.
 	_ "time/tzdata"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // judge judges r's plan (progressive.Judge, which reads the plan and
-// computes none) and reads the latch: a rollout that stopped itself stays
-// stopped while its revision and the paused annotation are those it
-// stopped at.
+// computes none) and reads the recorded outcome (readOutcome): a rollout
+// that stopped itself stays stopped, and a rollback stays a failed change,
+// while the revision and the paused annotation are those it recorded.
 func (c *Companion) judge(r *rolloutSync) error {
-	r.l, r.latched = readLatch(r.ds.Status.Conditions)
-	if r.latched && !r.l.holds(r.ds, r.plan.Hash) {
-		r.l, r.latched = latch{}, false
+	o, legacy := readOutcome(r.ds, r.ro.Annotations)
+	switch {
+	case o == nil:
+	case !o.Holds(r.ds, r.plan.Hash):
+		r.staleOutcome = !legacy
+	case o.Stops():
+		r.l, r.latched, r.legacy = *o, true, legacy
+	default:
+		r.rolledBack = o
 	}
 	j, err := progressive.Judge(r.ro.DaemonSet, &r.plan)
 	if err != nil {
@@ -29,15 +37,20 @@ func (c *Companion) judge(r *rolloutSync) error {
 	return nil
 }
 
-// applyGates decides, for a rollout neither paused nor latched, what
-// holds it beyond its plan (progressive.Gates.Hold: an annotation naming
-// nothing of the cluster, then, unless the rollout is complete, the
-// health gates, an approval point, the windows) and applies the progress
-// deadline:
+// applyGates decides, for a rollout neither paused nor stopped by itself
+// for another cause than a health gate, what holds it beyond its plan
+// (progressive.Gates.Hold: an annotation naming nothing of the cluster,
+// then, unless the rollout is complete, the health gates, an approval
+// point, the windows) and applies the progress deadline:
 //   - an unresolved reference holds it, not latched, also once complete:
 //     RolloutBlocked and Stalled True name it until the annotation or the
 //     cluster changes (wantConditions);
 //   - a failed health gate latches (a fresh latch, ReasonHealthGateFailed);
+//     of a latched rollout it only refreshes which pods fail, for the
+//     RolloutBlocked message;
+//   - a rollout that completed before at this generation (steady) is not
+//     under way: a failing health gate is reported (r.failing), nothing
+//     else holds it, and no deadline runs;
 //   - an approval point or a closed window holds it, not latched: it goes
 //     on once approved or once a window opens, and the progress deadline
 //     does not run meanwhile;
@@ -49,20 +62,38 @@ func (c *Companion) judge(r *rolloutSync) error {
 // clock alone. It fails only when Hold does: a window's time zone that
 // the zone database does not know.
 func (c *Companion) applyGates(r *rolloutSync) error {
-	if r.paused() || r.latched {
+	if r.paused() || (r.latched && r.l.Reason != progressive.OutcomeHealthGateFailed) {
 		return nil
 	}
 	hold, err := r.ro.Annotations.Gates.Hold(r.ro.DaemonSet, &r.plan, r.judgement, r.now, c.zones)
 	if err != nil {
 		return err
 	}
-	r.hold = hold
 	if !hold.Next.IsZero() {
 		c.Queue.AddAfter(r.key, max(hold.Next.Sub(r.now), minHoldRequeue))
 	}
+	steady := completedBefore(r.ds)
+	switch {
+	case hold.Cause == progressive.HoldUnresolved && !r.latched:
+		r.hold = hold
+		return nil
+	case r.latched:
+		if hold.Cause == progressive.HoldHealthGate {
+			r.failing = hold
+		}
+		return nil
+	case steady:
+		if hold.Cause == progressive.HoldHealthGate {
+			r.failing = hold
+		}
+		return nil
+	case r.judgement.Complete:
+		return nil
+	}
+	r.hold = hold
 	switch {
 	case hold.Cause == progressive.HoldHealthGate:
-		c.latch(r, ReasonHealthGateFailed)
+		c.latch(r, progressive.OutcomeHealthGateFailed, hold.String())
 		c.metrics.healthGateFailed(r.ds.Namespace, r.ds.Name, hold.Signals)
 		return nil
 	case hold.Held():
@@ -71,11 +102,25 @@ func (c *Companion) applyGates(r *rolloutSync) error {
 	exceeded, wait := r.judgement.Deadline(progressSince(r), r.ro.Annotations.ProgressDeadline, r.now)
 	switch {
 	case exceeded:
-		c.latch(r, ReasonProgressDeadlineExceeded)
+		c.latch(r, progressive.OutcomeProgressDeadlineExceeded, fmt.Sprintf("no node became updated and available for %s", r.ro.Annotations.ProgressDeadline))
 	case wait > 0:
 		c.Queue.AddAfter(r.key, wait+time.Second)
 	}
 	return nil
+}
+
+// completedBefore reports whether the companion found the rollout of ds's
+// current generation complete before: its RolloutProgressing condition
+// says RolloutComplete (or PodsFailing, reported after it) for this
+// generation. Its gates then no longer judge a rollout: a pod of that
+// revision failing later is the DaemonSet's trouble, not the change's.
+func completedBefore(ds *appsv1.DaemonSet) bool {
+	p := findCondition(ds.Status.Conditions, ConditionProgressing)
+	if p == nil || (p.Reason != ReasonComplete && p.Reason != ReasonPodsFailing) {
+		return false
+	}
+	gen, ok := progressive.ConditionGeneration(p)
+	return ok && gen == ds.Generation
 }
 
 // minHoldRequeue is the least wait before looking again at a hold that
@@ -83,10 +128,12 @@ func (c *Companion) applyGates(r *rolloutSync) error {
 // finds it unchanged.
 const minHoldRequeue = 100 * time.Millisecond
 
-// latch stops r's rollout itself, for reason, in this sync.
-func (c *Companion) latch(r *rolloutSync, reason string) {
+// latch stops r's rollout itself, for reason (why, in words), in this
+// sync.
+func (c *Companion) latch(r *rolloutSync, reason progressive.OutcomeReason, why string) {
 	r.latched, r.fresh = true, true
-	r.l = latch{Reason: reason, Hash: r.plan.Hash, Paused: pausedValue(r.ds)}
+	r.l = progressive.NewOutcome(r.ds, reason, r.plan.Hash)
+	r.l.Why = why
 }
 
 // progressSince is when r's progress clock starts, read from the cluster:

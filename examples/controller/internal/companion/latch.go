@@ -1,81 +1,126 @@
 package companion
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
-// latch is a rollout that stopped itself: at its progress deadline
-// (ReasonProgressDeadlineExceeded) or on a failed health gate
-// (ReasonHealthGateFailed). It holds until a person acts: a new template,
-// or a change of the paused annotation ("kubectl dsplan rollout resume"
-// makes one). Its state is kept at the end of the RolloutPaused
-// condition's message, "[paused=<value> revision=<hash>]", so that it
-// survives a restart of the companion: the revision it stopped at and
-// the value of the paused annotation then ("unset" when absent).
-type latch struct {
-	// Reason is why it stopped, the RolloutPaused condition's reason.
-	Reason string
-	// Hash is the revision it stopped at, Paused the paused annotation's
-	// value then.
-	Hash, Paused string
-}
+// A latch is a rollout that stopped itself: at its progress deadline
+// (progressive.OutcomeProgressDeadlineExceeded) or on a failed health
+// gate (progressive.OutcomeHealthGateFailed). It holds until a person
+// acts: a new template, or a change of the paused annotation ("kubectl
+// dsplan rollout resume" makes one). Its state is a progressive.Outcome,
+// kept in the DaemonSet's rollout.daemonplan.io/outcome annotation (the
+// companion's own), so that it survives a restart of the companion; a
+// rollback (progressive.OutcomeRolledBack) is kept there too, and holds
+// no deletes.
 
-// latchReasons are the RolloutPaused reasons of a latch.
-var latchReasons = []string{ReasonProgressDeadlineExceeded, ReasonHealthGateFailed}
+// legacyLatchState is the latch state companions before the outcome
+// annotation kept at the end of RolloutPaused's message: read once, then
+// moved to the annotation (readOutcome).
+var legacyLatchState = regexp.MustCompile(`\s*\[paused=(unset|true|false) revision=([^\]\s]*)\]$`)
 
-var latchState = regexp.MustCompile(`\[paused=(unset|true|false) revision=([^\]\s]*)\]$`)
-
-// pausedValue is the paused annotation's value as a latch keeps it.
-func pausedValue(ds *appsv1.DaemonSet) string {
-	if v, ok := ds.Annotations[progressive.AnnotationPaused]; ok {
-		return v
+// readOutcome returns the outcome recorded for ds: its outcome annotation
+// (a, parsed with the other rollout annotations), or else the latch state
+// an earlier companion left at the end of a RolloutPaused condition True
+// with a latch's reason; legacy says it came from there, so that the
+// caller moves it to the annotation.
+func readOutcome(ds *appsv1.DaemonSet, a *progressive.Annotations) (o *progressive.Outcome, legacy bool) {
+	if a != nil && a.Outcome != nil {
+		return a.Outcome, false
 	}
-	return "unset"
-}
-
-// readLatch returns the latch recorded in conds, if any: a RolloutPaused
-// condition True with a latch's reason and state.
-func readLatch(conds []appsv1.DaemonSetCondition) (latch, bool) {
-	c := findCondition(conds, ConditionPaused)
+	c := findCondition(ds.Status.Conditions, ConditionPaused)
 	if c == nil || c.Status != corev1.ConditionTrue {
-		return latch{}, false
+		return nil, false
 	}
-	known := false
-	for _, r := range latchReasons {
-		known = known || c.Reason == r
+	reason := progressive.OutcomeReason(c.Reason)
+	if reason != progressive.OutcomeProgressDeadlineExceeded && reason != progressive.OutcomeHealthGateFailed {
+		return nil, false
 	}
-	m := latchState.FindStringSubmatch(c.Message)
-	if !known || m == nil {
-		return latch{}, false
+	m := legacyLatchState.FindStringSubmatch(c.Message)
+	if m == nil {
+		return nil, false
 	}
-	return latch{Reason: c.Reason, Paused: m[1], Hash: m[2]}, true
+	out := &progressive.Outcome{Reason: reason, Revision: m[2]}
+	if m[1] != "unset" {
+		v := m[1]
+		out.Paused = &v
+	}
+	return out, true
 }
 
-// holds reports whether l still holds the rollout of ds at revision hash:
-// neither the template nor the paused annotation changed since it
-// latched.
-func (l latch) holds(ds *appsv1.DaemonSet, hash string) bool {
-	return l.Hash == hash && l.Paused == pausedValue(ds)
+// resumeHint says how a person ends an outcome of the DaemonSet key.
+func resumeHint(key string) string {
+	return fmt.Sprintf("a new template, or kubectl dsplan rollout resume %s (a change of the %s annotation), ends it", key, progressive.AnnotationPaused)
 }
 
-// message is the RolloutPaused message of l: why it stopped, what else
-// happened (note, "" for nothing), how to resume, and its state at the
-// end. deadline is the progress deadline it stopped at.
-func (l latch) message(deadline time.Duration, note string) string {
-	why := fmt.Sprintf("no node became updated and available for %s", deadline)
-	if l.Reason == ReasonHealthGateFailed {
-		why = "a health gate failed on the new revision"
+// latchMessage is the RolloutPaused message of a latch l of the
+// DaemonSet key at revision rev: why it stopped, what else happened (note,
+// "" for nothing) and how to resume. deadline is the progress deadline it
+// stopped at.
+func latchMessage(key string, l *progressive.Outcome, rev string, deadline time.Duration, note string) string {
+	why := fmt.Sprintf("no node became updated and available on %s for %s", rev, deadline)
+	if l.Reason == progressive.OutcomeHealthGateFailed {
+		why = "a health gate failed on " + rev
 	}
 	if note != "" {
 		why += "; " + note
 	}
-	return fmt.Sprintf("paused itself: %s; change the template or the %s annotation to resume [paused=%s revision=%s]",
-		why, progressive.AnnotationPaused, l.Paused, l.Hash)
+	return fmt.Sprintf("paused itself: %s; %s", why, resumeHint(key))
+}
+
+// outcomePatch is the patch of ds's metadata that sets its outcome
+// annotation to o, or removes it (nil o), with ds's uid as a precondition.
+func outcomePatch(ds *appsv1.DaemonSet, o *progressive.Outcome) ([]byte, error) {
+	var v any
+	if o != nil {
+		v = o.Format()
+	}
+	return json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"uid":         ds.UID,
+			"annotations": map[string]any{progressive.AnnotationOutcome: v},
+		},
+	})
+}
+
+// writeOutcome records r's outcome in the DaemonSet's outcome annotation
+// when it changed: a fresh latch, a latch an earlier companion kept in a
+// message, or an outcome that no longer holds (removed). It returns
+// whether the annotation now says what r found; a write that fails is an
+// error in errs, tried again in the next sync.
+func (c *Companion) writeOutcome(ctx context.Context, r *rolloutSync, errs *syncer.ErrorList) bool {
+	var o *progressive.Outcome
+	switch {
+	case r.latched && (r.fresh || r.legacy):
+		o = &r.l
+	case r.staleOutcome:
+	default:
+		return true
+	}
+	patch, err := outcomePatch(r.ds, o)
+	if err == nil {
+		var written *appsv1.DaemonSet
+		written, err = c.Client.AppsV1().DaemonSets(r.ds.Namespace).Patch(ctx, r.ds.Name, types.StrategicMergePatchType, patch,
+			metav1.PatchOptions{FieldManager: fieldManager})
+		if err == nil {
+			c.Fence.Wrote(r.key, syncer.FenceDaemonSets, written.ResourceVersion)
+			c.Metrics.Actions.WithLabelValues("outcome", "Rollout").Inc()
+			return true
+		}
+	}
+	c.Metrics.ActionErrors.WithLabelValues("outcome").Inc()
+	errs.Add(fmt.Errorf("record the outcome (%s): %w", progressive.AnnotationOutcome, err))
+	return false
 }

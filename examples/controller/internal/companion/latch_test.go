@@ -1,32 +1,62 @@
 package companion
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
-func TestLatchRoundTrip(t *testing.T) {
-	for _, l := range []latch{
-		{Reason: ReasonProgressDeadlineExceeded, Hash: "6d5f8b9c7", Paused: "unset"},
-		{Reason: ReasonHealthGateFailed, Hash: "6d5f8b9c7", Paused: "false"},
-	} {
-		for _, note := range []string{"", "on-failure rollback: no revision to roll back to"} {
-			conds := []appsv1.DaemonSetCondition{condition(ConditionPaused, true, l.Reason, l.message(5*time.Minute, note))}
-			got, ok := readLatch(conds)
-			if !ok {
-				t.Errorf("readLatch(%q) found none", conds[0].Message)
+// TestReadOutcome: the outcome is the annotation's; a latch an earlier
+// companion kept at the end of RolloutPaused's message is read once (to
+// be moved to the annotation), and no message the companion writes now
+// carries one.
+func TestReadOutcome(t *testing.T) {
+	legacy := func(reason, msg string) []appsv1.DaemonSetCondition {
+		return []appsv1.DaemonSetCondition{condition(ConditionPaused, true, reason, msg)}
+	}
+	f := "false"
+	recorded := &progressive.Outcome{Reason: progressive.OutcomeHealthGateFailed, Revision: "h2"}
+	tests := []struct {
+		name       string
+		ann        *progressive.Annotations
+		conds      []appsv1.DaemonSetCondition
+		want       *progressive.Outcome
+		wantLegacy bool
+	}{
+		{name: "the annotation", ann: &progressive.Annotations{Outcome: recorded}, want: recorded},
+		{name: "the annotation wins over an old message", ann: &progressive.Annotations{Outcome: recorded},
+			conds: legacy(ReasonProgressDeadlineExceeded, "paused itself: x [paused=unset revision=h1]"), want: recorded},
+		{name: "an old message, paused unset", conds: legacy(ReasonHealthGateFailed, "paused itself: a health gate failed on the new revision; change the template or the rollout.daemonplan.io/paused annotation to resume [paused=unset revision=57b66bf88d]"),
+			want: &progressive.Outcome{Reason: progressive.OutcomeHealthGateFailed, Revision: "57b66bf88d"}, wantLegacy: true},
+		{name: "an old message, paused false", conds: legacy(ReasonProgressDeadlineExceeded, "paused itself [paused=false revision=h1]"),
+			want: &progressive.Outcome{Reason: progressive.OutcomeProgressDeadlineExceeded, Revision: "h1", Paused: &f}, wantLegacy: true},
+		{name: "a pause by annotation is no latch", conds: legacy(ReasonPausedByAnnotation, "paused [paused=true revision=h1]")},
+		{name: "a message without state", conds: legacy(ReasonHealthGateFailed, "paused itself: a health gate failed")},
+		{name: "nothing recorded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := companionDS(nil)
+			ds.Status.Conditions = tt.conds
+			got, isLegacy := readOutcome(ds, tt.ann)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("readOutcome() (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(l, got); diff != "" {
-				t.Errorf("readLatch(%q) (-want +got):\n%s", conds[0].Message, diff)
+			if isLegacy != tt.wantLegacy {
+				t.Errorf("legacy = %v, want %v", isLegacy, tt.wantLegacy)
 			}
-			conds[0].Reason = ReasonPausedByAnnotation
-			if _, ok := readLatch(conds); ok {
-				t.Error("a pause by annotation read as a latch")
-			}
+		})
+	}
+	o := progressive.Outcome{Reason: progressive.OutcomeHealthGateFailed, Revision: "h1"}
+	for _, msg := range []string{latchMessage("ns/ds", &o, "revision 2 (h1)", 5*time.Minute, ""), latchMessage("ns/ds", &o, "revision 2 (h1)", 0, "on-failure rollback: none")} {
+		if strings.Contains(msg, "[") || strings.Contains(msg, "revision=") {
+			t.Errorf("latch message %q carries state", msg)
 		}
 	}
 }

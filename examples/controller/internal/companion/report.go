@@ -11,12 +11,14 @@ import (
 
 // report writes where r's rollout is: its conditions (a change of only the
 // progress message at most once per messageInterval), their events, the
-// events of the waves it completed and its gauges. It returns whether it
-// wrote the conditions.
-func (c *Companion) report(ctx context.Context, r *rolloutSync, errs *syncer.ErrorList) (written bool) {
+// events of the waves it completed and its gauges. Every stop the rollout
+// makes records its Warnings (RolloutBlocked, RolloutPaused) once the
+// outcome is recorded (recorded), a repeat after a resume too. It returns
+// whether it wrote the conditions.
+func (c *Companion) report(ctx context.Context, r *rolloutSync, recorded bool, errs *syncer.ErrorList) (written bool) {
 	ds := r.ds
 	changes := conditionChanges(ds.Status.Conditions, wantConditions(r), r.now)
-	if wait := c.memory.holdMessage(r.key, ds.Status.Conditions, changes, r.now); wait > 0 {
+	if wait := c.memory.holdMessage(r.key, ds.Status.Conditions, changes, r.now); wait > 0 && !r.fresh {
 		// Only the progress message changed, and it was written a moment
 		// ago: each write is one more conflict for kube-controller-
 		// manager's next status update; write it a little later.
@@ -30,6 +32,15 @@ func (c *Companion) report(ctx context.Context, r *rolloutSync, errs *syncer.Err
 			c.conditionEvents(ds, ds.Status.Conditions, changes)
 			written = true
 		}
+	}
+	if r.fresh && recorded {
+		c.stopEvents(ds, wantConditions(r))
+	}
+	if h := findCondition(ds.Status.Conditions, ConditionProgressing); written && r.rolledBack != nil && r.rolledBack.By == progressive.RolledBackByUndo &&
+		(h == nil || h.Reason != ReasonRolledBack) {
+		// on-failure's rollback records its own Warning (onFailure); one
+		// by hand is seen here first.
+		c.Recorder.Event(ds, corev1.EventTypeWarning, "RolledBack", rolledBackMessage(r, r.rolledBack))
 	}
 	j := r.judgement
 	for _, w := range c.memory.newlyComplete(r.key, ds.UID, r.plan.Hash, j) {

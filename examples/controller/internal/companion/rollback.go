@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -19,18 +20,21 @@ import (
 )
 
 // onFailure carries out on-failure: rollback for a rollout a health gate
-// stopped (a latch with ReasonHealthGateFailed): it writes the template of
-// the previous revision back (rollbackTarget), as "kubectl rollout undo"
-// does, and annotates the DaemonSet rolled-back-from: <the failing
-// revision's hash>, so that it never rolls back to that one. The template
-// change ends the latch in the next sync, and the companion rolls the
-// previous revision out under the same policy, in the policy's order: the
-// first waves are the nodes that run the failing revision. With no
-// revision to go back to the rollout stays paused, and RolloutPaused says
-// why (r.rollback). It runs in every sync the latch holds, so that a
-// patch refused by a conflict is tried again on the fresh object.
+// stopped (a latch with OutcomeHealthGateFailed): it writes the template
+// of the previous revision back (rollbackTarget), as "kubectl rollout
+// undo" does, and annotates the DaemonSet rolled-back-from: <the failing
+// revision's hash>, so that it never rolls back to that one, and outcome:
+// the rollback (progressive.OutcomeRolledBack, from the failing revision
+// to the restored one), in the same patch. The rollout is then no longer
+// latched: the companion rolls the previous revision out under the same
+// policy, in the policy's order (the first waves are the nodes that run
+// the failing revision), and reports the change as rolled back until a
+// person acts. With no revision to go back to the rollout stays paused,
+// and RolloutPaused says why (r.rollback). It runs in every sync the
+// latch holds, so that a patch refused by a conflict is tried again on
+// the fresh object.
 func (c *Companion) onFailure(ctx context.Context, r *rolloutSync, errs *syncer.ErrorList) {
-	if !r.latched || r.l.Reason != ReasonHealthGateFailed || r.ro.Annotations.OnFailure != progressive.OnFailureRollback {
+	if !r.latched || r.l.Reason != progressive.OutcomeHealthGateFailed || r.ro.Annotations.OnFailure != progressive.OnFailureRollback {
 		return
 	}
 	target, why := rollbackTarget(r.ds, r.revs, r.plan.Hash, r.ro.Annotations.RolledBackFrom)
@@ -39,8 +43,13 @@ func (c *Companion) onFailure(ctx context.Context, r *rolloutSync, errs *syncer.
 		return
 	}
 	to := revisionName(target)
-	r.rollingBack = true
-	patch, err := rollbackPatch(r.ds, target, r.plan.Hash)
+	why = r.l.Why
+	if r.failing.Held() {
+		why = r.failing.String()
+	}
+	o := progressive.NewOutcome(r.ds, progressive.OutcomeRolledBack, target.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
+	o.From, o.By, o.Why = r.plan.Hash, progressive.RolledBackOnFailure, why
+	patch, err := rollbackPatch(r.ds, target, o)
 	if err == nil {
 		var written *appsv1.DaemonSet
 		written, err = c.Client.AppsV1().DaemonSets(r.ds.Namespace).Patch(ctx, r.ds.Name, types.StrategicMergePatchType, patch,
@@ -50,6 +59,7 @@ func (c *Companion) onFailure(ctx context.Context, r *rolloutSync, errs *syncer.
 		}
 	}
 	if err != nil {
+		r.rollbackConflict = apierrors.IsConflict(err)
 		c.Metrics.ActionErrors.WithLabelValues("rollback").Inc()
 		errs.Add(fmt.Errorf("on-failure rollback to %s: %w", to, err))
 		r.rollback = fmt.Sprintf("on-failure rollback to %s failed (retried): %v", to, err)
@@ -60,9 +70,12 @@ func (c *Companion) onFailure(ctx context.Context, r *rolloutSync, errs *syncer.
 	if r.rev != nil {
 		from = revisionName(r.rev)
 	}
-	r.rollback = fmt.Sprintf("on-failure rollback wrote the template of %s back", to)
+	// No longer stopped: the restored revision is rolled out, and the
+	// outcome the patch wrote says the change failed.
+	r.latched, r.fresh, r.legacy, r.staleOutcome = false, false, false, false
+	r.rolledBack, r.rollingBack = &o, true
 	c.Recorder.Eventf(r.ds, corev1.EventTypeWarning, "RolledBack", "rolled back from %s to %s (on-failure: rollback): %s",
-		from, to, r.hold.String())
+		from, to, why)
 }
 
 // revisionName names a ControllerRevision for people: "revision 3
@@ -114,11 +127,11 @@ func rollbackTarget(ds *appsv1.DaemonSet, revs []*appsv1.ControllerRevision, has
 // rollbackPatch is the strategic merge patch that writes rev's template
 // back to ds: rev's data, which kube-controller-manager writes as such a
 // patch ({"spec":{"template":{...,"$patch":"replace"}}}, rollout.Patch)
-// and "kubectl rollout undo" applies as is, with the annotation
-// rolled-back-from: badHash, and ds's uid and resourceVersion as
-// preconditions (the API server refuses the patch when the DaemonSet
-// changed since it was read, or the name is another's).
-func rollbackPatch(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision, badHash string) ([]byte, error) {
+// and "kubectl rollout undo" applies as is, with the annotations
+// rolled-back-from: o.From and outcome: o, and ds's uid and
+// resourceVersion as preconditions (the API server refuses the patch when
+// the DaemonSet changed since it was read, or the name is another's).
+func rollbackPatch(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision, o progressive.Outcome) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(rev.Data.Raw))
 	dec.UseNumber() // integers stay as written
 	var data map[string]any
@@ -132,7 +145,10 @@ func rollbackPatch(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision, badHash
 	data["metadata"] = map[string]any{
 		"uid":             ds.UID,
 		"resourceVersion": ds.ResourceVersion,
-		"annotations":     map[string]any{progressive.AnnotationRolledBackFrom: badHash},
+		"annotations": map[string]any{
+			progressive.AnnotationRolledBackFrom: o.From,
+			progressive.AnnotationOutcome:        o.Format(),
+		},
 	}
 	return json.Marshal(data)
 }

@@ -82,7 +82,8 @@ func TestRollbackTarget(t *testing.T) {
 func TestRollbackPatch(t *testing.T) {
 	ds, revs, h := versions(t, 2, map[string]string{progressive.AnnotationOnFailure: "rollback", "team": "net"})
 	old, _, _ := versions(t, 1, nil)
-	patch, err := rollbackPatch(ds, revs[0], h[1])
+	o := progressive.Outcome{Reason: progressive.OutcomeRolledBack, Revision: h[0], From: h[1], By: progressive.RolledBackOnFailure}
+	patch, err := rollbackPatch(ds, revs[0], o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,8 @@ func TestRollbackPatch(t *testing.T) {
 	if diff := cmp.Diff(old.Spec.Template, got.Spec.Template); diff != "" {
 		t.Errorf("template after the patch (-revision 1 +got):\n%s", diff)
 	}
-	wantAnn := map[string]string{progressive.AnnotationOnFailure: "rollback", "team": "net", progressive.AnnotationRolledBackFrom: h[1]}
+	wantAnn := map[string]string{progressive.AnnotationOnFailure: "rollback", "team": "net", progressive.AnnotationRolledBackFrom: h[1],
+		progressive.AnnotationOutcome: o.Format()}
 	if diff := cmp.Diff(wantAnn, got.Annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
@@ -120,16 +122,19 @@ func TestRollbackPatch(t *testing.T) {
 
 	bad := revs[0].DeepCopy()
 	bad.Data = runtime.RawExtension{Raw: []byte(`{"metadata":{}}`)}
-	if _, err := rollbackPatch(ds, bad, h[1]); err == nil || !strings.Contains(err.Error(), "controllerrevision ns/"+bad.Name+": data") {
+	if _, err := rollbackPatch(ds, bad, o); err == nil || !strings.Contains(err.Error(), "controllerrevision ns/"+bad.Name+": data") {
 		t.Errorf("a revision without a template: error %v", err)
 	}
 }
 
 // TestCompanionRollsBack: a rollout latched by a health gate under
 // on-failure: rollback writes the previous revision's template back with
-// rolled-back-from, records RolledBack naming both revisions, and deletes
-// nothing; without a revision to go back to, it stays paused and says
-// why.
+// rolled-back-from and the outcome (in one patch), records RolledBack
+// naming both revisions, and deletes nothing; it neither pauses nor
+// blocks the rollout, nor asks to change the template (the issue's
+// finding 8). The change then reads as failed (Stalled True RolledBack)
+// while the restored revision rolls out, until a person resumes. Without
+// a revision to go back to, it stays paused and says why.
 func TestCompanionRollsBack(t *testing.T) {
 	for _, tt := range []struct {
 		name, rolledBackFrom string
@@ -139,10 +144,8 @@ func TestCompanionRollsBack(t *testing.T) {
 		wantWrites []string
 		wantPaused string
 	}{
-		{name: "to the previous revision", wantWrites: []string{"patch daemonsets", "patch daemonsets/status"},
-			wantPaused: "on-failure rollback wrote the template of revision 1"},
-		{name: "in the sync the gate fails", fresh: true, wantWrites: []string{"patch daemonsets", "patch daemonsets/status"},
-			wantPaused: "on-failure rollback wrote the template of revision 1"},
+		{name: "to the previous revision", wantWrites: []string{"patch daemonsets", "patch daemonsets/status"}},
+		{name: "in the sync the gate fails", fresh: true, wantWrites: []string{"patch daemonsets", "patch daemonsets/status"}},
 		{name: "not to the one rolled back from", rolledBackFrom: "h1", wantWrites: []string{"patch daemonsets/status"},
 			wantPaused: "on-failure rollback: no revision to roll back to: the only earlier one"},
 	} {
@@ -153,27 +156,22 @@ func TestCompanionRollsBack(t *testing.T) {
 				ds.Annotations[progressive.AnnotationRolledBackFrom] = h[0]
 			}
 			newPod := daemonPod(ds, "new-n1", "n1", h[1], time.Time{})
-			if tt.fresh {
-				crashing(newPod, 2)
-			} else {
-				l := latch{Reason: ReasonHealthGateFailed, Hash: h[1], Paused: "unset"}
-				ds.Status.Conditions = []appsv1.DaemonSetCondition{condition(ConditionPaused, true, ReasonHealthGateFailed, l.message(0, ""))}
+			crashing(newPod, 2)
+			if !tt.fresh {
+				ds.Annotations[progressive.AnnotationOutcome] = progressive.Outcome{Reason: progressive.OutcomeHealthGateFailed, Revision: h[1]}.Format()
 			}
 			objs := []runtime.Object{ds, revs[0], revs[1], testNode("n1", nil), testNode("n2", nil),
 				newPod, daemonPod(ds, "old-n2", "n2", h[0], t0.Add(-time.Hour))}
 			h2 := newHarness(t, syncer.Config{}, objs...)
-			if ro, err := progressive.ForDaemonSet(ds); err != nil || ro.Annotations.OnFailure != progressive.OnFailureRollback {
-				t.Skipf("the library does not parse on-failure yet (%v)", err)
-			}
 			if diff := cmp.Diff(tt.wantWrites, h2.syncCompanion("ns/ds")); diff != "" {
 				t.Errorf("writes (-want +got):\n%s", diff)
 			}
 			got := h2.refreshDS("ns", "ds")
-			if c := findCondition(got.Status.Conditions, ConditionPaused); c == nil || !strings.Contains(c.Message, tt.wantPaused) {
-				t.Errorf("RolloutPaused %+v, want it to say %q", c, tt.wantPaused)
-			}
 			events := h2.Events()
 			if tt.rolledBackFrom != "" {
+				if c := findCondition(got.Status.Conditions, ConditionPaused); c == nil || !strings.Contains(c.Message, tt.wantPaused) {
+					t.Errorf("RolloutPaused %+v, want it to say %q", c, tt.wantPaused)
+				}
 				if got.Spec.Template.Spec.Containers[0].Image != "img:2" || hasEvent(events, "Warning RolledBack") {
 					t.Errorf("rolled back to the revision it rolled back from: image %s, events %q", got.Spec.Template.Spec.Containers[0].Image, events)
 				}
@@ -185,13 +183,30 @@ func TestCompanionRollsBack(t *testing.T) {
 			if v := got.Annotations[progressive.AnnotationRolledBackFrom]; v != h[1] {
 				t.Errorf("rolled-back-from %q, want %q", v, h[1])
 			}
+			o, err := progressive.ParseOutcome(got.Annotations[progressive.AnnotationOutcome])
+			if err != nil || o.Reason != progressive.OutcomeRolledBack || o.From != h[1] || o.Revision != h[0] || o.By != progressive.RolledBackOnFailure {
+				t.Errorf("outcome %+v (%v), want RolledBack from %s to %s", o, err, h[1], h[0])
+			}
 			want := "Warning RolledBack rolled back from revision 2 (" + h[1] + ") to revision 1 (" + h[0] + ")"
 			if !hasEvent(events, want) {
 				t.Errorf("events %q, want one starting %q", events, want)
 			}
+			for _, e := range events {
+				if strings.Contains(e, "change the template") || strings.Contains(e, "RolloutBlocked") || strings.Contains(e, "RolloutPaused") {
+					t.Errorf("an automatic rollback recorded %q", e)
+				}
+			}
+			rolledBack := []string{
+				"RolloutProgressing False RolledBack", "RolloutPaused False NotPaused", "RolloutBlocked False NotBlocked",
+				"Reconciling False RolledBack", "Stalled True RolledBack",
+			}
+			if diff := cmp.Diff(rolledBack, h2.conditionsOf()); diff != "" {
+				t.Errorf("in the sync that rolls back: conditions (-want +got):\n%s", diff)
+			}
 
 			// The next sync: a new template, the latch is over, and the
-			// failing pod (now of an old revision) is replaced first.
+			// failing pod (now of an old revision) is replaced first; the
+			// change still reads as rolled back, naming both revisions.
 			h2.Clock.Step(messageInterval)
 			if diff := cmp.Diff([]string{"delete pods", "patch daemonsets/status"}, h2.syncCompanion("ns/ds")); diff != "" {
 				t.Errorf("after the rollback: writes (-want +got):\n%s", diff)
@@ -199,8 +214,33 @@ func TestCompanionRollsBack(t *testing.T) {
 			if diff := cmp.Diff([]string{"old-n2"}, podNames(t, h2)); diff != "" {
 				t.Errorf("after the rollback: pods (-want +got):\n%s", diff)
 			}
-			if got := cond(h2.refreshDS("ns", "ds"), ConditionPaused); got != "False NotPaused" {
-				t.Errorf("after the rollback: RolloutPaused %s", got)
+			if diff := cmp.Diff(rolledBack, h2.conditionsOf()); diff != "" {
+				t.Errorf("after the rollback: conditions (-want +got):\n%s", diff)
+			}
+			p := findCondition(h2.refreshDS("ns", "ds").Status.Conditions, ConditionProgressing)
+			for _, s := range []string{"rolled back from revision 2 (" + h[1] + ") to revision 1 (" + h[0] + ") by on-failure: rollback", "kubectl dsplan rollout resume ns/ds"} {
+				if !strings.Contains(p.Message, s) {
+					t.Errorf("RolloutProgressing %q does not say %q", p.Message, s)
+				}
+			}
+			if !hasEvent(h2.Events(), "Normal RolloutReplace Deleted 1 old pod for the rollout to revision 1 ("+h[0]+"): new-n1 (node n1)") {
+				t.Errorf("no delete event on the DaemonSet: %q", h2.Events())
+			}
+
+			// A person acknowledges it (rollout resume): the outcome goes,
+			// and the DaemonSet is judged as any other.
+			h2.update(func(ds *appsv1.DaemonSet) { ds.Annotations[progressive.AnnotationPaused] = "false" })
+			h2.Clock.Step(messageInterval)
+			writes := h2.syncCompanion("ns/ds")
+			if len(writes) == 0 || writes[0] != "patch daemonsets" {
+				t.Errorf("acknowledged: writes %q, want the outcome removed first", writes)
+			}
+			after := h2.refreshDS("ns", "ds")
+			if _, ok := after.Annotations[progressive.AnnotationOutcome]; ok {
+				t.Errorf("acknowledged: the outcome annotation stays: %v", after.Annotations)
+			}
+			if got := cond(after, ConditionStalled); strings.HasPrefix(got, "True") {
+				t.Errorf("acknowledged: Stalled %s", got)
 			}
 		})
 	}

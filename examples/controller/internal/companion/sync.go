@@ -43,16 +43,33 @@ type rolloutSync struct {
 	// complete.
 	hold progressive.Hold
 	// latched: the rollout stopped itself (at its progress deadline or on
-	// a failed health gate) and stays stopped, l the state kept in its
-	// RolloutPaused condition; fresh: it stopped in this sync.
-	latched, fresh bool
-	l              latch
+	// a failed health gate) and stays stopped, l the outcome that says so
+	// (in the outcome annotation); fresh: it stopped in this sync; legacy:
+	// l was read from the message an earlier companion kept it in.
+	latched, fresh, legacy bool
+	l                      progressive.Outcome
+	// staleOutcome: the outcome annotation records an outcome that no
+	// longer holds (a new template, a resume): this sync removes it.
+	staleOutcome bool
+	// rolledBack is the rollback that brought the template to the current
+	// revision and still holds (no new template, no resume since): the
+	// restored revision is rolled out, and the change it undid failed.
+	rolledBack *progressive.Outcome
+	// failing is, for a rollout that completed before at this
+	// generation, the health gate its pods fail now: reported, not a stop
+	// (the gates judge a rollout under way).
+	failing progressive.Hold
 	// rollback says what on-failure rollback did or why it did not, for
-	// the RolloutPaused message; "" when it was not asked for.
+	// the RolloutPaused message; "" when it was not asked for or it
+	// wrote the template back.
 	rollback string
-	// rollingBack: on-failure rollback has a revision to go back to and
-	// this sync wrote it back, or tried to (r.rollback says which).
+	// rollingBack: on-failure rollback wrote the previous revision's
+	// template back in this sync (r.rolledBack is the outcome it
+	// recorded); the plan, of the template before, is not acted on.
 	rollingBack bool
+	// rollbackConflict: on-failure rollback's write met a conflict; this
+	// sync writes nothing else and is retried.
+	rollbackConflict bool
 }
 
 // paused reports whether the paused annotation pauses r.
@@ -62,7 +79,7 @@ func (r *rolloutSync) paused() bool { return r.ro.Policy.Paused }
 // satisfied, the current revision is known, and nothing pauses or holds
 // the rollout.
 func (r *rolloutSync) mayDelete() bool {
-	return r.satisfied && r.rev != nil && !r.paused() && !r.latched && !r.hold.Held()
+	return r.satisfied && r.rev != nil && !r.paused() && !r.latched && !r.rollingBack && !r.hold.Held()
 }
 
 // sync is the companion's sync: it rolls out one opted-in OnDelete
@@ -122,11 +139,18 @@ func (c *Companion) sync(ctx context.Context, key string) (err error) {
 
 	var errs syncer.ErrorList
 	c.onFailure(ctx, r, &errs)
-	deleted := 0
-	if r.mayDelete() {
-		deleted = c.deleteOldPods(ctx, r, &errs)
+	deleted, written := 0, false
+	if !r.rollbackConflict {
+		recorded := c.writeOutcome(ctx, r, &errs)
+		if recorded && r.mayDelete() {
+			deleted = c.deleteOldPods(ctx, r, &errs)
+		}
+		written = c.report(ctx, r, recorded, &errs)
 	}
-	written := c.report(ctx, r, &errs)
+	// A rollback refused by a conflict (kube-controller-manager wrote the
+	// status meanwhile) is retried on the fresh object by the error's
+	// requeue, before anything else is written: a recorded pause or its
+	// conditions would only say, for a moment, what the rollback undoes.
 
 	if !r.satisfied {
 		c.Queue.AddAfter(key, c.Config.ExpectationsTimeout)
@@ -184,7 +208,7 @@ func (c *Companion) refuse(ctx context.Context, key string, ds *appsv1.DaemonSet
 	reason := syncer.AnnotationsReason(err)
 	c.Warn(key, ds, reason, err.Error())
 	return c.patchConditions(ctx, key, ds, now, withKstatus([]appsv1.DaemonSetCondition{
-		condition(ConditionProgressing, false, reason, fmt.Sprintf("no pod is replaced: %v (generation %d)", err, ds.Generation)),
+		condition(ConditionProgressing, false, reason, progressive.WithGeneration(fmt.Sprintf("no pod is replaced: %v", err), ds.Generation)),
 	}))
 }
 
@@ -247,7 +271,7 @@ func (c *Companion) logSync(r *rolloutSync, deleted int, written bool, errs int)
 		"daemonset", r.key, "mode", "companion", "hash", r.plan.Hash, "satisfied", r.satisfied,
 		"deletes", deleted, "deferredDeletes", r.plan.DeferredDeletes,
 		"updated", r.judgement.Total.Updated, "desired", r.judgement.Total.Desired, "complete", r.judgement.Complete,
-		"paused", r.paused(), "latched", r.latched, "latchReason", r.l.Reason, "held", string(r.hold.Cause),
+		"paused", r.paused(), "latched", r.latched, "latchReason", string(r.l.Reason), "rolledBack", r.rolledBack != nil, "held", string(r.hold.Cause),
 		"conditionsWritten", written, "requeueAfter", r.plan.RequeueAfter,
 		"pendingCreates", pendingCreates, "pendingDeletes", pendingDeletes,
 		"errors", errs, "duration", c.Config.Clock.Since(r.now))

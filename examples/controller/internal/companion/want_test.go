@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
+	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
@@ -24,7 +25,7 @@ func judged(t *testing.T, mutate func(r *rolloutSync)) *rolloutSync {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rolloutSync{key: "ns/ds", ds: ds, ro: ro, now: t0,
+	r := &rolloutSync{key: "ns/ds", ds: ds, ro: ro, now: t0, plan: daemon.Plan{Hash: "h2"},
 		judgement: progressive.Judgement{Total: progressive.Tally{Desired: 4, Updated: 1}}}
 	if mutate != nil {
 		mutate(r)
@@ -54,8 +55,12 @@ func TestWantConditions(t *testing.T) {
 	}
 	// The library says a hold (Hold.String), as every program does.
 	crashMsg := progressive.Hold{Cause: progressive.HoldHealthGate, Signals: crash}.String()
-	healthLatch := latch{Reason: ReasonHealthGateFailed, Hash: "h2", Paused: "unset"}
-	healthPaused := "paused itself: a health gate failed on the new revision; change the template or the rollout.daemonplan.io/paused annotation to resume [paused=unset revision=h2]"
+	healthLatch := progressive.Outcome{Reason: progressive.OutcomeHealthGateFailed, Revision: "h2"}
+	hint := "a new template, or kubectl dsplan rollout resume ns/ds (a change of the rollout.daemonplan.io/paused annotation), ends it"
+	healthPaused := "paused itself: a health gate failed on revision h2; " + hint
+	firstOnly := progressive.Hold{Cause: progressive.HoldHealthGate, Signals: crash[:1]}.String()
+	rolledBackMsg := "rolled back from revision h1 to revision h2 by on-failure: rollback (" + crashMsg + "); 1/4 nodes updated; " + hint + " (generation 4)"
+	failingMsg := "the rollout to revision h2 completed, and pods of it now fail (reported, not stopped: no rollout is under way): " + crashMsg + "; 1/4 nodes updated (generation 4)"
 	until := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name   string
@@ -129,29 +134,57 @@ func TestWantConditions(t *testing.T) {
 			r.rollback = "on-failure rollback: no revision to roll back to: the DaemonSet has no earlier revision"
 		},
 		want: conds(is(false, ReasonHealthGateFailed, "1/4 nodes updated; stopped by a health gate (generation 4)"),
-			is(true, ReasonHealthGateFailed, "paused itself: a health gate failed on the new revision; on-failure rollback: no revision to roll back to: the DaemonSet has no earlier revision; change the template or the rollout.daemonplan.io/paused annotation to resume [paused=unset revision=h2]"),
+			is(true, ReasonHealthGateFailed, "paused itself: a health gate failed on revision h2; on-failure rollback: no revision to roll back to: the DaemonSet has no earlier revision; "+hint),
 			is(true, ReasonHealthGateFailed, crashMsg),
 			is(false, ReasonHealthGateFailed, "1/4 nodes updated; stopped by a health gate (generation 4)"),
 			is(true, ReasonHealthGateFailed, crashMsg)),
 	}, {
-		name: "rolling back: reconciling again, not stalled",
+		// The finding 7: the condition named one of two failing
+		// pods, those that failed when the rollout stopped.
+		name: "latched by a health gate, a second pod fails later: RolloutBlocked names both",
 		mutate: func(r *rolloutSync) {
-			r.hold = progressive.Hold{Cause: progressive.HoldHealthGate, Signals: crash}
-			r.latched, r.fresh, r.l = true, true, healthLatch
-			r.rollback, r.rollingBack = "on-failure rollback wrote the template of revision 1 (h1) back", true
+			r.ds.Status.Conditions = []appsv1.DaemonSetCondition{condition(ConditionBlocked, true, ReasonHealthGateFailed, firstOnly)}
+			r.latched, r.l = true, healthLatch
+			r.failing = progressive.Hold{Cause: progressive.HoldHealthGate, Signals: crash}
 		},
 		want: conds(is(false, ReasonHealthGateFailed, "1/4 nodes updated; stopped by a health gate (generation 4)"),
-			is(true, ReasonHealthGateFailed, "paused itself: a health gate failed on the new revision; on-failure rollback wrote the template of revision 1 (h1) back; change the template or the rollout.daemonplan.io/paused annotation to resume [paused=unset revision=h2]"),
+			is(true, ReasonHealthGateFailed, healthPaused),
 			is(true, ReasonHealthGateFailed, crashMsg),
-			is(true, ReasonRollingBack, "on-failure rollback wrote the template of revision 1 (h1) back"),
-			is(false, ReasonRollingBack, "on-failure rollback wrote the template of revision 1 (h1) back")),
+			is(false, ReasonHealthGateFailed, "1/4 nodes updated; stopped by a health gate (generation 4)"),
+			is(true, ReasonHealthGateFailed, crashMsg)),
+	}, {
+		// The finding 8: no RolloutBlocked, no RolloutPaused, but a
+		// failed change (finding 2).
+		name: "rolled back: not paused, not blocked, stalled RolledBack naming both revisions",
+		mutate: func(r *rolloutSync) {
+			r.rolledBack = &progressive.Outcome{Reason: progressive.OutcomeRolledBack, Revision: "h2", From: "h1", By: progressive.RolledBackOnFailure, Why: crashMsg}
+		},
+		want: conds(is(false, ReasonRolledBack, rolledBackMsg), notPaused, notBlocked,
+			is(false, ReasonRolledBack, rolledBackMsg), is(true, ReasonRolledBack, rolledBackMsg)),
+	}, {
+		name: "rolled back by hand",
+		mutate: func(r *rolloutSync) {
+			r.rolledBack = &progressive.Outcome{Reason: progressive.OutcomeRolledBack, Revision: "h2", From: "h1", By: progressive.RolledBackByUndo}
+		},
+		want: conds(is(false, ReasonRolledBack, "rolled back from revision h1 to revision h2 by kubectl dsplan rollout undo; 1/4 nodes updated; "+hint+" (generation 4)"), notPaused, notBlocked,
+			is(false, ReasonRolledBack, "rolled back from revision h1 to revision h2 by kubectl dsplan rollout undo; 1/4 nodes updated; "+hint+" (generation 4)"),
+			is(true, ReasonRolledBack, "rolled back from revision h1 to revision h2 by kubectl dsplan rollout undo; 1/4 nodes updated; "+hint+" (generation 4)")),
+	}, {
+		// The finding 8: a steady DaemonSet was paused and
+		// blocked (Stalled, kstatus Failed) with no rollout under way.
+		name: "a completed rollout's pods fail: reported, not paused, not stalled",
+		mutate: func(r *rolloutSync) {
+			r.failing = progressive.Hold{Cause: progressive.HoldHealthGate, Signals: crash}
+		},
+		want: conds(is(true, ReasonPodsFailing, failingMsg), notPaused, notBlocked,
+			is(false, ReasonPodsFailing, failingMsg), notBlocked),
 	}, {
 		name: "latched at the deadline, its RolloutBlocked lost",
 		mutate: func(r *rolloutSync) {
-			r.latched, r.l = true, latch{Reason: ReasonProgressDeadlineExceeded, Hash: "h2", Paused: "unset"}
+			r.latched, r.l = true, progressive.Outcome{Reason: progressive.OutcomeProgressDeadlineExceeded, Revision: "h2"}
 		},
 		want: conds(is(false, ReasonProgressDeadlineExceeded, "1/4 nodes updated; stopped at its progress deadline (generation 4)"),
-			is(true, ReasonProgressDeadlineExceeded, "paused itself: no node became updated and available for 10m0s; change the template or the rollout.daemonplan.io/paused annotation to resume [paused=unset revision=h2]"),
+			is(true, ReasonProgressDeadlineExceeded, "paused itself: no node became updated and available on revision h2 for 10m0s; "+hint),
 			is(true, ReasonNoProgress, "stopped at its progress deadline"),
 			is(false, ReasonProgressDeadlineExceeded, "1/4 nodes updated; stopped at its progress deadline (generation 4)"),
 			is(true, ReasonNoProgress, "stopped at its progress deadline")),
@@ -181,10 +214,17 @@ func TestKstatus(t *testing.T) {
 		want   status.Status
 	}{
 		{name: "updating", want: status.InProgressStatus},
-		{name: "rolled back by this sync", want: status.InProgressStatus, mutate: func(r *rolloutSync) {
-			r.hold = progressive.Hold{Cause: progressive.HoldHealthGate}
-			r.latched, r.fresh, r.l = true, true, latch{Reason: ReasonHealthGateFailed, Hash: "h2", Paused: "unset"}
-			r.rollback, r.rollingBack = "on-failure rollback wrote the template of revision 1 (h1) back", true
+		// The finding 2: a rolled-back change read as a success.
+		{name: "rolled back", want: status.FailedStatus, mutate: func(r *rolloutSync) {
+			r.rolledBack = &progressive.Outcome{Reason: progressive.OutcomeRolledBack, Revision: "h2", From: "h1", By: progressive.RolledBackOnFailure}
+		}},
+		{name: "rolled back, the restored revision complete", want: status.FailedStatus, mutate: func(r *rolloutSync) {
+			r.judgement = progressive.Judgement{Complete: true, Total: progressive.Tally{Desired: 4, Updated: 4}}
+			r.rolledBack = &progressive.Outcome{Reason: progressive.OutcomeRolledBack, Revision: "h2", From: "h1", By: progressive.RolledBackOnFailure}
+		}},
+		// The finding 8: kstatus went Failed for a steady DaemonSet.
+		{name: "a completed rollout's pod fails", want: status.CurrentStatus, mutate: func(r *rolloutSync) {
+			r.failing = progressive.Hold{Cause: progressive.HoldHealthGate, Signals: []progressive.PodSignal{{Pod: "p", Node: "n", Signal: progressive.SignalCrashLoop}}}
 		}},
 		{name: "waiting for approval", want: status.InProgressStatus, mutate: func(r *rolloutSync) {
 			r.hold = progressive.Hold{Cause: progressive.HoldApproval, Wave: "canary"}
@@ -194,10 +234,10 @@ func TestKstatus(t *testing.T) {
 		}},
 		{name: "blocked by a health gate", want: status.FailedStatus, mutate: func(r *rolloutSync) {
 			r.hold = progressive.Hold{Cause: progressive.HoldHealthGate, Signals: []progressive.PodSignal{{Pod: "p", Node: "n", Signal: progressive.SignalImagePull}}}
-			r.latched, r.fresh, r.l = true, true, latch{Reason: ReasonHealthGateFailed, Hash: "h", Paused: "unset"}
+			r.latched, r.fresh, r.l = true, true, progressive.Outcome{Reason: progressive.OutcomeHealthGateFailed, Revision: "h"}
 		}},
 		{name: "blocked at the deadline", want: status.FailedStatus, mutate: func(r *rolloutSync) {
-			r.latched, r.l = true, latch{Reason: ReasonProgressDeadlineExceeded, Hash: "h", Paused: "unset"}
+			r.latched, r.l = true, progressive.Outcome{Reason: progressive.OutcomeProgressDeadlineExceeded, Revision: "h"}
 		}},
 		{name: "complete", want: status.CurrentStatus, mutate: func(r *rolloutSync) {
 			r.judgement = progressive.Judgement{Complete: true, Total: progressive.Tally{Desired: 4, Updated: 4}}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // Reasons of the warnings (both modes) and of the companion's
@@ -13,9 +15,9 @@ import (
 const (
 	// ReasonInvalidAnnotations: an annotation does not parse, or
 	// contradicts another or the spec.
-	ReasonInvalidAnnotations = "InvalidAnnotations"
+	ReasonInvalidAnnotations = progressive.ReasonInvalidAnnotations
 	// ReasonSurgeUnsupported: an OnDelete DaemonSet asks for surge.
-	ReasonSurgeUnsupported = "SurgeUnsupported"
+	ReasonSurgeUnsupported = progressive.ReasonSurgeUnsupported
 )
 
 // AnnotationsReason is the reason of an error of progressive.ForDaemonSet:

@@ -32,7 +32,8 @@
 // Compute error, a simulation that did not converge) or a cluster that
 // could not be reached or listed; 2 usage (an unknown command or flag, a
 // missing argument, a bad flag value). rollout status adds 3 (blocked), 4
-// (past the progress deadline) and 5 (--timeout).
+// (past the progress deadline), 5 (--timeout), 6 (waiting for approval)
+// and 7 (rolled back).
 //
 // Install it from a clone (the module replaces the library with ../..,
 // which go install PKG@VERSION does not allow):

@@ -23,9 +23,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, opts Options)
 	if err == nil {
 		return exitOK
 	}
+	// The command's path names the program once: cobra starts it with
+	// the root's display name (the program, "kubectl dsplan"), not its
+	// Name ("kubectl-dsplan").
 	where := opts.program()
-	if cmd != nil && cmd != root {
-		where = opts.program() + " " + strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
+	if cmd != nil {
+		where = cmd.CommandPath()
 	}
 	var ee *ExitError
 	var ie *inputError

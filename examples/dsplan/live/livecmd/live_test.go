@@ -181,3 +181,35 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsNameTheProgramOnce: as a kubectl plugin, every error starts
+// with the command's path, the program named once (the finding 7:
+// "kubectl dsplan kubectl dsplan plan: unknown flag").
+func TestErrorsNameTheProgramOnce(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "an unknown flag", args: []string{"plan", "--kubecontext", "x"},
+			want: "kubectl dsplan plan: unknown flag: --kubecontext\nSee 'kubectl dsplan plan --help' for usage.\n"},
+		{name: "a rollout subcommand's usage error", args: []string{"rollout", "status", "agent"},
+			want: "kubectl dsplan rollout status: \"agent\": want NAMESPACE/NAME"},
+		{name: "the root's unknown command", args: []string{"nope"}, want: "kubectl dsplan: unknown command \"nope\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn := func(*liveFlags) (kubernetes.Interface, string, error) { return fakeCluster(), "prod", nil }
+			var out bytes.Buffer
+			if code := run(tt.args, strings.NewReader(""), &out, &out, "kubectl dsplan", conn); code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if !strings.HasPrefix(out.String(), tt.want) {
+				t.Errorf("output %q, want it to start %q", out.String(), tt.want)
+			}
+			if strings.Count(out.String(), "kubectl dsplan kubectl") > 0 {
+				t.Errorf("output names the program twice: %q", out.String())
+			}
+		})
+	}
+}

@@ -28,7 +28,12 @@ change of the paused annotation. This command makes that change:
   - absent becomes "false";
   - "false" is removed.
 It says what it changed. A rollout that is paused in no way is left alone
-(exit 1). Resuming after a failed health gate lets the rollout go on with
+(exit 1).
+
+After a rollback (the companion's on-failure: rollback, or rollout undo),
+rollout status exits 7 and kstatus and the Argo CD health check call the
+change failed until a person acts: this command is that act, the
+acknowledgement (or a new template). Resuming after a failed health gate lets the rollout go on with
 the same revision: if its pods still fail, the companion pauses it again;
 kubectl dsplan rollout undo rolls it back instead. A new template lifts the
 companion's pause by itself.
@@ -108,6 +113,11 @@ func resumeChange(ds *appsv1.DaemonSet) (pauseChange, error) {
 	}
 	if c := conditionOf(ds, conditionPaused); c != nil && c.Status == corev1.ConditionTrue && slices.Contains(latchReasons, c.Reason) {
 		lifted = append(lifted, fmt.Sprintf("the controller's own pause (RolloutPaused %s: %s)", c.Reason, c.Message))
+	}
+	if a, err := progressive.ParseAnnotations(ds.Annotations); err == nil && a != nil && a.Outcome != nil && a.Outcome.Reason == progressive.OutcomeRolledBack {
+		// Whether it still holds needs the template's hash; a resume
+		// acknowledges a rollback recorded for any revision.
+		lifted = append(lifted, fmt.Sprintf("the rollback's failed-change outcome (rolled back from %s to %s): it acknowledges the rollback", a.Outcome.From, a.Outcome.Revision))
 	}
 	if len(lifted) == 0 {
 		state := "absent"

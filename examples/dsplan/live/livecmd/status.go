@@ -45,24 +45,28 @@ const (
 	// statusWaiting: the rollout waits for a person's approval after a
 	// wave (progressive.HoldApproval); rollout approve gives it.
 	statusWaiting = 6
+	// statusRolledBack: the template was rolled back from the change
+	// (on-failure: rollback, or rollout undo; progressive.Outcome of
+	// OutcomeRolledBack, still holding): the change failed, whatever the
+	// restored revision does.
+	statusRolledBack = 7
 	// statusSkew: the plan stops at a template skew (the cluster is newer
 	// than this build), as plan's, explain's and simulate's exit 8.
 	statusSkew = 8
 )
 
-// The condition types and reasons the example controller's companion mode
-// writes (examples/controller/internal/companion/conditions.go): read,
-// never written, here.
+// The companion's conditions are read with the library's spelling
+// (progressive.ConditionProgressing, ...), never re-typed here.
 const (
-	conditionProgressing = "RolloutProgressing"
-	conditionPaused      = "RolloutPaused"
-	conditionBlocked     = "RolloutBlocked"
+	conditionProgressing = progressive.ConditionProgressing
+	conditionPaused      = progressive.ConditionPaused
+	conditionBlocked     = progressive.ConditionBlocked
 )
 
 // latchReasons are the RolloutPaused reasons of a pause the companion
 // took itself and keeps until a person acts (a new template, or a change
 // of the paused annotation: rollout resume).
-var latchReasons = []string{"ProgressDeadlineExceeded", "HealthGateFailed"}
+var latchReasons = []string{progressive.ReasonProgressDeadlineExceeded, progressive.ReasonHealthGateFailed}
 
 const statusHelp = `Waits until the rollout of the DaemonSet is complete under its rollout
 policy, printing progress, and exits 0 then: the step a CI pipeline or a
@@ -96,6 +100,12 @@ It stops early when the rollout cannot complete by itself:
     approved wave, an order-by or domain label key, an order value, a
     scope no node is in): the rollout is held, complete or not (exit 1,
     naming the key, the value and what there is);
+  - the template was rolled back from the change: by the companion's
+    on-failure: rollback after a health gate failed, or by kubectl dsplan
+    rollout undo (the rollout.daemonplan.io/outcome annotation says so, for
+    the current template): exit 7 at once, naming both revisions and why,
+    whatever the restored revision does; a new template, or kubectl dsplan
+    rollout resume NAMESPACE/NAME (which acknowledges it), ends it;
   - the DaemonSet's RolloutBlocked condition is True for its current
     generation: the companion stopped the rollout at its progress deadline
     or at a health gate (exit 3, with the condition's reason and message);
@@ -135,6 +145,8 @@ const statusExitCodes = `Exit codes (rollout status):
   4  the progress deadline passed, as measured by this command
   5  --timeout passed
   6  waiting for approval after a wave (rollout approve NAMESPACE/NAME)
+  7  rolled back: the change was undone (on-failure: rollback, or rollout
+     undo) and not yet acknowledged (rollout resume NAMESPACE/NAME)
   8  template skew: the newest ControllerRevision holds template fields this
      build does not know (the cluster is newer than dsplan); upgrade dsplan
 `
@@ -360,6 +372,10 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 		fmt.Fprintf(w.out, "[%6s] %s\n", w.since(), line)
 		w.last = line
 	}
+	if o := rolledBack(r, ds, plan.Hash); o != nil {
+		return statusRolledBack, fmt.Sprintf("daemonset %s: %s; the restored revision: %s; %s",
+			key, rolledBackText(o, revs, ds), doneCount(j), acknowledgeHint(w.program, key)), true
+	}
 	if j.Complete {
 		return statusComplete, fmt.Sprintf("daemonset %s: rollout complete: %s (generation %d, %s, %s)",
 			key, reason, ds.Generation, doneCount(j), w.since()), true
@@ -428,12 +444,55 @@ func doneCount(j progressive.Judgement) string {
 }
 
 // forGeneration reports whether the companion's conditions describe ds's
-// current generation: its RolloutProgressing message ends with
-// "(generation N)". A RolloutBlocked condition left from an earlier
-// template is not this rollout's.
+// current generation (progressive.ConditionGeneration of its
+// RolloutProgressing condition). A RolloutBlocked condition left from an
+// earlier template is not this rollout's.
 func (w *statusWatch) forGeneration(ds *appsv1.DaemonSet) bool {
-	p := conditionOf(ds, conditionProgressing)
-	return p != nil && strings.HasSuffix(p.Message, fmt.Sprintf("(generation %d)", ds.Generation))
+	gen, ok := progressive.ConditionGeneration(conditionOf(ds, conditionProgressing))
+	return ok && gen == ds.Generation
+}
+
+// rolledBack returns the rollback recorded for ds (r, its rollout, holds
+// its parsed outcome annotation) that still holds at revision hash: the
+// template is the restored one and the paused annotation unchanged since;
+// nil otherwise.
+func rolledBack(r progressive.Rollout, ds *appsv1.DaemonSet, hash string) *progressive.Outcome {
+	if r.Annotations == nil {
+		return nil
+	}
+	o := r.Annotations.Outcome
+	if o == nil || o.Reason != progressive.OutcomeRolledBack || !o.Holds(ds, hash) {
+		return nil
+	}
+	return o
+}
+
+// rolledBackText says what rollback o undid: "rolled back from revision 5
+// (h5) to revision 6 (h4) by on-failure: rollback (health gate failed:
+// ...)", the revisions named by ds's ControllerRevisions among revs.
+func rolledBackText(o *progressive.Outcome, revs []*appsv1.ControllerRevision, ds *appsv1.DaemonSet) string {
+	name := func(hash string) string {
+		for _, rev := range revs {
+			if metav1.IsControlledBy(rev, ds) && rev.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash {
+				return fmt.Sprintf("revision %d (%s)", rev.Revision, hash)
+			}
+		}
+		return "revision " + hash
+	}
+	by := "by on-failure: rollback"
+	if o.By == progressive.RolledBackByUndo {
+		by = "by rollout undo"
+	}
+	s := fmt.Sprintf("rolled back from %s to %s %s", name(o.From), name(o.Revision), by)
+	if o.Why != "" {
+		s += " (" + o.Why + ")"
+	}
+	return s
+}
+
+// acknowledgeHint says how a person ends a rollback's outcome.
+func acknowledgeHint(program, key string) string {
+	return fmt.Sprintf("a new template, or %s rollout resume %s (acknowledges it), ends this", program, key)
 }
 
 func conditionOf(ds *appsv1.DaemonSet, t appsv1.DaemonSetConditionType) *appsv1.DaemonSetCondition {

@@ -130,6 +130,37 @@ func TestJudge(t *testing.T) {
 				return []*appsv1.ControllerRevision{daemontest.NewerRevision(ds, 2, "futureField", "x")}
 			},
 			wantDone: true, wantCode: statusSkew, want: []string{"this build does not know fields of this DaemonSet's template (spec.template.spec.futureField", "upgrade daemonplan"}},
+		// The issue's finding 2: a rolled-back change exited 0 "rollout
+		// complete", the old image back.
+		{name: "rolled back by on-failure, the restored revision complete: a failed change naming both revisions",
+			ds: withOutcome(base(annotated), progressive.Outcome{Reason: progressive.OutcomeRolledBack, From: "bad1", By: progressive.RolledBackOnFailure,
+				Why: "health gate failed: CrashLoopBackOff on pod agent-x"}),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1", "b-1", "b-2") },
+			wantDone: true, wantCode: statusRolledBack,
+			want: []string{"rolled back from revision bad1 to revision ", "by on-failure: rollback (health gate failed: CrashLoopBackOff on pod agent-x)",
+				"the restored revision: 3/3 nodes updated and available", "kubectl dsplan rollout resume default/agent (acknowledges it)"}},
+		{name: "rolled back by rollout undo, under way: exits at once",
+			ds:       withOutcome(base(annotated), progressive.Outcome{Reason: progressive.OutcomeRolledBack, From: "bad1", By: progressive.RolledBackByUndo}),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1") },
+			wantDone: true, wantCode: statusRolledBack, want: []string{"by rollout undo; the restored revision: 1/3 nodes updated"}},
+		{name: "a rollback acknowledged (paused changed since): judged as any rollout",
+			ds: func() *appsv1.DaemonSet {
+				ds := withOutcome(base(annotated), progressive.Outcome{Reason: progressive.OutcomeRolledBack, From: "bad1", By: progressive.RolledBackByUndo})
+				ds.Annotations[progressive.AnnotationPaused] = "false"
+				return ds
+			}(),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1", "b-1", "b-2") },
+			wantDone: true, wantCode: statusComplete},
+		{name: "a rollback to another template than the current one is over",
+			ds: func() *appsv1.DaemonSet {
+				ds := withOutcome(base(annotated), progressive.Outcome{Reason: progressive.OutcomeRolledBack, From: "bad1", By: progressive.RolledBackByUndo})
+				o, _ := progressive.ParseOutcome(ds.Annotations[progressive.AnnotationOutcome])
+				o.Revision = "other"
+				ds.Annotations[progressive.AnnotationOutcome] = o.Format()
+				return ds
+			}(),
+			pods:     func(ds *appsv1.DaemonSet) []*corev1.Pod { return updated(ds, "a-1", "b-1", "b-2") },
+			wantDone: true, wantCode: statusComplete},
 		{name: "being deleted", ds: func() *appsv1.DaemonSet {
 			ds := base(annotated)
 			ds.DeletionTimestamp = &metav1.Time{Time: now}
@@ -170,6 +201,19 @@ func TestJudge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withOutcome returns ds with the outcome annotation o, o.Revision the
+// hash of ds's template (the restored one).
+func withOutcome(ds *appsv1.DaemonSet, o progressive.Outcome) *appsv1.DaemonSet {
+	o.Revision = daemontest.Hash(ds)
+	ann := map[string]string{}
+	for k, v := range ds.Annotations {
+		ann[k] = v
+	}
+	ann[progressive.AnnotationOutcome] = o.Format()
+	ds.Annotations = ann
+	return ds
 }
 
 func contains(list []string, s string) bool {

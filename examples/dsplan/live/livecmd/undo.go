@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -145,12 +146,18 @@ func runUndo(pos []string, uf *undoFlags, lf *liveFlags, stdout io.Writer, conn 
 		}
 		return nil
 	}
-	patch, err := revisionPatch(ds.ResourceVersion, rev)
+	o := undoOutcome(ds, revs, current, rev)
+	patch, err := revisionPatch(ds.ResourceVersion, rev, o)
 	if err != nil {
 		return fail(err)
 	}
 	if _, err := patchDaemonSet(ctx, cs, ds, types.StrategicMergePatchType, patch, "rolling back"); err != nil {
 		return fail(err)
+	}
+	if o != nil {
+		fmt.Fprintf(stdout, "daemonset %s rolled back from revision %d (%s) to revision %d (%s); rollout status reports the change as rolled back (exit 7) until a new template or rollout resume %s acknowledges it\n",
+			t, current, o.From, rev.Revision, o.Revision, t)
+		return nil
 	}
 	fmt.Fprintf(stdout, "daemonset %s rolled back to revision %d\n", t, rev.Revision)
 	return nil
@@ -224,10 +231,37 @@ func withRevision(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision) (*appsv1
 	return out, nil
 }
 
+// undoOutcome is the outcome rollout undo records for ds rolled back from
+// revision current to rev (progressive.OutcomeRolledBack, by
+// RolledBackByUndo), so that rollout status, kstatus and the Argo CD
+// health check say the change was undone until a person acknowledges it;
+// nil when ds has no rollout annotations (the annotation would opt it in
+// to the companion) or its template matches no revision (nothing names
+// what was undone).
+func undoOutcome(ds *appsv1.DaemonSet, revs []*appsv1.ControllerRevision, current int64, rev *appsv1.ControllerRevision) *progressive.Outcome {
+	if a, err := progressive.ParseAnnotations(ds.Annotations); err != nil || a == nil || current == 0 {
+		return nil
+	}
+	from := ""
+	for _, r := range revs {
+		if r.Revision == current {
+			from = r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
+		}
+	}
+	to := rev.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
+	if from == "" || to == "" {
+		return nil
+	}
+	o := progressive.NewOutcome(ds, progressive.OutcomeRolledBack, to)
+	o.From, o.By = from, progressive.RolledBackByUndo
+	return &o
+}
+
 // revisionPatch is rev's data, the strategic merge patch that writes its
 // template back (as kubectl rollout undo sends it), on the condition that
-// the DaemonSet is still at resourceVersion rv.
-func revisionPatch(rv string, rev *appsv1.ControllerRevision) ([]byte, error) {
+// the DaemonSet is still at resourceVersion rv, with the outcome
+// annotation o when not nil.
+func revisionPatch(rv string, rev *appsv1.ControllerRevision, o *progressive.Outcome) ([]byte, error) {
 	var data map[string]json.RawMessage
 	if err := json.Unmarshal(rev.Data.Raw, &data); err != nil {
 		return nil, fmt.Errorf("controllerrevision %s/%s: data: %w", rev.Namespace, rev.Name, err)
@@ -235,7 +269,11 @@ func revisionPatch(rv string, rev *appsv1.ControllerRevision) ([]byte, error) {
 	if _, ok := data["spec"]; !ok {
 		return nil, fmt.Errorf("controllerrevision %s/%s: data: no spec.template", rev.Namespace, rev.Name)
 	}
-	meta, err := json.Marshal(map[string]string{"resourceVersion": rv})
+	m := map[string]any{"resourceVersion": rv}
+	if o != nil {
+		m["annotations"] = map[string]string{progressive.AnnotationOutcome: o.Format()}
+	}
+	meta, err := json.Marshal(m)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
 // agentAt is the DaemonSet agent with image tag at, at resourceVersion 7.
@@ -172,7 +173,7 @@ func TestUndo(t *testing.T) {
 				t.Errorf("image after (-want +got):\n%s", diff)
 			}
 			if tt.wantPatch {
-				want, err := revisionPatch("7", revs[1])
+				want, err := revisionPatch("7", revs[1], nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -182,6 +183,37 @@ func TestUndo(t *testing.T) {
 				if !strings.Contains(string(want), `"metadata":{"resourceVersion":"7"}`) {
 					t.Errorf("the patch carries no resourceVersion precondition: %s", want)
 				}
+			}
+		})
+	}
+}
+
+// TestUndoOutcome: rollout undo of a DaemonSet with rollout annotations
+// records the rollback (the issue's finding 2: status said nothing of
+// what was undone), and of one without none (the annotation would opt it
+// in to the companion).
+func TestUndoOutcome(t *testing.T) {
+	revs := history("v1", "v2", "v3")
+	annotated := agentAt("v3")
+	annotated.Annotations = map[string]string{progressive.AnnotationMaxUnavailable: "1", progressive.AnnotationPaused: "false"}
+	f := "false"
+	tests := []struct {
+		name    string
+		ds      *appsv1.DaemonSet
+		current int64
+		want    *progressive.Outcome
+	}{
+		{name: "annotated: from the current revision to the chosen one", ds: annotated, current: 3,
+			want: &progressive.Outcome{Reason: progressive.OutcomeRolledBack, Revision: daemontest.Hash(agentAt("v2")), From: daemontest.Hash(agentAt("v3")),
+				By: progressive.RolledBackByUndo, Paused: &f}},
+		{name: "not annotated: nothing recorded", ds: agentAt("v3"), current: 3},
+		{name: "a template no revision records: nothing names what was undone", ds: annotated, current: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := undoOutcome(tt.ds, revs, tt.current, revs[1])
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("undoOutcome (-want +got):\n%s", diff)
 			}
 		})
 	}
