@@ -31,7 +31,7 @@ type bucket struct {
 }
 
 // The metrics each controller's syncs are read from. The example has its
-// own histogram; kube-controller-manager v1.36's DaemonSet controller has
+// own histogram; kube-controller-manager's DaemonSet controller (v1.36 and v1.37) has
 // no sync metric of its own (only daemonset_controller_stale_sync_skips_total),
 // so its syncs are its work queue's items: workqueue_work_duration_seconds
 // of the queue named "daemonset" (every key the controller processed, a
