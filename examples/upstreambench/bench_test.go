@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/klog/v2"
+	upstreamdaemon "k8s.io/kubernetes/pkg/controller/daemon"
+
 	"github.com/daemonplan/daemonplan/daemon"
+	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 )
 
 // Implementations, the last element of every benchmark name (benchstat
@@ -15,11 +19,18 @@ import (
 // upstream's own BenchmarkUpdateDaemonSetStatus to BenchmarkStatusShape
 // with impl=upstream-1.37.2.
 const (
-	implUpstream    = "upstream-1.37.2"
 	implCompute     = "compute"
 	implPlanner     = "planner"
 	implEligibility = "eligibility"
 )
+
+// upstreamVersion is the k8s.io/kubernetes release this module builds
+// against (go.mod; TestUpstreamVersion keeps the two equal). bench.sh sets
+// it with -ldflags -X when it builds the harness against another release.
+var upstreamVersion = "1.37.2"
+
+// implUpstream names upstream's rows by that release: "upstream-1.37.2".
+func implUpstream() string { return "upstream-" + upstreamVersion }
 
 // planFunc plans one cluster the way a caller of daemonplan would.
 type planFunc func(c *cluster) error
@@ -128,7 +139,7 @@ func BenchmarkSync(b *testing.B) {
 			return u
 		}
 		name := func(impl string) string { return fmt.Sprintf("state=%s/nodes=%d/impl=%s", state, n, impl) }
-		b.Run(name(implUpstream), func(b *testing.B) { benchUpstream(b, get(b)) })
+		b.Run(name(implUpstream()), func(b *testing.B) { benchUpstream(b, get(b)) })
 		b.Run(name(implCompute), func(b *testing.B) { runPlans(b, &get(b).listed, callCompute()) })
 		b.Run(name(implPlanner), func(b *testing.B) { runPlans(b, &get(b).listed, callPlanner()) })
 		if u != nil {
@@ -173,4 +184,34 @@ func benchUpstream(b *testing.B, u *upstream) {
 	b.ReportMetric(per(float64(wall.Nanoseconds())), "iter-ns/op")
 	b.ReportMetric(per(float64(m1.TotalAlloc-m0.TotalAlloc)), "iter-B/op")
 	b.ReportMetric(per(float64(m1.Mallocs-m0.Mallocs)), "iter-allocs/op")
+}
+
+// BenchmarkPlacementCheck asks whether one node should run the DaemonSet
+// (daemontest's placement fixture: a nodeSelector, a two-term required
+// affinity, three tolerations; a node with ten labels and two taints):
+// upstream's exported NodeShouldRunDaemonPod, which builds the daemon
+// tolerations and parses the affinity at every call; daemonplan's one-shot
+// daemon.NodeShouldRunDaemonPod; and its compiled Eligibility.ShouldRun.
+func BenchmarkPlacementCheck(b *testing.B) {
+	ds, node := dt.DaemonSet("agent", dt.PlacementOptions()...), dt.PlacementNode("node-00001", 1)
+	logger := klog.NewKlogr().V(0)
+	b.Run("impl="+implUpstream(), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			upstreamdaemon.NodeShouldRunDaemonPod(logger, node, ds)
+		}
+	})
+	b.Run("impl=oneshot", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			daemon.NodeShouldRunDaemonPod(node, ds)
+		}
+	})
+	b.Run("impl="+implEligibility, func(b *testing.B) {
+		e := daemon.NewEligibility(ds, false)
+		b.ReportAllocs()
+		for b.Loop() {
+			e.ShouldRun(node)
+		}
+	})
 }

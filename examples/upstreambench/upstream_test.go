@@ -206,6 +206,9 @@ func startUpstream(c cluster) (*upstream, error) {
 		name := a.(k8stesting.DeleteAction).GetName()
 		return true, nil, apierrors.NewNotFound(corev1.Resource("pods"), name)
 	})
+	// kube-controller-manager's backoff, on the probe's clock.
+	backoff := flowcontrol.NewBackOff(time.Second, 15*time.Minute)
+	backoff.Clock = u.probe
 	u.factory = informers.NewSharedInformerFactory(u.client, 0)
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
 	u.cancel = cancel
@@ -215,8 +218,7 @@ func startUpstream(c cluster) (*upstream, error) {
 		u.factory.Core().V1().Pods(),
 		u.factory.Core().V1().Nodes(),
 		u.client,
-		// kube-controller-manager's backoff, on the probe's clock.
-		flowcontrol.NewFakeBackOff(time.Second, 15*time.Minute, u.probe),
+		backoff,
 	)
 	if err != nil {
 		cancel()
