@@ -1,6 +1,6 @@
 module github.com/daemonplan/daemonplan/examples/upstreambench
 
-go 1.26.0
+go 1.26.7
 
 require (
 	github.com/daemonplan/daemonplan v0.0.0
