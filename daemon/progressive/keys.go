@@ -1,5 +1,7 @@
 package progressive
 
+import "slices"
+
 // AnnotationPrefix is the prefix of the rollout annotations, the one schema
 // through which a DaemonSet asks for a daemon.RolloutPolicy without Go code (see
 // ParseAnnotations).
@@ -80,12 +82,67 @@ const (
 	AnnotationRolledBackFrom = AnnotationPrefix + "rolled-back-from"
 )
 
-// rolloutKeys are the keys, in the order errors and Format list them.
-var rolloutKeys = []string{
-	AnnotationMaxUnavailable, AnnotationPartition, AnnotationScope, AnnotationPaused,
-	AnnotationOrderBy, AnnotationOrderValues, AnnotationDomain, AnnotationDomainMaxUnavailable,
-	AnnotationStrict, AnnotationWaveBake, AnnotationProgressDeadline,
-	AnnotationCanary, AnnotationPauseAfter, AnnotationApproved, AnnotationWindow,
-	AnnotationHealthGates, AnnotationMaxRestarts, AnnotationReadyTimeout,
-	AnnotationOnFailure, AnnotationRolledBackFrom,
+// Key is one key of the rollout annotations' schema, for programs that
+// offer a setting per key (a flag of kubectl dsplan simulate).
+type Key struct {
+	// Name is the annotation key: AnnotationPrefix and the key's name.
+	Name string
+	// Doc says in a phrase, for people (a flag's help), what the value is
+	// and what it asks for; the Annotation* constants' doc says the same.
+	Doc string
+	// Plan says that the key shapes a plan (the budget or
+	// daemon.RolloutPolicy); the other keys are read beyond one plan: the
+	// progress deadline, the gates, on-failure and rolled-back-from.
+	Plan bool
+	// Bool says that the value is "true" or "false".
+	Bool bool
 }
+
+// schema are the keys, in the order errors and Format list them.
+var schema = []Key{
+	{Name: AnnotationMaxUnavailable, Plan: true, Doc: "the rollout budget of an OnDelete DaemonSet: an integer of at least 1 or a percentage from 1% to 100% (default 1)"},
+	{Name: AnnotationPartition, Plan: true, Doc: "desired nodes kept on the old revision: an integer or a percentage from 0% to 100%"},
+	{Name: AnnotationScope, Plan: true, Doc: "update only the nodes this label selector matches, in kubectl -l syntax (\"zone in (a,b),!spot\")"},
+	{Name: AnnotationPaused, Plan: true, Bool: true, Doc: "no old pod is replaced (missing pods are still created): true or false"},
+	{Name: AnnotationOrderBy, Plan: true, Doc: "update nodes grouped by the values of this node label key, e.g. topology.kubernetes.io/zone"},
+	{Name: AnnotationOrderValues, Plan: true, Doc: "comma-separated values of the order-by label that go first, in this order"},
+	{Name: AnnotationDomain, Plan: true, Doc: "a node label key: domain-max-unavailable applies per value of it"},
+	{Name: AnnotationDomainMaxUnavailable, Plan: true, Doc: "nodes unavailable at once per domain: an integer of at least 1 or a percentage from 1% to 100%"},
+	{Name: AnnotationStrict, Plan: true, Bool: true, Doc: "already-unavailable old pods count against the budget: true or false"},
+	{Name: AnnotationWaveBake, Plan: true, Doc: "a wave barrier: a wave starts once the earlier ones are updated and available and this Go duration has passed (0s: at once); needs order-by or canary"},
+	{Name: AnnotationProgressDeadline, Doc: "how long a rollout may go without a node becoming updated and available before it is stopped: a positive Go duration"},
+	{Name: AnnotationCanary, Plan: true, Doc: "a first wave of this many desired nodes in scope: an integer of at least 1 or a percentage from 1% to 100%, rounded up"},
+	{Name: AnnotationPauseAfter, Doc: "comma-separated approval points after which the rollout waits for approved: canary, every-wave or values of order-by"},
+	{Name: AnnotationApproved, Doc: "the furthest approval point approved, <revision hash>/<wave>, as kubectl dsplan rollout approve writes it"},
+	{Name: AnnotationWindow, Doc: "maintenance windows outside which no old pod is deleted, \";\"-separated \"<days> <HH:MM>-<HH:MM> [<time zone>]\""},
+	{Name: AnnotationHealthGates, Bool: true, Doc: "the health gates on new-revision pods: true (the default) or false"},
+	{Name: AnnotationMaxRestarts, Doc: "restarts a container of a new-revision pod may make before a health gate fails: an integer of at least 0 (default 3)"},
+	{Name: AnnotationReadyTimeout, Doc: "how long a new-revision pod may stay not Ready before a health gate fails: a positive Go duration (default 10m)"},
+	{Name: AnnotationOnFailure, Doc: "what the companion does when a health gate fails: pause (the default) or rollback"},
+	{Name: AnnotationRolledBackFrom, Doc: "the revision hash the companion last rolled back from, which it never rolls back to (it writes this key)"},
+}
+
+// Keys returns the schema's keys, in the order errors and Format list
+// them: every Annotation* key, once. The slice is the caller's.
+func Keys() []Key { return slices.Clone(schema) }
+
+// Check reports whether value is a value of k on its own, as
+// ParseAnnotations checks it, without what it needs of the other keys
+// (pause-after's order-by, domain's domain-max-unavailable, …): nil, or
+// the *field.Error at metadata.annotations[k.Name] (errors.Is finds
+// daemon.ErrInvalidInput). A Key that is not one of Keys is an error too.
+func (k Key) Check(value string) error {
+	if err := defaultAnnotations().set(k.Name, value); err != nil {
+		return annotationErrors{err}
+	}
+	return nil
+}
+
+// rolloutKeys are the keys' names, in schema's order.
+var rolloutKeys = func() []string {
+	out := make([]string, len(schema))
+	for i, k := range schema {
+		out[i] = k.Name
+	}
+	return out
+}()
