@@ -61,5 +61,5 @@ func ExampleForDaemonSet() {
 	// replacing 1 pod on n3
 	// topology.kubernetes.io/zone=us-east-1a: 0/2 updated
 	// topology.kubernetes.io/zone=us-east-1b: 0/2 updated
-	// true metadata.annotations[rollout.daemonplan.io/partition]: Invalid value: "x": must be an integer of at least 0 or a percentage between 0% and 100%, without sign or leading zeros
+	// true metadata.annotations[rollout.daemonplan.io/partition]: Invalid value: "x": must be an integer from 0 to 100000 or a percentage from 0% to 100%, without sign or leading zeros
 }

@@ -46,6 +46,9 @@ func withDefaults(a *progressive.Annotations) *progressive.Annotations {
 	if w := c.Policy.Waves; w != nil && c.Gates.Bake == 0 {
 		c.Gates.Bake = w.Bake
 	}
+	if c.Gates.Refs.IsZero() {
+		c.Gates.Refs = progressive.ReferencesOf(&c.Policy)
+	}
 	return &c
 }
 
@@ -98,7 +101,8 @@ func TestParseAnnotations(t *testing.T) {
 		{name: "max-unavailable integer", in: map[string]string{pfx + "max-unavailable": "3"}, want: &progressive.Annotations{MaxUnavailable: ios("3")}},
 		{name: "max-unavailable percentage", in: map[string]string{pfx + "max-unavailable": "25%"}, want: &progressive.Annotations{MaxUnavailable: ios("25%")}},
 		{name: "max-unavailable 100%", in: map[string]string{pfx + "max-unavailable": "100%"}, want: &progressive.Annotations{MaxUnavailable: ios("100%")}},
-		{name: "max-unavailable largest int32", in: map[string]string{pfx + "max-unavailable": "2147483647"}, want: &progressive.Annotations{MaxUnavailable: ios("2147483647")}},
+		{name: "max-unavailable at MaxCount", in: map[string]string{pfx + "max-unavailable": "100000"}, want: &progressive.Annotations{MaxUnavailable: ios("100000")}},
+		{name: "max-unavailable past MaxCount is an error", in: map[string]string{pfx + "max-unavailable": "100001"}, wantErr: []*field.Error{invalid(pfx+"max-unavailable", "100001")}},
 		// 0 with maxSurge 0 replaces nothing; upstream rejects it too.
 		{name: "max-unavailable 0 is an error", in: map[string]string{pfx + "max-unavailable": "0"}, wantErr: []*field.Error{invalid(pfx+"max-unavailable", "0")}},
 		{name: "max-unavailable 0% is an error", in: map[string]string{pfx + "max-unavailable": "0%"}, wantErr: []*field.Error{invalid(pfx+"max-unavailable", "0%")}},
@@ -244,7 +248,7 @@ func TestParseAnnotations(t *testing.T) {
 // read in an event: the annotation's path, the value and the reason.
 func TestParseAnnotationsErrorText(t *testing.T) {
 	_, err := progressive.ParseAnnotations(map[string]string{pfx + "partition": "x"})
-	want := `metadata.annotations[rollout.daemonplan.io/partition]: Invalid value: "x": must be an integer of at least 0 or a percentage between 0% and 100%, without sign or leading zeros`
+	want := `metadata.annotations[rollout.daemonplan.io/partition]: Invalid value: "x": must be an integer from 0 to 100000 or a percentage from 0% to 100%, without sign or leading zeros`
 	if err == nil || err.Error() != want {
 		t.Errorf("error text:\n got %v\nwant %s", err, want)
 	}

@@ -22,7 +22,11 @@
 //     it has gone past its progress deadline. It computes no plan of its
 //     own: a controller computes the plan once, acts on it and judges it.
 //   - The gates: what holds a rollout beyond its plan, decided by
-//     Gates.Hold from the same plan and judgement. First the health
+//     Gates.Hold from the same plan and judgement. First the references:
+//     a pause-after wave, an approved wave, order-by, order-values,
+//     domain or scope that names nothing of the plan's desired nodes
+//     holds the rollout at once (Gates.Unresolved, HoldUnresolved: a
+//     typo never switches a control off). Then the health
 //     gates: a new-revision pod that crash-loops, was OOM-killed, cannot
 //     pull its image or create its container, restarted more than
 //     max-restarts times, is not Ready within ready-timeout

@@ -41,6 +41,11 @@ type Gates struct {
 	// (SignalRestartedDuringBake); ParseAnnotations sets it with
 	// Policy.Waves. 0 watches only the bake the judgement reports.
 	Bake time.Duration
+	// Refs are the policy's names that must resolve in the cluster (the
+	// order and domain labels, the order values, the scope), which Hold
+	// resolves with PauseAfter and Approved (Unresolved);
+	// ParseAnnotations sets them from the policy (ReferencesOf).
+	Refs References
 }
 
 // OnFailure is what a controller does when a health gate fails.
@@ -62,6 +67,11 @@ type HoldCause string
 const (
 	// HoldNone: nothing holds the rollout.
 	HoldNone HoldCause = ""
+	// HoldUnresolved: an annotation names something the cluster does not
+	// have: a wave, a node label key, a label value, a desired node in
+	// scope (Hold.Unresolved). It holds until the annotation or the
+	// cluster changes, whatever else the rollout's state.
+	HoldUnresolved HoldCause = "UnresolvedReference"
 	// HoldHealthGate: a new-revision pod failed a health gate
 	// (Hold.Signals).
 	HoldHealthGate HoldCause = "HealthGateFailed"
@@ -77,6 +87,9 @@ const (
 // create/delete pass runs as ever).
 type Hold struct {
 	Cause HoldCause
+	// Unresolved are the annotation values that name nothing
+	// (HoldUnresolved), in key order (see Gates.Unresolved).
+	Unresolved []Unresolved
 	// Signals are the failing new-revision pods (HoldHealthGate), sorted
 	// by node name, then pod name.
 	Signals []PodSignal
@@ -98,6 +111,13 @@ func (h Hold) Held() bool { return h.Cause != HoldNone }
 // now, from its plan (computed with Options.ReadOut) and j, Judge of that
 // plan. The first of these that applies holds it:
 //
+//  0. A reference that resolves to nothing (Gates.Unresolved): a
+//     pause-after value, the approved wave, order-by, order-values,
+//     domain or scope names no wave, label key, value or node of the
+//     plan's desired nodes. A typo must not switch a control off, so
+//     this holds at once, at every sync, also a complete rollout (whose
+//     next revision it would hold), until the annotation or the cluster
+//     changes.
 //  1. The health gates (Health, when On): a new-revision pod (the
 //     read-out's pods that are Updated and not Deleting) of a desired node
 //     in scope fails HealthGates.Check, or restarted during a bake
@@ -119,8 +139,8 @@ func (h Hold) Held() bool { return h.Cause != HoldNone }
 //  3. The windows: none is open at now (Windows.At); Until is the next
 //     opening.
 //
-// A skipped plan and a complete rollout are held by nothing: the gates
-// guard a rollout under way. Next is the earliest moment the answer may
+// Besides 0, a skipped plan and a complete rollout are held by nothing:
+// the gates guard a rollout under way. Next is the earliest moment the answer may
 // change with the clock alone: a pending new pod's ready timeout, and,
 // unless a health gate or an approval holds, a window's opening or
 // closing; a health-gate hold has none (it holds until the pods or a
@@ -136,12 +156,21 @@ func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now t
 	if ds == nil || plan == nil {
 		return Hold{}, fmt.Errorf("%w: Hold needs a DaemonSet and its plan", daemon.ErrInvalidInput)
 	}
-	if g == nil || plan.Skip != daemon.SkipNone || j.Complete {
+	if g == nil || plan.Skip != daemon.SkipNone {
 		return Hold{}, nil
 	}
 	ro := plan.ReadOut
-	if ro == nil {
+	switch {
+	case ro == nil && j.Complete:
+		return Hold{}, nil
+	case ro == nil:
 		return Hold{}, daemon.NewError(ds, daemon.StageInput, errors.New("the plan has no read-out: compute it with Options.ReadOut"))
+	}
+	if u := g.Unresolved(plan, j); len(u) > 0 {
+		return Hold{Cause: HoldUnresolved, Unresolved: u}, nil
+	}
+	if j.Complete {
+		return Hold{}, nil
 	}
 	signals, pending := g.health(ds, ro, j, now)
 	if len(signals) > 0 {
@@ -242,7 +271,9 @@ func nodeReady(n *corev1.Node) bool {
 
 // String says h for people, as a status condition or rollout status
 // prints it: "health gate failed: CrashLoopBackOff on pod agent-x (node
-// n1, container agent: 5 restarts), …", "waiting for approval after wave
+// n1, container agent: 5 restarts), …", `pause-after "zone-z" names no
+// wave; did you mean zone-a? waves: canary, zone-a, zone-b` (each
+// Unresolved, joined by "; "), "waiting for approval after wave
 // topology.kubernetes.io/zone=a", "outside the maintenance windows until
 // 2026-11-28T08:00:00Z", "not held". It names up to MaxReasonNodes pods,
 // then how many more fail.
@@ -250,6 +281,12 @@ func (h Hold) String() string {
 	switch h.Cause {
 	case HoldNone:
 		return "not held"
+	case HoldUnresolved:
+		parts := make([]string, len(h.Unresolved))
+		for i, u := range h.Unresolved {
+			parts[i] = u.String()
+		}
+		return strings.Join(parts, "; ")
 	case HoldHealthGate:
 		parts := make([]string, 0, min(len(h.Signals), MaxReasonNodes))
 		for _, s := range h.Signals[:min(len(h.Signals), MaxReasonNodes)] {

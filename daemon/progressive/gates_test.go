@@ -140,8 +140,16 @@ func TestGatesHold(t *testing.T) {
 			want:  progressive.Hold{Cause: progressive.HoldApproval, Wave: zone + "=b"}},
 		{name: "an approval of a later point covers an earlier one", zones: "abc", kinds: []string{"new", "old", "old"}, pol: waves(0),
 			gates: ptr(pauseAfter(&progressive.Approval{Hash: hash, Wave: zone + "=b"}, "every-wave"))},
-		{name: "an approval of an unknown wave covers nothing", zones: "abc", kinds: []string{"new", "old", "old"}, pol: waves(0),
+		// An approval of the current revision naming no wave holds at
+		// once, naming it (before, it waited for an approval it
+		// seemed to have).
+		{name: "an approval of an unknown wave holds", zones: "abc", kinds: []string{"new", "old", "old"}, pol: waves(0),
 			gates: ptr(pauseAfter(&progressive.Approval{Hash: hash, Wave: "rack=x"}, "every-wave")),
+			want: progressive.Hold{Cause: progressive.HoldUnresolved, Unresolved: []progressive.Unresolved{{
+				Key: progressive.AnnotationApproved, Value: "rack=x", What: "wave", Of: "waves",
+				Exist: []string{zone + "=a", zone + "=b", zone + "=c"}}}}},
+		{name: "an approval of another revision is not read", zones: "abc", kinds: []string{"new", "old", "old"}, pol: waves(0),
+			gates: ptr(pauseAfter(&progressive.Approval{Hash: "other", Wave: "rack=x"}, "every-wave")),
 			want:  progressive.Hold{Cause: progressive.HoldApproval, Wave: zone + "=a"}},
 		// Every wave is done, but the plan still deletes the pod of n5,
 		// which may no longer run there: not complete.

@@ -76,6 +76,7 @@ func ParseAnnotations(annotations map[string]string) (*Annotations, error) {
 	if c := a.Policy.Canary; c != nil {
 		c.Spread = spreadOf(&a.Policy)
 	}
+	a.Gates.Refs = ReferencesOf(&a.Policy)
 	errs = append(errs, a.needs(annotations)...)
 	if len(errs) > 0 {
 		slices.SortStableFunc(errs, func(x, y *field.Error) int { return strings.Compare(x.Field, y.Field) })
@@ -142,22 +143,16 @@ func (a *Annotations) set(k, v string) *field.Error {
 		p.DomainBudget = orNew(p.DomainBudget)
 		p.DomainBudget.MaxUnavailable = n
 	case AnnotationWaveBake:
-		d, err := time.ParseDuration(v)
-		switch {
-		case err != nil:
-			return invalid(`must be a Go duration such as "10m" or "0s"`)
-		case d < 0:
-			return invalid("must not be negative")
+		d, err := parseDuration(v, 0, MaxWaveBake, `"0s" (no bake) or `, `"10m"`, "")
+		if err != "" {
+			return invalid(err)
 		}
 		p.Waves = &rollout.WaveBarrier{Bake: d}
 		a.Gates.Bake = d
 	case AnnotationProgressDeadline:
-		d, err := time.ParseDuration(v)
-		switch {
-		case err != nil:
-			return invalid(`must be a Go duration such as "15m"`)
-		case d <= 0:
-			return invalid("must be positive (remove the key for no deadline)")
+		d, err := parseDuration(v, MinDuration, MaxProgressDeadline, "", `"15m"`, " (remove the key for no deadline)")
+		if err != "" {
+			return invalid(err)
 		}
 		a.ProgressDeadline = d
 	case AnnotationPrefix + "max-surge":
@@ -236,10 +231,10 @@ func parseDecimal(s string) (int, bool) {
 }
 
 // parseIntOrPercent parses an integer or a percentage, at least least (and
-// least%), a percentage at most 100%. It returns the reason when v is not
-// one.
+// least%), an integer at most MaxCount, a percentage at most 100%. It
+// returns the reason when v is not one.
 func parseIntOrPercent(v string, least int) (*intstr.IntOrString, string) {
-	want := fmt.Sprintf("must be an integer of at least %d or a percentage between %d%% and 100%%, without sign or leading zeros", least, least)
+	want := fmt.Sprintf("must be an integer from %d to %d or a percentage from %d%% to 100%%, without sign or leading zeros", least, MaxCount, least)
 	if pct, ok := strings.CutSuffix(v, "%"); ok {
 		n, ok := parseDecimal(pct)
 		if !ok || n < least || n > 100 {
@@ -249,11 +244,50 @@ func parseIntOrPercent(v string, least int) (*intstr.IntOrString, string) {
 		return &s, ""
 	}
 	n, ok := parseDecimal(v)
-	if !ok || n < least {
+	if !ok || n < least || n > MaxCount {
 		return nil, want
 	}
 	i := intstr.FromInt32(int32(n))
 	return &i, ""
+}
+
+// parseDuration parses a Go duration from least to most, or 0 when least
+// is 0: a value below 1s other than 0 is refused too (MinDuration). zero
+// says what 0 means (`"0s" (no bake) or `), example is a valid value, and
+// hint ends the reason, which it returns when v is not one.
+func parseDuration(v string, least, most time.Duration, zero, example, hint string) (time.Duration, string) {
+	want := fmt.Sprintf("must be %sa Go duration from %s to %s%s, such as %s%s", zero, MinDuration, hours(most), days(most), example, hint)
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return 0, want
+	case d == 0 && least == 0:
+		return 0, ""
+	case d < max(least, MinDuration) || d > most:
+		return 0, want
+	}
+	return d, ""
+}
+
+// hours writes d as Go does, whole hours as "168h".
+func hours(d time.Duration) string {
+	if d >= time.Hour && d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.String()
+}
+
+// days writes d, whole days, as " (N days)" (" (1 day)"), "" when it is
+// not.
+func days(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d < day || d%day != 0:
+		return ""
+	case d == day:
+		return " (1 day)"
+	}
+	return fmt.Sprintf(" (%d days)", d/day)
 }
 
 // parseValues splits comma-separated label values; spaces around a value

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -72,17 +71,14 @@ func (a *Annotations) setGate(k, v string) (*field.Error, bool) {
 		g.Health.On = b
 	case AnnotationMaxRestarts:
 		n, ok := parseDecimal(v)
-		if !ok {
-			return invalid("must be an integer of at least 0, without sign or leading zeros")
+		if !ok || n > MaxMaxRestarts {
+			return invalid(fmt.Sprintf("must be an integer from 0 to %d, without sign or leading zeros (set %s to \"false\" for no health gates)", MaxMaxRestarts, AnnotationHealthGates))
 		}
 		g.Health.MaxRestarts = int32(n)
 	case AnnotationReadyTimeout:
-		d, err := time.ParseDuration(v)
-		switch {
-		case err != nil:
-			return invalid(`must be a Go duration such as "10m"`)
-		case d <= 0:
-			return invalid("must be positive (set " + AnnotationHealthGates + ` to "false" for no health gates)`)
+		d, err := parseDuration(v, MinDuration, MaxReadyTimeout, "", `"10m"`, " (set "+AnnotationHealthGates+` to "false" for no health gates)`)
+		if err != "" {
+			return invalid(err)
 		}
 		g.Health.ReadyTimeout = d
 	case AnnotationOnFailure:

@@ -19,8 +19,10 @@ import (
 //     only, as RolloutPolicy.Paused plans it: no old pod is replaced), a
 //     Wait is recorded once per closed window, and unless the rollout is
 //     complete the clock may move to the opening (Hold.Next).
-//   - HoldHealthGate: the sync runs its plan paused and the run ends
-//     OutcomeBlocked (Result.Gate).
+//   - HoldHealthGate and HoldUnresolved (an annotation that names no
+//     wave, label, value or node of the cluster): the sync runs its plan
+//     paused and the run ends OutcomeBlocked (Result.Gate), as a
+//     controller holds it until a person acts.
 // Nothing else about the gates is decided here.
 
 // Wait is a hold of Cluster.Gates that a run went past: an approval point,
@@ -47,7 +49,8 @@ type gateRun struct {
 	gates progressive.Gates
 	zones progressive.Zones
 	waits []Wait
-	// stop is the health-gate hold that ends the run.
+	// stop is the health-gate or unresolved-reference hold that ends the
+	// run.
 	stop progressive.Hold
 	// next is when the clock alone changes what holds the rollout, and a
 	// sync should run: zero when nothing does (see sim.gate).
@@ -133,7 +136,7 @@ func (s *sim) gate(step int, in Input, got Checked) (Checked, progressive.Hold, 
 				g.next = h.Until
 			}
 		}
-	case progressive.HoldHealthGate:
+	case progressive.HoldHealthGate, progressive.HoldUnresolved:
 		g.stop = h
 	case progressive.HoldNone:
 		if g.next, err = s.readyDeadline(in, plan, j, h); err != nil {

@@ -33,7 +33,9 @@ import (
 //   - the waits are in time order, each window's wait ends at its
 //     opening, each approval point is reached once per revision;
 //   - a run stopped by a health gate is Blocked at its last step, the
-//     failing pods named and sorted by node; no other run has a gate;
+//     failing pods named and sorted by node; one whose gates name no wave
+//     of the cluster is Blocked and updates no node; no other run has a
+//     gate;
 //   - the input, its gates included, is left as it was.
 func FuzzSimulateGates(f *testing.F) {
 	for seed := range uint64(16) {
@@ -119,6 +121,18 @@ func FuzzSimulateGates(f *testing.F) {
 			}
 		}
 		switch {
+		case res.Gate.Cause == progressive.HoldUnresolved:
+			// A gate naming nothing of the cluster (pause-after without
+			// its wave) holds at once: Blocked, no node updated.
+			last := res.Steps[len(res.Steps)-1]
+			if res.Outcome != simulate.OutcomeBlocked || len(res.Gate.Unresolved) == 0 || last.Held != progressive.HoldUnresolved {
+				t.Fatalf("gate %+v: outcome %s, last step held %q", res.Gate, res.Outcome, last.Held)
+			}
+			for _, st := range res.Steps {
+				if len(st.UpdateNodes) > 0 {
+					t.Fatalf("gate %s: step %d updates %v", res.Gate, st.Step, st.UpdateNodes)
+				}
+			}
 		case res.Gate.Held():
 			last := res.Steps[len(res.Steps)-1]
 			var nodes []string

@@ -51,7 +51,8 @@ import (
 // changes nothing and nothing is left to happen (Converged, Stalled,
 // or Blocked when trouble of the cluster holds it: see Result.Judgement
 // and Result.Blocking), or
-// after MaxSteps syncs (StepLimit). It is deterministic for a given c and
+// after MaxSteps syncs, or when the next sync would be more than Horizon
+// after the start (StepLimit). It is deterministic for a given c and
 // cfg. A step costs one plan and a pass over the pods to measure it; pod
 // transitions are queued in time, so that a settled pod costs nothing.
 //
@@ -63,8 +64,9 @@ import (
 // closed window runs the sync's plan paused (RolloutPolicy.Paused: no old
 // pod replaced), is recorded once in Result.Waits, and, while the rollout
 // is not complete, the clock may move to the window's opening; a health
-// gate runs the sync paused and ends the run OutcomeBlocked (Result.Gate,
-// Reason its Hold.String).
+// gate, or gates naming what the cluster does not have
+// (progressive.HoldUnresolved), run the sync paused and end the run
+// OutcomeBlocked (Result.Gate, Reason its Hold.String).
 // While nothing holds the rollout, the clock may also move to a new pod's
 // ready timeout (the health gates' Hold.Next). The pods the simulator
 // creates become Ready after ReadyDelay and never restart: the health
@@ -75,12 +77,16 @@ import (
 // the run OutcomeStalled, Reason naming it.
 //
 // A cluster that cannot be simulated (a nil c, a nil DaemonSet, or a nil
-// node, pod or revision entry, which Compute refuses as invalid input) is
+// node, pod or revision entry, which Compute refuses as invalid input; a
+// delay, event time, wave bake or ready timeout beyond Horizon) is
 // not run: the result is OutcomeStalled with no steps, Reason naming the
 // problem (the first nil entry), Final a copy of c (nil for a nil c), and
 // Err non-nil. It does not panic on such a cluster.
 func Run(c *Cluster, cfg Config) Result {
 	if err := simulable(c); err != nil {
+		return Result{Outcome: OutcomeStalled, Reason: "cannot simulate: " + err.Error(), Final: c.DeepCopy()}
+	}
+	if err := horizonError(c, cfg); err != nil {
 		return Result{Outcome: OutcomeStalled, Reason: "cannot simulate: " + err.Error(), Final: c.DeepCopy()}
 	}
 	gates, err := newGateRun(c, cfg)
@@ -153,6 +159,12 @@ func Run(c *Cluster, cfg Config) Result {
 			if res.Outcome == OutcomeStalled && all {
 				res.Outcome = OutcomeBlocked
 			}
+			break
+		}
+		if next.After(s.start.Add(Horizon)) {
+			// Sub would saturate near 292 years: say it without it.
+			res.Outcome = OutcomeStepLimit
+			res.Reason = fmt.Sprintf("the next sync is past the simulated time limit of %s (Horizon) after the start", Horizon)
 			break
 		}
 		s.c.Now = next

@@ -36,10 +36,13 @@ const (
 	// sync whose new-revision pods fail a health gate: Result.Gate names
 	// the signals, pods and nodes (Result.Blocking, as above, the nodes
 	// the cluster's trouble holds, if any). That is the rollout stopped,
-	// as a controller would stop it, until a person acts.
+	// as a controller would stop it, until a person acts. So does a run
+	// whose gates name something the cluster does not have
+	// (progressive.HoldUnresolved, Result.Gate), at its first sync.
 	OutcomeBlocked Outcome = "Blocked"
 	// OutcomeStepLimit: MaxSteps syncs ran and the cluster was still
-	// changing: a livelock, or a rollout too slow for the limit.
+	// changing: a livelock, or a rollout too slow for the limit; or the
+	// next sync was more than Horizon after the start.
 	OutcomeStepLimit Outcome = "StepLimit"
 )
 
@@ -124,8 +127,9 @@ type Result struct {
 	// the closed windows it waited out (the run's time counts them; it
 	// counts no time for a person to approve). Nil without gates.
 	Waits []Wait
-	// Gate is the health-gate hold that stopped the run
-	// (progressive.HoldHealthGate, OutcomeBlocked) at its last step, Reason
+	// Gate is the health-gate or unresolved-reference hold that stopped
+	// the run (progressive.HoldHealthGate or HoldUnresolved,
+	// OutcomeBlocked) at its last step, Reason
 	// its Hold.String; the zero Hold otherwise.
 	Gate progressive.Hold
 	// Final is the cluster after the last step; Hash the last plan's hash.
