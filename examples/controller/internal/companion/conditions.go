@@ -26,7 +26,8 @@ const (
 	// (ReasonProgressDeadlineExceeded) or by a health gate
 	// (ReasonHealthGateFailed), or when the rollout annotations cannot be
 	// planned (syncer.ReasonInvalidAnnotations,
-	// syncer.ReasonSurgeUnsupported). Its message says where the rollout
+	// syncer.ReasonSurgeUnsupported), or will not be carried out
+	// (ReasonAnnotationsIgnored: the DaemonSet is not OnDelete). Its message says where the rollout
 	// is and ends with "(generation N)", the DaemonSet generation it
 	// describes.
 	ConditionProgressing appsv1.DaemonSetConditionType = "RolloutProgressing"
@@ -71,6 +72,11 @@ const (
 	ReasonHealthGateFailed   = string(progressive.HoldHealthGate)
 	ReasonWaitingForApproval = string(progressive.HoldApproval)
 	ReasonOutsideWindow      = string(progressive.HoldWindow)
+	// ReasonAnnotationsIgnored is RolloutProgressing's (False), and the
+	// Warning event's, on a DaemonSet whose rollout annotations are inert
+	// (progressive.Inert: not OnDelete, so kube-controller-manager rolls it
+	// out by itself).
+	ReasonAnnotationsIgnored = "RolloutAnnotationsIgnored"
 	// ReasonRollingBack is Reconciling's and Stalled's while on-failure
 	// rollback writes the previous revision's template back: a rollout
 	// under way again, not a stalled one.
