@@ -200,7 +200,7 @@ func TestKeyFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--canary", "0"}, `rollout controls: --canary "0" (rollout.daemonplan.io/canary): must be an integer of at least 1 or a percentage between 1% and 100%, without sign or leading zeros`},
+		{[]string{"--canary", "0"}, `rollout controls: --canary "0" (rollout.daemonplan.io/canary): must be an integer from 1 to 100000 or a percentage from 1% to 100%`},
 		{[]string{"--window", "Mon 25:00-26:00"}, `rollout controls: --window "Mon 25:00-26:00" (rollout.daemonplan.io/window): `},
 		{[]string{"--paused=maybe"}, `rollout controls: --paused "maybe" (rollout.daemonplan.io/paused): must be "true" or "false"`},
 		{[]string{"--domain-label", "-bad"}, `rollout controls: --domain "-bad" (rollout.daemonplan.io/domain): must be a node label key`},
