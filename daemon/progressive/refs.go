@@ -290,12 +290,16 @@ func listed(u Unresolved, have []string) Unresolved {
 }
 
 // near returns the name of have that w probably misspells: within one
-// edit per three bytes of w, at most two (none for a name of one or two
-// bytes, where any other short name would be as near); "" when none is.
+// edit of a name of three bytes, two of a longer one ("zoen", "zone-z"),
+// none of a shorter one (any other short name would be as near); "" when
+// none is.
 func near(w string, have []string) string {
-	slack := min(2, len(w)/3)
-	if slack == 0 {
+	slack := 2
+	switch {
+	case len(w) < 3:
 		return ""
+	case len(w) == 3:
+		slack = 1
 	}
 	if got, ok := nearest.Closest(w, have, slack); ok && got != w {
 		return got

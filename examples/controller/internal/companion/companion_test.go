@@ -417,19 +417,6 @@ func TestPausedByAnnotationThenResumed(t *testing.T) {
 // generation there is no old revision (it once said "the partition keeps 3
 // on the old revision" all the same); with one old pod left under a
 // partition of 3, the partition keeps one.
-// TestOrderWarningMessage: an order label no node has is said in the
-// Progressing condition's message.
-func TestOrderWarningMessage(t *testing.T) {
-	ds := companionDS(map[string]string{progressive.AnnotationOrderBy: "topology.kubernetes.io/zoen"})
-	rev, hash := revisionOf(t, ds)
-	h := newHarness(t, syncer.Config{}, ds, rev, testNode("n1", nil), daemonPod(ds, "pod-n1", "n1", hash, t0.Add(-time.Hour)))
-	h.syncCompanion("ns/ds")
-	want := `1/1 nodes updated; no node has the order label "topology.kubernetes.io/zoen": it orders nothing (generation 1)`
-	if got := findCondition(h.refreshDS("ns", "ds").Status.Conditions, ConditionProgressing).Message; got != want {
-		t.Errorf("RolloutProgressing message:\n got %q\nwant %q", got, want)
-	}
-}
-
 func TestPartitionMessage(t *testing.T) {
 	for _, tt := range []struct {
 		name     string

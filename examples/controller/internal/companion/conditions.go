@@ -24,10 +24,12 @@ const (
 	// ReasonComplete once the rollout is complete under the policy; False
 	// while it is paused (ReasonPaused), stopped at its progress deadline
 	// (ReasonProgressDeadlineExceeded) or by a health gate
-	// (ReasonHealthGateFailed), or when the rollout annotations cannot be
-	// planned (syncer.ReasonInvalidAnnotations,
-	// syncer.ReasonSurgeUnsupported), or will not be carried out
-	// (ReasonAnnotationsIgnored: the DaemonSet is not OnDelete). Its message says where the rollout
+	// (ReasonHealthGateFailed), while an annotation names nothing of the
+	// cluster (ReasonUnresolvedReference), when the rollout annotations
+	// cannot be planned (syncer.ReasonInvalidAnnotations,
+	// syncer.ReasonSurgeUnsupported), or when they will not be carried out
+	// (ReasonAnnotationsIgnored: the DaemonSet is not OnDelete). Its
+	// message says where the rollout
 	// is and ends with "(generation N)", the DaemonSet generation it
 	// describes.
 	ConditionProgressing appsv1.DaemonSetConditionType = "RolloutProgressing"
@@ -38,7 +40,10 @@ const (
 	// for an approval or a window is not a pause.
 	ConditionPaused appsv1.DaemonSetConditionType = "RolloutPaused"
 	// ConditionBlocked is True from the moment the rollout stops itself
-	// until it is resumed, and False otherwise. Its reason is the cause:
+	// until it is resumed, and while an annotation names something the
+	// cluster does not have (ReasonUnresolvedReference, until the
+	// annotation or the cluster changes), and False otherwise. Its reason
+	// is the cause:
 	// ReasonHealthGateFailed (the message names the signals, pods and
 	// nodes), or at the progress deadline where the nodes stand
 	// (ReasonNewRevisionUnavailable, ReasonNodesNotReady,
@@ -77,6 +82,11 @@ const (
 	// (progressive.Inert: not OnDelete, so kube-controller-manager rolls it
 	// out by itself).
 	ReasonAnnotationsIgnored = "RolloutAnnotationsIgnored"
+	// ReasonUnresolvedReference is RolloutBlocked's, Stalled's and
+	// RolloutProgressing's (False) while an annotation names something the
+	// cluster does not have (progressive.HoldUnresolved): the message
+	// names the key, the value and what there is.
+	ReasonUnresolvedReference = string(progressive.HoldUnresolved)
 	// ReasonRollingBack is Reconciling's and Stalled's while on-failure
 	// rollback writes the previous revision's template back: a rollout
 	// under way again, not a stalled one.

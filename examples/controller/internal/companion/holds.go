@@ -29,10 +29,14 @@ func (c *Companion) judge(r *rolloutSync) error {
 	return nil
 }
 
-// applyGates decides, for a rollout neither paused nor latched nor
-// complete, what holds it beyond its plan (progressive.Gates.Hold: the
-// health gates, then an approval point, then the windows) and applies the
-// progress deadline:
+// applyGates decides, for a rollout neither paused nor latched, what
+// holds it beyond its plan (progressive.Gates.Hold: an annotation naming
+// nothing of the cluster, then, unless the rollout is complete, the
+// health gates, an approval point, the windows) and applies the progress
+// deadline:
+//   - an unresolved reference holds it, not latched, also once complete:
+//     RolloutBlocked and Stalled True name it until the annotation or the
+//     cluster changes (wantConditions);
 //   - a failed health gate latches (a fresh latch, ReasonHealthGateFailed);
 //   - an approval point or a closed window holds it, not latched: it goes
 //     on once approved or once a window opens, and the progress deadline
@@ -45,7 +49,7 @@ func (c *Companion) judge(r *rolloutSync) error {
 // clock alone. It fails only when Hold does: a window's time zone that
 // the zone database does not know.
 func (c *Companion) applyGates(r *rolloutSync) error {
-	if r.paused() || r.latched || r.judgement.Complete {
+	if r.paused() || r.latched {
 		return nil
 	}
 	hold, err := r.ro.Annotations.Gates.Hold(r.ro.DaemonSet, &r.plan, r.judgement, r.now, c.zones)

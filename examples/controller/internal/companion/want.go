@@ -2,7 +2,6 @@ package companion
 
 import (
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,9 +17,6 @@ import (
 func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	gen := fmt.Sprintf(" (generation %d)", r.ds.Generation)
 	sum := summary(r.judgement)
-	if ws := progressive.OrderWarnings(&r.ro.Policy, r.nodes); len(ws) > 0 {
-		sum += "; " + strings.Join(ws, "; ")
-	}
 	deadline := r.ro.Annotations.ProgressDeadline
 	var want []appsv1.DaemonSetCondition
 	switch {
@@ -31,6 +27,12 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 		}
 		want = append(want, condition(ConditionProgressing, false, r.l.Reason, sum+stopped+gen))
 		want = append(want, condition(ConditionPaused, true, r.l.Reason, r.l.message(deadline, r.rollback)))
+	case r.hold.Cause == progressive.HoldUnresolved:
+		// A typo must not switch a control off: held, and said, whatever
+		// else the rollout's state (complete too: the next revision would
+		// be held).
+		want = append(want, condition(ConditionProgressing, false, ReasonUnresolvedReference, sum+"; no old pod is replaced: "+r.hold.String()+gen))
+		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))
 	case r.paused():
 		want = append(want, condition(ConditionProgressing, false, ReasonPaused, sum+gen))
 		want = append(want, condition(ConditionPaused, true, ReasonPausedByAnnotation, "paused by the "+progressive.AnnotationPaused+" annotation"))
@@ -45,6 +47,8 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 		want = append(want, condition(ConditionPaused, false, ReasonNotPaused, messageNotPaused))
 	}
 	switch have := findCondition(r.ds.Status.Conditions, ConditionBlocked); {
+	case r.hold.Cause == progressive.HoldUnresolved:
+		want = append(want, condition(ConditionBlocked, true, ReasonUnresolvedReference, r.hold.String()))
 	case r.fresh && r.l.Reason == ReasonHealthGateFailed:
 		want = append(want, condition(ConditionBlocked, true, ReasonHealthGateFailed, r.hold.String()))
 	case r.fresh:

@@ -38,7 +38,8 @@ func gatedOptions(r progressive.Rollout, opts daemon.Options) (daemon.Options, b
 // gates, then an approval point, then the windows), the library's one
 // decision. The key is requeued at Hold.Next, and a hold that begins (or
 // changes its cause, or the wave it waits after) is said in an event:
-// Warning RolloutBlocked for a failed health gate, Normal
+// Warning RolloutBlocked for a failed health gate or an annotation naming
+// nothing of the cluster (progressive.HoldUnresolved), Normal
 // RolloutWaitingForApproval or RolloutOutsideWindow.
 //
 // Replace mode writes no rollout conditions, so a health gate's hold is
@@ -81,7 +82,7 @@ func (c *Controller) announceHold(key string, ds *appsv1.DaemonSet, windows prog
 	switch h.Cause {
 	case progressive.HoldNone:
 		return
-	case progressive.HoldHealthGate:
+	case progressive.HoldHealthGate, progressive.HoldUnresolved:
 		c.Recorder.Event(ds, corev1.EventTypeWarning, "RolloutBlocked", string(h.Cause)+": "+msg)
 	case progressive.HoldApproval:
 		c.Recorder.Event(ds, corev1.EventTypeNormal, "RolloutWaitingForApproval", msg)

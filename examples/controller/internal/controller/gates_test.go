@@ -131,6 +131,13 @@ func TestReplaceModeHonoursTheGates(t *testing.T) {
 		wantEvents:  []string{"Warning RolloutBlocked"},
 		wantMessage: "HealthGateFailed: health gate failed: CrashLoopBackOff on pod new-n1 (node n1",
 	}, {
+		// Before, a pause-after naming no wave was no stop at all.
+		name:        "pause-after naming no wave: no old pod replaced, one Warning",
+		ann:         map[string]string{progressive.AnnotationOrderBy: "zone", progressive.AnnotationPauseAfter: "z", progressive.AnnotationMaxUnavailable: "2"},
+		objs:        zoned(),
+		wantEvents:  []string{"Warning RolloutBlocked"},
+		wantMessage: `UnresolvedReference: pause-after "z" names no wave; waves: a, b`,
+	}, {
 		name:     "health gates pass: replaced",
 		ann:      map[string]string{progressive.AnnotationMaxUnavailable: "2"},
 		objs:     ready,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -61,17 +62,38 @@ func runExplain(inv *invocation, pos []string) error {
 		for _, r := range results {
 			out.DaemonSets = append(out.DaemonSets, explainOneJSON(l, r, node, inv.opts.program()))
 		}
-		return writeData(inv.stdout, "json", out)
+		if err := writeData(inv.stdout, "json", out); err != nil {
+			return err
+		}
+		return unresolvedError(out.DaemonSets)
 	}
 	stdout := inv.stdout
 	l.header(stdout)
 	fmt.Fprintln(stdout)
 	describeNode(stdout, node)
+	var all []explainDSJSON
 	for _, r := range results {
 		fmt.Fprintln(stdout)
-		explainOne(stdout, l, r, node, inv.opts.program())
+		all = append(all, explainOne(stdout, l, r, node, inv.opts.program()))
 	}
-	return nil
+	return unresolvedError(all)
+}
+
+// unresolvedError is the input error (exit 1) of the DaemonSets whose
+// annotations name nothing of the cluster (progressive.HoldUnresolved):
+// their rollout is held, as simulate and rollout status say; nil when
+// there are none.
+func unresolvedError(explained []explainDSJSON) error {
+	var held []string
+	for _, e := range explained {
+		if st := e.Standing; st != nil && st.Gate != nil && st.Gate.Cause == string(progressive.HoldUnresolved) {
+			held = append(held, fmt.Sprintf("daemonset %s: rollout held, no old pod is replaced: %s", e.DaemonSet, st.Gate.Message))
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return &inputError{errors.New(strings.Join(held, "; "))}
 }
 
 // describeNode prints what placement reads of a node.
@@ -367,12 +389,12 @@ func (p podJSON) String() string {
 }
 
 // explainOne prints the verdict of one DaemonSet on node, its pods there
-// and what its plan does there.
-func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node, program string) {
+// and what its plan does there, and returns it (explainOneJSON).
+func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node, program string) explainDSJSON {
 	e := explainOneJSON(l, r, node, program)
 	if r.ds == nil {
 		fmt.Fprintf(w, "%s: %v\n", r.name, r.err)
-		return
+		return e
 	}
 	if h := r.rollout.headline(); h != "" {
 		fmt.Fprintf(w, "%s: %s\n", r.name, h)
@@ -398,7 +420,7 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node, program str
 	}
 	if r.err != nil {
 		fmt.Fprintf(w, "  plan: error: %s\n", r.errText())
-		return
+		return e
 	}
 	fmt.Fprintf(w, "  next sync here: %s\n", orNothing(e.Next))
 	if s := e.Standing; s != nil {
@@ -424,6 +446,7 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node, program str
 			fmt.Fprintf(w, "  gates: error: %s\n", s.GateError)
 		}
 	}
+	return e
 }
 
 func orNothing(s []string) string {

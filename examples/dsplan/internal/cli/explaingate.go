@@ -45,12 +45,13 @@ type explainSignalJSON struct {
 }
 
 // explainGate is the gate that holds the rollout r judged as j, at now,
-// as it concerns node: nil when nothing holds it (or it is complete). The
+// as it concerns node: nil when nothing holds it (a complete rollout is
+// held only by an annotation naming nothing of the cluster). The
 // gates are r's annotations' (progressive.Annotations.Gates), read as a
 // controller reads them. An error of the gates (a window's unknown time
 // zone) is returned.
 func explainGate(r result, j progressive.Judgement, now time.Time, node, program string) (*explainGateJSON, error) {
-	if j.Complete || r.rollout.parsed == nil {
+	if r.rollout.parsed == nil {
 		return nil, nil
 	}
 	g := r.rollout.parsed.Gates

@@ -123,6 +123,11 @@ func TestGolden(t *testing.T) {
 		{name: "simulate-gate-flags", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--canary", "3", "--pause-after", "canary", "--max-restarts", "0", "--on-failure", "rollback", "--window", "Sun 11:00-13:00 UTC"}},
 		{name: "usage-pause-after-flag", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "--pause-after", "canary"}},
 		{name: "usage-canary-flag", args: []string{"simulate", "--canary", "0%"}},
+		// Issue 37 §1: a pause-after naming no wave holds at once, named
+		// with the waves there are (before: "gates: pause after
+		// us-east-1z", exit 0, a rollout through every node).
+		{name: "annotated-pause-after-typo-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-pause-after-typo.yaml"}},
+		{name: "annotated-pause-after-typo-explain", args: []string{"explain", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-pause-after-typo.yaml"}},
 		{name: "usage-annotated-order-values", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "--order-values", "us-east-1c"}},
 		// §6: the command people expect.
 		{name: "help", args: []string{"help"}},

@@ -32,13 +32,22 @@ func zones(name string) (*time.Location, error) { return time.LoadLocation(name)
 
 // gatesOf returns the gates of a DaemonSet's rollout annotations for a
 // simulation, nil when it has none (no annotations: the zero gates hold
-// nothing). An unknown time zone of a window is an input error naming the
+// nothing; but flags naming labels, values or a scope get gates that
+// resolve them, progressive.Gates.Refs). An unknown time zone of a window is an input error naming the
 // DaemonSet.
 func gatesOf(r *dsRollout, name string, now time.Time) (*progressive.Gates, error) {
+	// The names the simulated policy gives (flags over the annotations)
+	// resolve as a controller resolves the annotations': one naming
+	// nothing holds the run at once.
+	refs := progressive.ReferencesOf(&r.policy)
 	if r.parsed == nil {
-		return nil, nil
+		if refs.IsZero() {
+			return nil, nil
+		}
+		return &progressive.Gates{Refs: refs}, nil
 	}
 	g := r.parsed.Gates
+	g.Refs = refs
 	if _, _, err := g.Windows.At(now, zones); err != nil {
 		// At the annotation's field, as the companion refuses it.
 		fe := field.Invalid(field.NewPath("metadata", "annotations").Key(progressive.AnnotationWindow), g.Windows.String(), err.Error())
@@ -220,7 +229,9 @@ func (r *simReport) printGates(w io.Writer) {
 	for _, wt := range r.res.Waits {
 		fmt.Fprintf(w, "%s\n", r.waitLine(wt))
 	}
-	if g := r.res.Gate; g.Held() {
+	if g := r.res.Gate; g.Cause == progressive.HoldUnresolved {
+		fmt.Fprintf(w, "held at once: no old pod is replaced: %s\n", g)
+	} else if g.Held() {
 		last := r.res.Steps[len(r.res.Steps)-1]
 		then := fmt.Sprintf("the companion would pause the rollout here, RolloutBlocked %s, until a person acts (a new template, or kubectl dsplan rollout resume %s)", g.Cause, r.name)
 		if r.onFailure() == progressive.OnFailureRollback {
@@ -322,9 +333,13 @@ type gateStopJSON struct {
 	// Step and At are the sync at which the gate fires.
 	Step int    `json:"step"`
 	At   string `json:"at"`
-	// Cause is HealthGateFailed, the RolloutBlocked reason the companion
-	// reports.
+	// Cause is HealthGateFailed or UnresolvedReference (an annotation or
+	// flag naming no wave, label, value or node of the cluster), the
+	// RolloutBlocked reason the companion reports.
 	Cause string `json:"cause"`
+	// Message names the key, the value and what exists, for
+	// UnresolvedReference; absent otherwise.
+	Message string `json:"message,omitempty"`
 	// Signals are the failing new-revision pods, sorted by node.
 	Signals []signalJSON `json:"signals"`
 }
@@ -377,6 +392,9 @@ func (r *simReport) gatesToJSON() *gatesJSON {
 	if h := r.res.Gate; h.Held() {
 		last := r.res.Steps[len(r.res.Steps)-1]
 		st := &gateStopJSON{Step: last.Step, At: fmtDur(last.At), Cause: string(h.Cause), Signals: []signalJSON{}}
+		if h.Cause == progressive.HoldUnresolved {
+			st.Message = h.String()
+		}
 		for _, s := range h.Signals {
 			st.Signals = append(st.Signals, signalJSON{Pod: s.Pod, Node: s.Node, Signal: string(s.Signal), Container: s.Container, Detail: s.Detail})
 		}

@@ -112,7 +112,7 @@ func runSimulate(inv *invocation, pos []string) error {
 		return err
 	}
 	var reports []*simReport
-	var failed, blocked, gated []string
+	var failed, blocked, gated, unresolved []string
 	for _, name := range l.names {
 		rep, err := simulateOne(l, name, inv.common.burst, sf, &inv.policy)
 		var ue *usageError
@@ -127,7 +127,9 @@ func runSimulate(inv *invocation, pos []string) error {
 		switch rep.res.Outcome {
 		case simulate.OutcomeConverged:
 		case simulate.OutcomeBlocked:
-			if rep.res.Gate.Held() {
+			if rep.res.Gate.Cause == progressive.HoldUnresolved {
+				unresolved = append(unresolved, fmt.Sprintf("daemonset %s: rollout held, no old pod is replaced: %s", name, rep.res.Gate))
+			} else if rep.res.Gate.Held() {
 				gated = append(gated, name)
 			} else {
 				blocked = append(blocked, name)
@@ -169,6 +171,11 @@ func runSimulate(inv *invocation, pos []string) error {
 				fmt.Fprintf(stdout, "\nwrote %s\n", sf.svg)
 			}
 		}
+	}
+	if len(unresolved) > 0 {
+		// A typo must not preview as a rollout: exit 1, as
+		// "rollout status" and "explain" say it.
+		return &inputError{errors.New(strings.Join(unresolved, "; "))}
 	}
 	if len(failed) > 0 {
 		return &inputError{fmt.Errorf("%s did not converge", strings.Join(failed, ", "))}

@@ -27,8 +27,10 @@ import (
 // The exit codes of "rollout status", after dsplan's 0, 1 and 2.
 const (
 	statusComplete = 0
-	statusError    = 1
-	statusUsage    = 2
+	// statusError: also an annotation naming nothing of the cluster
+	// (progressive.HoldUnresolved): the rollout is held.
+	statusError = 1
+	statusUsage = 2
 	// statusBlocked: the DaemonSet's RolloutBlocked condition is True for
 	// its current generation (the companion stopped the rollout at its
 	// progress deadline or a health gate), or, when no controller reports
@@ -86,6 +88,10 @@ windows (rollout.daemonplan.io/window). The progress line then says the
 gate instead of what the plan would do next.
 
 It stops early when the rollout cannot complete by itself:
+  - an annotation names what the cluster does not have (a pause-after or
+    approved wave, an order-by or domain label key, an order value, a
+    scope no node is in): the rollout is held, complete or not (exit 1,
+    naming the key, the value and what there is);
   - the DaemonSet's RolloutBlocked condition is True for its current
     generation: the companion stopped the rollout at its progress deadline
     or at a health gate (exit 3, with the condition's reason and message);
@@ -116,7 +122,9 @@ const statusExample = `  # a Helm post-upgrade hook's command
 const statusExitCodes = `Exit codes (rollout status):
   0  the rollout is complete (or complete at its partition)
   1  the DaemonSet is not found or is deleted, its rollout annotations are
-     invalid, or the cluster cannot be reached
+     invalid or name what the cluster does not have (a wave, a node label,
+     a label value, a node in scope: the rollout is held), or the cluster
+     cannot be reached
   2  usage: a missing or malformed NAMESPACE/NAME, a bad flag
   3  blocked: the RolloutBlocked condition is True, or a health gate fails
      (when no controller reports conditions)
@@ -327,6 +335,11 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 		return statusError, err.Error(), true
 	}
 	r, plan, j, hold := a.rollout, a.plan, a.judged, a.hold
+	if hold.Cause == progressive.HoldUnresolved {
+		// A typo must not read as a rollout under way, nor as a complete
+		// one: the control it names is not there.
+		return statusError, fmt.Sprintf("daemonset %s: rollout held, no old pod is replaced: %s", key, cli.HoldText(hold, w.program, key)), true
+	}
 	reason := j.Reason
 	line := progressLine(j, r.Policy.Order.Label)
 	if !j.Complete && hold.Held() {

@@ -89,6 +89,16 @@ func TestJudgeGates(t *testing.T) {
 		{name: "inside a window: goes on",
 			ds:   agent(map[string]string{progressive.AnnotationWindow: "Sun 11:00-13:00 UTC"}),
 			want: "[1h0m0s] 1/3 nodes updated and available (waves by zone: a 1/1, b 0/2); replacing 1 pod on b-1\n"},
+		// Before, a pause-after naming no wave was no stop, and status
+		// waited for a rollout that went through every node.
+		{name: "a pause-after naming no wave: exit 1, naming the key, the value and the waves",
+			ds:       agent(map[string]string{progressive.AnnotationPauseAfter: "c"}),
+			wantDone: true, wantCode: statusError,
+			want: `daemonset default/agent: rollout held, no old pod is replaced: pause-after "c" names no wave; waves: a, b`},
+		{name: "an order-by no node carries: exit 1",
+			ds:       agent(map[string]string{progressive.AnnotationOrderBy: "zome"}),
+			wantDone: true, wantCode: statusError,
+			want: `order-by "zome" names no node label key; did you mean zone? node label keys: kubernetes.io/hostname, zone`},
 		{name: "an unknown time zone: the window annotation named",
 			ds:       agent(map[string]string{progressive.AnnotationWindow: "Mon-Fri 08:00-17:00 Europe/Atlantis"}),
 			wantDone: true, wantCode: statusError, want: "Europe/Atlantis"},
