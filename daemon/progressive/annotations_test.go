@@ -140,8 +140,10 @@ func TestParseAnnotations(t *testing.T) {
 			}}}}},
 		{name: "scope with a prefixed key", in: map[string]string{pfx + "scope": "topology.kubernetes.io/zone=us-east-1a"},
 			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("topology.kubernetes.io/zone", metav1.LabelSelectorOpIn, "us-east-1a")}}}}},
-		{name: "scope empty selects every node", in: map[string]string{pfx + "scope": ""},
-			want: &progressive.Annotations{Policy: daemon.RolloutPolicy{Scope: &metav1.LabelSelector{}}}},
+		// Issue 37: an empty scope (a template's missing value) would
+		// select every node, a restriction switched off: refused.
+		{name: "scope empty is refused", in: map[string]string{pfx + "scope": ""}, wantErr: []*field.Error{invalid(pfx+"scope", "")}},
+		{name: "scope of spaces is refused", in: map[string]string{pfx + "scope": "  "}, wantErr: []*field.Error{invalid(pfx+"scope", "  ")}},
 		{name: "scope greater-than has no selector form", in: map[string]string{pfx + "scope": "rank>3"}, wantErr: []*field.Error{invalid(pfx+"scope", "rank>3")}},
 		{name: "scope syntax error", in: map[string]string{pfx + "scope": "zone in (a"}, wantErr: []*field.Error{invalid(pfx+"scope", "zone in (a")}},
 		{name: "scope bad label value", in: map[string]string{pfx + "scope": "zone=a b"}, wantErr: []*field.Error{invalid(pfx+"scope", "zone=a b")}},
@@ -266,7 +268,7 @@ func TestScopeMatchesKubectl(t *testing.T) {
 		{"gpu": ""}, {"gpu": "x", "zone": "b"}, {"tier": "w"}, {"tier": "y", "zone": "a"},
 	}
 	for _, s := range []string{
-		"", "zone=a", "zone==a", "zone!=a", "zone in (a,b)", "zone notin (a,b)", "gpu", "!gpu",
+		"zone=a", "zone==a", "zone!=a", "zone in (a,b)", "zone notin (a,b)", "gpu", "!gpu",
 		"zone in (a),!spot", "zone!=b,tier notin (w)", "gpu,zone=b", "tier,zone",
 	} {
 		t.Run(s, func(t *testing.T) {

@@ -6,7 +6,10 @@
 //   - The schema: the annotations under AnnotationPrefix through which a
 //     DaemonSet asks for a daemon.RolloutPolicy, a budget, a progress
 //     deadline and the gates without Go code (ParseAnnotations,
-//     Annotations.Format, the Annotation* keys).
+//     Annotations.Format, the Annotation* keys; Keys lists them with
+//     their doc, for a program that offers a setting per key), and
+//     whether a DaemonSet's annotations are inert beside
+//     kube-controller-manager (Inert: it is not OnDelete).
 //   - The step from a DaemonSet to what the planner needs: ForDaemonSet
 //     gives the DaemonSet to plan with (an OnDelete DaemonSet is planned as
 //     RollingUpdate with the annotated budget) and the policy;

@@ -315,9 +315,14 @@ func parseValues(v string) ([]string, string) {
 // equivalent metav1.LabelSelector: "k=v" and "k==v" become In [v], "k!=v"
 // NotIn [v] (both match nodes without the label, as in kubectl), "k in
 // (…)" In, "k notin (…)" NotIn, "k" Exists and "!k" DoesNotExist, all as
-// matchExpressions in the parser's order (by key). "" selects every node.
-// "k>n" and "k<n" have no LabelSelector form and are errors.
+// matchExpressions in the parser's order (by key). "" (or spaces) is an
+// error: it would select every node, a restriction switched off by a
+// missing value (remove the key for no scope). "k>n" and "k<n" have no
+// LabelSelector form and are errors.
 func parseScope(v string) (*metav1.LabelSelector, string) {
+	if strings.TrimSpace(v) == "" {
+		return nil, "must not be empty: an empty selector selects every node (remove the key for no scope)"
+	}
 	sel, err := labels.Parse(v)
 	if err != nil {
 		return nil, "must be a label selector as kubectl -l takes it: " + err.Error()

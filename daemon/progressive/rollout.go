@@ -2,6 +2,7 @@ package progressive
 
 import (
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 
@@ -76,4 +77,39 @@ func (r Rollout) Options(opts daemon.Options) daemon.Options {
 	opts.Rollout = r.Policy
 	opts.ReadOut = true
 	return opts
+}
+
+// Inert says why ds's rollout annotations will not be carried out beside
+// kube-controller-manager, "" when they will be or ds has none: ds has a
+// key under AnnotationPrefix (or one that misspells the prefix, which
+// ParseAnnotations refuses), valid or not, and its spec.updateStrategy is
+// not OnDelete. kube-controller-manager then rolls ds out by itself under
+// that strategy, and a controller beside it (companion mode) acts only on
+// OnDelete DaemonSets, so no canary, wave, gate, window or deadline of the
+// annotations applies. The text names the strategy and says what to
+// change. A controller that replaces kube-controller-manager carries the
+// annotations out whatever the strategy: this is companion mode's fact. It
+// modifies nothing; a nil ds gives "".
+func Inert(ds *appsv1.DaemonSet) string {
+	if ds == nil || ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType || !optedIn(ds.Annotations) {
+		return ""
+	}
+	strategy := ds.Spec.UpdateStrategy.Type
+	if strategy == "" {
+		strategy = appsv1.RollingUpdateDaemonSetStrategyType // the API server's default
+	}
+	return fmt.Sprintf("the rollout annotations will not be carried out: the companion rolls out only OnDelete DaemonSets, "+
+		"and kube-controller-manager rolls out this %s one by itself, under spec.updateStrategy; "+
+		"set spec.updateStrategy.type to OnDelete (rollingUpdate removed) for the companion to carry them out, or remove them", strategy)
+}
+
+// optedIn reports whether annotations have a key under AnnotationPrefix,
+// or one that misspells it (misspelt).
+func optedIn(annotations map[string]string) bool {
+	for k := range annotations {
+		if strings.HasPrefix(k, AnnotationPrefix) || misspelt(k) {
+			return true
+		}
+	}
+	return false
 }

@@ -167,6 +167,8 @@ func TestCompanionRefusesWhatItCannotDo(t *testing.T) {
 		ds        *appsv1.DaemonSet
 		wantEvent string // prefix of the one event; "" for none
 		wantCond  string
+		// wantGone are conditions the sync must have removed.
+		wantGone []appsv1.DaemonSetConditionType
 	}{{
 		name:      "an invalid annotation",
 		ds:        companionDS(map[string]string{progressive.AnnotationPartition: "x"}),
@@ -190,8 +192,24 @@ func TestCompanionRefusesWhatItCannotDo(t *testing.T) {
 			ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
 				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &one}}
 		}),
+		wantEvent: "Warning RolloutAnnotationsIgnored the rollout annotations will not be carried out: the companion rolls out only OnDelete DaemonSets",
+		wantCond:  "False RolloutAnnotationsIgnored",
+	}, {
+		// Issue 37 §5: a RollingUpdate DaemonSet the companion rolled out
+		// before (OnDelete then) keeps no stale condition but the one
+		// saying its annotations are inert.
+		name: "a DaemonSet turned RollingUpdate after a rollout",
+		ds: companionDS(map[string]string{progressive.AnnotationCanary: "1"}, func(ds *appsv1.DaemonSet) {
+			ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType}
+			ds.Status.Conditions = []appsv1.DaemonSetCondition{
+				{Type: ConditionProgressing, Status: corev1.ConditionTrue, Reason: ReasonComplete},
+				{Type: ConditionStalled, Status: corev1.ConditionFalse, Reason: ReasonNotBlocked},
+				{Type: ConditionReconciling, Status: corev1.ConditionFalse, Reason: ReasonComplete},
+			}
+		}),
 		wantEvent: "Warning RolloutAnnotationsIgnored",
-		wantCond:  "<none>",
+		wantCond:  "False RolloutAnnotationsIgnored",
+		wantGone:  []appsv1.DaemonSetConditionType{ConditionStalled, ConditionReconciling},
 	}, {
 		name:      "a misspelt prefix on a DaemonSet not opted in",
 		ds:        companionDS(map[string]string{"rollout.deamonplan.io/partition": "1"}),
@@ -223,8 +241,14 @@ func TestCompanionRefusesWhatItCannotDo(t *testing.T) {
 			case tt.wantEvent != "" && (len(events) != 1 || !strings.HasPrefix(events[0], tt.wantEvent)):
 				t.Errorf("events %q, want one starting %q", events, tt.wantEvent)
 			}
-			if got := cond(h.refreshDS("ns", "ds"), ConditionProgressing); got != tt.wantCond {
+			after := h.refreshDS("ns", "ds")
+			if got := cond(after, ConditionProgressing); got != tt.wantCond {
 				t.Errorf("RolloutProgressing = %s, want %s", got, tt.wantCond)
+			}
+			for _, c := range tt.wantGone {
+				if got := cond(after, c); got != "<none>" {
+					t.Errorf("%s = %s, want it removed", c, got)
+				}
 			}
 		})
 	}

@@ -39,7 +39,9 @@ import (
 //     Stalled True, all UnresolvedReference, until the annotation or the
 //     cluster changes; nothing is deleted;
 //   - annotations refused: RolloutProgressing False InvalidAnnotations
-//     or SurgeUnsupported, Stalled True.
+//     or SurgeUnsupported, Stalled True;
+//   - annotations inert (the DaemonSet is not OnDelete): RolloutProgressing
+//     False RolloutAnnotationsIgnored and a Warning event.
 //
 // Every RolloutProgressing message ends with the generation it describes
 // (progressive.WithGeneration).
@@ -65,6 +67,11 @@ const (
 	ReasonOutsideWindow            = progressive.ReasonOutsideWindow
 	ReasonRolledBack               = progressive.ReasonRolledBack
 	ReasonPodsFailing              = progressive.ReasonPodsFailing
+	// ReasonAnnotationsIgnored is RolloutProgressing's (False), and the
+	// Warning event's, on a DaemonSet whose rollout annotations are inert
+	// (progressive.Inert: not OnDelete, so kube-controller-manager rolls it
+	// out by itself).
+	ReasonAnnotationsIgnored = "RolloutAnnotationsIgnored"
 	// ReasonUnresolvedReference is RolloutBlocked's, Stalled's and
 	// RolloutProgressing's (False) while an annotation names something the
 	// cluster does not have (progressive.HoldUnresolved): the message

@@ -171,8 +171,8 @@ const reasonAnnotationMisspelt = "RolloutAnnotationMisspelt"
 
 // admit reads ds's rollout annotations (progressive.ForDaemonSet) and
 // returns the rollout to plan, or nil when there is none: ds is not opted
-// in (its conditions are dropped), is not OnDelete (a warning, its
-// conditions dropped), or its annotations cannot be planned (a warning,
+// in (its conditions are dropped), is not OnDelete (its annotations are
+// inert: a warning and a condition saying so, reportInert), or its annotations cannot be planned (a warning,
 // and a condition saying no pod is replaced: a typo must not mean "no
 // policy").
 func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, found *syncer.SyncFacts) (*rolloutSync, error) {
@@ -187,17 +187,42 @@ func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet,
 		c.metrics.forget(key)
 		return nil, c.dropConditions(ctx, key, ds)
 	}
-	if ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+	if inert := progressive.Inert(ds); inert != "" {
+		// Not OnDelete: kube-controller-manager rolls it out by itself,
+		// and the annotations are said to be inert where people look.
 		c.metrics.forget(key)
-		c.Warn(key, ds, "RolloutAnnotationsIgnored", fmt.Sprintf(
-			"the rollout annotations are ignored: the companion rolls out OnDelete DaemonSets; kube-controller-manager rolls out this %s one by itself",
-			ds.Spec.UpdateStrategy.Type))
-		return nil, c.dropConditions(ctx, key, ds)
+		c.Warn(key, ds, ReasonAnnotationsIgnored, inert)
+		return nil, c.reportInert(ctx, key, ds, now, inert)
 	}
 	if err != nil {
 		return nil, c.refuse(ctx, key, ds, now, err, found)
 	}
 	return &rolloutSync{key: key, ds: ds, ro: ro, now: now}, nil
+}
+
+// reportInert reports that ds's rollout annotations will not be carried
+// out (inert, progressive.Inert's words): RolloutProgressing False with
+// reason ReasonAnnotationsIgnored, and none of the companion's other
+// conditions, so that kstatus and the Argo CD check read the DaemonSet's
+// own status, which kube-controller-manager's rollout moves.
+func (c *Companion) reportInert(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, inert string) error {
+	want := []appsv1.DaemonSetCondition{
+		condition(ConditionProgressing, false, ReasonAnnotationsIgnored, fmt.Sprintf("%s (generation %d)", inert, ds.Generation)),
+	}
+	changes := conditionChanges(ds.Status.Conditions, want, now)
+	var remove []appsv1.DaemonSetConditionType
+	for _, t := range ownConditions {
+		if t != ConditionProgressing && findCondition(ds.Status.Conditions, t) != nil {
+			remove = append(remove, t)
+		}
+	}
+	if len(changes) == 0 && len(remove) == 0 {
+		return nil
+	}
+	if err := c.writeConditions(ctx, key, ds, changes, remove); err != nil {
+		return fmt.Errorf("daemonset %q: %w", key, err)
+	}
+	return nil
 }
 
 // refuse reports that ds's rollout annotations cannot be planned (err): a

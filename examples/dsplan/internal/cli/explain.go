@@ -405,6 +405,9 @@ func explainOne(w io.Writer, l *loaded, r result, node *corev1.Node, program str
 		fmt.Fprintf(w, "%s: %v\n", r.name, r.err)
 		return e
 	}
+	if h := r.rollout.headline(); h != "" {
+		fmt.Fprintf(w, "%s: %s\n", r.name, h)
+	}
 	fmt.Fprintf(w, "%s: should run: %s, may keep its pod: %s\n", r.name, yesNo(e.ShouldRun), yesNo(e.MayKeepPod))
 	if d := r.rollout.describe(); d != "" {
 		fmt.Fprintf(w, "  rollout: %s\n", d)

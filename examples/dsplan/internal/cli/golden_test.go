@@ -114,6 +114,15 @@ func TestGolden(t *testing.T) {
 		{name: "annotated-explain-json", args: []string{"explain", "-o", "json", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml"}},
 		{name: "annotated-bad", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
 		{name: "annotated-bad-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-bad-annotations.yaml"}},
+		// Issue 37 §5: annotations on a RollingUpdate DaemonSet are inert
+		// beside kube-controller-manager, and every preview says so first;
+		// every key is a flag.
+		{name: "inert-plan", args: []string{"plan", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-rollingupdate-annotated.yaml", "-l", "kubernetes.io/hostname in (worker-000)"}},
+		{name: "inert-simulate", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-rollingupdate-annotated.yaml"}},
+		{name: "inert-explain", args: []string{"explain", "worker-002", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-rollingupdate-annotated.yaml"}},
+		{name: "simulate-gate-flags", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "--image", "quay.io/prometheus/node-exporter:v1.9.1", "--canary", "3", "--pause-after", "canary", "--max-restarts", "0", "--on-failure", "rollback", "--window", "Sun 11:00-13:00 UTC"}},
+		{name: "usage-pause-after-flag", args: []string{"simulate", "-f", "testdata/fleet-100.yaml", "-f", in + "node-exporter-annotated.yaml", "--pause-after", "canary"}},
+		{name: "usage-canary-flag", args: []string{"simulate", "--canary", "0%"}},
 		// Issue 37 §1: a pause-after naming no wave holds at once, named
 		// with the waves there are (before: "gates: pause after
 		// us-east-1z", exit 0, a rollout through every node).

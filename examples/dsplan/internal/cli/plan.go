@@ -32,7 +32,7 @@ func planFlags(inv *invocation, fs *pflag.FlagSet) {
 	fs.StringVarP(&inv.plan.format, "output", "o", "text", "output `FORMAT`: text, wide (text with every node), json or yaml (json and yaml: see examples/dsplan/JSON.md)")
 	fs.Var(&inv.plan.nodes, "node", "show only this `NODE` in the text plan's node table and actions (repeatable)")
 	fs.StringVarP(&inv.plan.selector, "selector", "l", "", "show only the nodes matching this label `SELECTOR` (kubectl -l syntax) in the text plan")
-	inv.policy.register(fs)
+	inv.policy.register(fs, false)
 }
 
 // runPlan is "dsplan plan".
@@ -209,6 +209,9 @@ func failures(results []result) error {
 // the placement table of every node; filter, when set, keeps the node
 // table and the actions to the nodes it accepts.
 func printPlan(w io.Writer, l *loaded, r result, filter func(*corev1.Node) bool, wide bool) error {
+	if h := r.rollout.headline(); h != "" {
+		fmt.Fprintf(w, "%s: %s\n", r.name, h)
+	}
 	for _, n := range r.notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

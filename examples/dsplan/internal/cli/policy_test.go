@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,7 +60,9 @@ func TestRolloutOf(t *testing.T) {
 	}{
 		{name: "no annotations, no flags: upstream", strategy: appsv1.OnDeleteDaemonSetStrategyType},
 		{name: "flags alone", strategy: appsv1.RollingUpdateDaemonSetStrategyType, args: []string{"--partition", "10%", "--strict"},
-			want: daemon.RolloutPolicy{Partition: ios("10%"), Strict: true}},
+			want: daemon.RolloutPolicy{Partition: ios("10%"), Strict: true}, wantOverrides: []string{"--partition", "--strict"}},
+		{name: "a canary and a boolean flag without a value", strategy: appsv1.RollingUpdateDaemonSetStrategyType, args: []string{"--canary", "2", "--paused"},
+			want: daemon.RolloutPolicy{Paused: true, Canary: &daemon.Canary{Count: intstr.FromInt32(2)}}, wantOverrides: []string{"--paused", "--canary"}},
 		{name: "annotations of an OnDelete DaemonSet: companion mode", strategy: appsv1.OnDeleteDaemonSetStrategyType,
 			annotations: annotated, want: annotatedPolicy, wantBudget: "3"},
 		{name: "max-unavailable defaults to 1", strategy: appsv1.OnDeleteDaemonSetStrategyType,
@@ -73,13 +76,18 @@ func TestRolloutOf(t *testing.T) {
 				p.Paused, p.Waves = false, &rollout.WaveBarrier{}
 				return p
 			}(), wantBudget: "3", wantOverrides: []string{"--paused", "--wave-bake"}},
-		{name: "--order-label replaces the whole order", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+		{name: "--order-label, the older name of --order-by, replaces the label", strategy: appsv1.OnDeleteDaemonSetStrategyType,
 			annotations: annotated, args: []string{"--order-label", "rack"},
 			want: func() daemon.RolloutPolicy {
 				p := annotatedPolicy
-				p.Order = daemon.UpdateOrder{Label: "rack"}
+				p.Order = daemon.UpdateOrder{Label: "rack", Values: []string{"b"}}
 				return p
-			}(), wantBudget: "3", wantOverrides: []string{"--order-label"}},
+			}(), wantBudget: "3", wantOverrides: []string{"--order-by"}},
+		{name: "a flag that makes the annotations invalid", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: annotated, args: []string{"--pause-after", "canary"}, wantUsage: true},
+		{name: "a flag that fixes an invalid annotation", strategy: appsv1.OnDeleteDaemonSetStrategyType,
+			annotations: map[string]string{progressive.AnnotationPartition: "x"}, args: []string{"--partition", "1"},
+			want: daemon.RolloutPolicy{Partition: ios("1")}, wantBudget: "1", wantOverrides: []string{"--partition"}},
 		{name: "--order-values alone keeps the annotated label", strategy: appsv1.OnDeleteDaemonSetStrategyType,
 			annotations: annotated, args: []string{"--order-values", "c,a"},
 			want: func() daemon.RolloutPolicy {
@@ -117,7 +125,7 @@ func TestRolloutOf(t *testing.T) {
 			var pf policyFlags
 			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			pf.register(fs)
+			pf.register(fs, true)
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
@@ -154,6 +162,62 @@ func TestRolloutOf(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantOverrides, got.overrides); diff != "" {
 				t.Errorf("overrides (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEveryKeyHasAFlag: simulate has a flag for every key of the
+// schema (progressive.Keys), named as the key, with the key's doc as its
+// help; plan those that shape a plan.
+func TestEveryKeyHasAFlag(t *testing.T) {
+	for _, cmd := range []struct {
+		name  string
+		flags func(*invocation, *pflag.FlagSet)
+		all   bool
+	}{{"simulate", simulateFlags, true}, {"plan", planFlags, false}} {
+		fs := pflag.NewFlagSet(cmd.name, pflag.ContinueOnError)
+		cmd.flags(&invocation{}, fs)
+		for _, k := range progressive.Keys() {
+			name := strings.TrimPrefix(k.Name, progressive.AnnotationPrefix)
+			f := fs.Lookup(name)
+			switch {
+			case f == nil && (cmd.all || k.Plan):
+				t.Errorf("%s has no --%s for the annotation %s", cmd.name, name, k.Name)
+			case f != nil && !cmd.all && !k.Plan:
+				t.Errorf("plan has --%s, a key read beyond one plan", name)
+			case f != nil && !strings.Contains(f.Usage, k.Doc):
+				t.Errorf("%s --%s: help %q, want the key's doc %q", cmd.name, name, f.Usage, k.Doc)
+			}
+		}
+	}
+}
+
+// TestKeyFlagErrors: a value the library's parser refuses names the flag
+// and the key, before any input is read.
+func TestKeyFlagErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--canary", "0"}, `rollout controls: --canary "0" (rollout.daemonplan.io/canary): must be an integer from 1 to 100000 or a percentage from 1% to 100%`},
+		{[]string{"--window", "Mon 25:00-26:00"}, `rollout controls: --window "Mon 25:00-26:00" (rollout.daemonplan.io/window): `},
+		{[]string{"--paused=maybe"}, `rollout controls: --paused "maybe" (rollout.daemonplan.io/paused): must be "true" or "false"`},
+		{[]string{"--domain-label", "-bad"}, `rollout controls: --domain "-bad" (rollout.daemonplan.io/domain): must be a node label key`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var pf policyFlags
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			pf.register(fs, true)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			pf.parsed(fs)
+			err := pf.check()
+			var ue *usageError
+			if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("check() = %v, want a usage error starting %q", err, tt.want)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
@@ -48,7 +49,9 @@ func gatesOf(r *dsRollout, name string, now time.Time) (*progressive.Gates, erro
 	g := r.parsed.Gates
 	g.Refs = refs
 	if _, _, err := g.Windows.At(now, zones); err != nil {
-		return nil, &inputError{fmt.Errorf("daemonset %q: rollout annotations: %w", name, err)}
+		// At the annotation's field, as the companion refuses it.
+		fe := field.Invalid(field.NewPath("metadata", "annotations").Key(progressive.AnnotationWindow), g.Windows.String(), err.Error())
+		return nil, &inputError{fmt.Errorf("daemonset %q: rollout annotations: %w", name, fe)}
 	}
 	return &g, nil
 }

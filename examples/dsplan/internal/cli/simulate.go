@@ -83,7 +83,7 @@ func simulateFlags(inv *invocation, fs *pflag.FlagSet) {
 	fs.StringVarP(&s.format, "output", "o", "text", "output `FORMAT`: text or json (see examples/dsplan/JSON.md)")
 	fs.Var((*nodeList)(&s.assume.Ready), "assume-ready", "assume `NODE` healthy from now: Ready, its pods running and Ready (repeat or comma-separate; for a Blocked simulation)")
 	fs.BoolVar(&s.assume.ExcludeNotReady, "exclude-not-ready", false, "leave the NotReady nodes and their pods out of the simulation (for a Blocked simulation)")
-	inv.policy.register(fs)
+	inv.policy.register(fs, true)
 }
 
 // runSimulate is "dsplan simulate".
@@ -357,6 +357,9 @@ func simulateOne(l *loaded, name string, burst int, sf *simFlags, pf *policyFlag
 // print writes the report for people.
 func (r *simReport) print(w io.Writer) {
 	res := r.res
+	if h := r.rollout.headline(); h != "" {
+		fmt.Fprintf(w, "DaemonSet %s: %s\n", r.name, h)
+	}
 	fmt.Fprintf(w, "DaemonSet %s", r.name)
 	if r.image != "" {
 		fmt.Fprintf(w, ", image set to %s", r.image)

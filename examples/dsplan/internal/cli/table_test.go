@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/rollout"
 )
 
 // TestTableLongNames: a name longer than its column's header widens the
@@ -34,29 +33,17 @@ func TestTableLongNames(t *testing.T) {
 	}
 }
 
-// TestFlagErrors: RolloutPolicy.Validate's field paths are said as the
-// flags that set them.
+// TestFlagErrors: RolloutPolicy.Validate's error about the per-domain
+// surge, the one control without an annotation, names its flag.
 func TestFlagErrors(t *testing.T) {
-	pct := intstr.FromString("150%")
-	tests := []struct {
-		name string
-		pol  daemon.RolloutPolicy
-		want string
-	}{
-		{"partition", daemon.RolloutPolicy{Partition: &pct},
-			`--partition "150%": must be an integer or a percentage between 0% and 100%`},
-		{"wave bake without an order label", daemon.RolloutPolicy{Waves: &rollout.WaveBarrier{}},
-			"--order-label (or the rollout.daemonplan.io/order-by annotation) is required: waves are the values of an order label (or a canary and the rest)"},
+	pct := intstr.FromString("-1%")
+	pol := daemon.RolloutPolicy{DomainBudget: &daemon.DomainBudget{Label: "zone", MaxSurge: &pct}}
+	err := pol.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil, want an error")
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.pol.Validate()
-			if err == nil {
-				t.Fatal("Validate() = nil, want an error")
-			}
-			if diff := cmp.Diff(tt.want, flagErrors(err)); diff != "" {
-				t.Errorf("flagErrors (-want +got):\n%s", diff)
-			}
-		})
+	want := `--domain-max-surge "-1%": must be a non-negative integer or percentage`
+	if diff := cmp.Diff(want, flagErrors(err)); diff != "" {
+		t.Errorf("flagErrors (-want +got):\n%s", diff)
 	}
 }
