@@ -3,6 +3,7 @@ package livecmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -106,6 +107,10 @@ func TestRun(t *testing.T) {
 		{name: "json", args: []string{"plan", "-o", "json"}, want: `"daemonSet": "kube-system/agent"`, lists: true},
 		{name: "a manifest applied over the cluster", args: []string{"plan", "-f", "../testdata/agent-v2.yaml", "--daemonset", "kube-system/agent"},
 			want: "applied: ../testdata/agent-v2.yaml: DaemonSet kube-system/agent over the captured one (uid ds-uid, generation 0 -> 1, template generation - -> 1): the template changes: a rollout starts", lists: true},
+		{name: "an empty file is an error, not a listing of the cluster", args: []string{"plan", "-f", "../testdata/empty.yaml"}, code: 1,
+			want: "../testdata/empty.yaml: no DaemonSet to plan: the file holds no Kubernetes object"},
+		{name: "an empty image is refused as the API server refuses the merged object", args: []string{"plan", "-f", "../testdata/agent-empty-image.yaml"}, code: 1,
+			want: `daemonset "kube-system/agent": the API server would reject it: spec.template.spec.containers[0].image: Required value`, lists: true},
 		{name: "help lists dump", args: []string{"help"}, want: "dump        print the cluster's listing"},
 		{name: "kubectl's flags", args: []string{"plan", "-h"}, want: "--as string"},
 		{name: "unknown flag", args: []string{"plan", "--kubecontext", "x"}, code: 2, want: "unknown flag: --kubecontext"},
@@ -177,6 +182,41 @@ func TestRun(t *testing.T) {
 				if n := len(cs.Actions()); n != 0 {
 					t.Errorf("%d actions on the cluster, want none", n)
 				}
+			}
+		})
+	}
+}
+
+// TestRunManifestUnreachable: a manifest without a capture is applied over
+// the cluster; when the cluster cannot be read, the error says so, and a
+// file that names nothing to plan never gets that far.
+func TestRunManifestUnreachable(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "manifest", args: []string{"plan", "-f", "../testdata/agent-v2.yaml"},
+			want: "../testdata/agent-v2.yaml holds no capture, so its manifests are applied over the cluster, which could not be read: connection refused"},
+		{name: "empty file", args: []string{"plan", "-f", "../testdata/empty.yaml"},
+			want: "../testdata/empty.yaml: no DaemonSet to plan: the file holds no Kubernetes object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			connected := false
+			conn := func(*liveFlags) (kubernetes.Interface, string, error) {
+				connected = true
+				return nil, "", errors.New("connection refused")
+			}
+			var out bytes.Buffer
+			if code := run(tt.args, strings.NewReader(""), &out, &out, "dsplan", conn); code != 1 {
+				t.Errorf("exit %d, want 1:\n%s", code, out.String())
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("output does not contain %q:\n%s", tt.want, out.String())
+			}
+			if tt.name == "empty file" && connected {
+				t.Error("connected to the cluster for a file that names nothing to plan")
 			}
 		})
 	}
