@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	printFaults(os.Stdout)
 	fmt.Printf("e2e: %d passed, %d failed\n", passed, failed)
 	printRolloutTally(os.Stdout)
+	printApplyDifferential(os.Stdout)
 	kstatusLines.print(os.Stdout)
 	printChartRBAC(os.Stdout)
 	resultsMu.Unlock()
