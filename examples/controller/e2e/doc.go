@@ -10,7 +10,7 @@
 // "rollouts: N passed, M failed" tally and a "chart: N objects rendered;
 // rbac: V of G granted verbs used, F forbidden" line. TestCompanionZoneWaves and TestCompanionStrictNotReady also run
 // kubectl dsplan (package examples/dsplan/live/livecmd of the module
-// examples/dsplan, which this one requires and replaces with ../dsplan)
+// examples/dsplan, which this one requires and replaces with ../../dsplan)
 // in-process against the cluster, with a real
 // client: its preview of a rollout, compared afterwards with what happened,
 // and its rollout status, whose exit codes they check. TestScale places
@@ -29,9 +29,14 @@
 // controller=NAME injected=N violations=N converged=D" line per run and a
 // "faults: N passed, M failed" tally.
 //
-// The control plane is compiled into the test binary itself: etcd v3.6.8,
-// Kubernetes v1.36.3 and kwok v0.8.0 are ordinary requirements of this
-// module, and TestMain, when the DAEMONPLAN_E2E_ROLE environment variable
+// The package is a module of its own (examples/controller/e2e), so that
+// the shipped controller (module examples/controller, which this one
+// requires and replaces with "..") needs neither k8s.io/kubernetes nor its
+// replace lines. The control plane is compiled into the test binary
+// itself: etcd v3.7.0 (the version Kubernetes v1.37.2 requires and kubeadm
+// deploys with it), Kubernetes v1.37.2 (every k8s.io staging module
+// replaced by its v0.37.2 release in go.mod) and kwok v0.8.0 are ordinary
+// requirements of this module, and TestMain, when the DAEMONPLAN_E2E_ROLE environment variable
 // names a component, runs that component instead of the tests. Each
 // cluster starts the test binary once per component with that variable set
 // (the pattern of the old hyperkube binary). Compiling happens before the
@@ -61,7 +66,7 @@
 //
 // The package has no non-test code; run it with
 //
-//	cd examples/controller && go test -timeout 60m ./e2e
+//	cd examples/controller/e2e && go test -timeout 60m .
 //
 // (go test -short skips every scenario).
 package e2e

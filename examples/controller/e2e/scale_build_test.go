@@ -9,13 +9,21 @@ import (
 )
 
 // The main packages TestScale builds, each into an executable of its own,
-// as each controller is deployed: the example's command (main.go of this
-// module) and kube-controller-manager v1.36.3, at the version this
-// module requires (go.mod).
-const (
-	examplePackage  = "github.com/daemonplan/daemonplan/examples/controller"
-	upstreamPackage = "k8s.io/kubernetes/cmd/kube-controller-manager"
+// as each controller is deployed: the example's command (main.go of module
+// examples/controller, built in that module, with the versions its go.mod
+// fixes, as released) and kube-controller-manager v1.37.2, at the version
+// this module requires (go.mod). Each is built in the directory of the
+// module that fixes its versions, relative to the e2e package's.
+var (
+	exampleBuild  = goBuild{dir: "..", pkg: "."}
+	upstreamBuild = goBuild{dir: ".", pkg: "k8s.io/kubernetes/cmd/kube-controller-manager"}
 )
+
+// goBuild is one main package to build: pkg, built by the go command run
+// in dir.
+type goBuild struct {
+	dir, pkg string
+}
 
 // deployedBinaries are the paths of the two controllers built on their own.
 type deployedBinaries struct {
@@ -38,23 +46,23 @@ func buildDeployed(t *testing.T) deployedBinaries {
 		t.Fatalf("e2e: TestScale builds each controller as deployed with the go command, which is not on PATH: %v", err)
 	}
 	dir := t.TempDir()
-	build := func(out, pkg string) string {
+	build := func(out string, b goBuild) string {
 		t.Helper()
 		bin := filepath.Join(dir, out)
-		cmd := exec.Command(goCmd, "build", "-buildvcs=false", "-o", bin, pkg)
-		// The test runs in the e2e package's directory; its parent is
-		// the module's, whose go.mod fixes every version.
-		cmd.Dir = ".."
+		cmd := exec.Command(goCmd, "build", "-buildvcs=false", "-o", bin, b.pkg)
+		// The test runs in the e2e package's directory, the e2e
+		// module's; b.dir is relative to it.
+		cmd.Dir = b.dir
 		start := time.Now()
 		if outBytes, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("e2e: go build -o %s %s: %v\n%s", bin, pkg, err, outBytes)
+			t.Fatalf("e2e: go build -o %s %s (in %s): %v\n%s", bin, b.pkg, b.dir, err, outBytes)
 		}
-		t.Logf("scale: built %s in %s (go build, before any cluster starts; counted in no figure)", pkg, time.Since(start).Round(time.Millisecond))
+		t.Logf("scale: built %s in %s in %s (go build, before any cluster starts; counted in no figure)", b.pkg, b.dir, time.Since(start).Round(time.Millisecond))
 		return bin
 	}
 	return deployedBinaries{
-		example:  build("example-controller", examplePackage),
-		upstream: build("kube-controller-manager", upstreamPackage),
+		example:  build("example-controller", exampleBuild),
+		upstream: build("kube-controller-manager", upstreamBuild),
 	}
 }
 

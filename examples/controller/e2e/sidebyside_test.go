@@ -29,7 +29,7 @@ var controllersUnderTest = []controllerUnderTest{
 	{name: "upstream", start: startUpstream},
 }
 
-// startUpstream runs kube-controller-manager v1.36.3 with the DaemonSet
+// startUpstream runs kube-controller-manager v1.37.2 with the DaemonSet
 // controller alone.
 func startUpstream(c *cluster, run int) func() {
 	p := c.startControllerManager(fmt.Sprintf("kube-controller-manager-%d", run))
