@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,15 +27,16 @@ func DecodeManifest(js []byte) (*appsv1.DaemonSet, error) {
 	if err := appsv1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	s := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Strict: true})
 	want := appsv1.SchemeGroupVersion.WithKind("DaemonSet")
-	obj, gvk, err := s.Decode(js, &want, &appsv1.DaemonSet{})
-	if err != nil && !runtime.IsStrictDecodingError(err) {
-		return nil, err
+	if gvk, err := kjson.DefaultMetaFactory.Interpret(js); err == nil {
+		// What the manifest says it is, where it says: the scheme knows
+		// apps/v1 only and would name nothing better.
+		if v := gvk.GroupVersion().String(); v != "" && v != "apps/v1" || gvk.Kind != "" && gvk.Kind != want.Kind {
+			return nil, field.Invalid(field.NewPath("apiVersion"), strings.TrimSpace(v+" "+gvk.Kind), "not an apps/v1 DaemonSet")
+		}
 	}
-	if gvk != nil && (gvk.GroupVersion() != appsv1.SchemeGroupVersion || gvk.Kind != "DaemonSet") {
-		return nil, field.Invalid(field.NewPath("apiVersion"), gvk.GroupVersion().String()+" "+gvk.Kind, "not an apps/v1 DaemonSet")
-	}
+	s := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Strict: true})
+	obj, _, err := s.Decode(js, &want, &appsv1.DaemonSet{})
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"sigs.k8s.io/yaml"
 
 	"github.com/daemonplan/daemonplan/examples/dsplan/applycorpus"
 )
@@ -29,7 +28,7 @@ import (
 // default), and to dsplan's layered path (kubectl dsplan plan -f MANIFEST
 // over this cluster); the two must agree on accept or reject and name the
 // same fields. DAEMONPLAN_APPLY_RECORD=DIR writes the API server's answers
-// (outcomes.json) and the stored bases (capture.yaml) to DIR, for the
+// (outcomes.json) and the stored bases (capture.json, a kubectl List) to DIR, for the
 // offline replay in examples/dsplan's unit tests.
 
 // lastAppliedKey is kubectl apply's annotation.
@@ -112,12 +111,11 @@ func TestApplyDifferential(t *testing.T) {
 			list.Items[i].APIVersion, list.Items[i].Kind = "apps/v1", "DaemonSet"
 			list.Items[i].ManagedFields = nil
 		}
-		data, err := yaml.Marshal(list)
+		data, err := json.MarshalIndent(list, "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
-		head := "# The corpus's bases as kube-apiserver stored them (kubectl apply's create),\n# recorded by TestApplyDifferential with DAEMONPLAN_APPLY_RECORD.\n"
-		if err := os.WriteFile(filepath.Join(out, "capture.yaml"), append([]byte(head), data...), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, "capture.json"), append(data, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
