@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -85,7 +84,7 @@ func TestApplyDifferential(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, _, stderr := c.dsplan("plan", "-f", file, "-n", tc.Namespace, "--daemonset", tc.Namespace+"/"+tc.DaemonSet)
-		plugin := dsplanOutcome(code, stderr)
+		plugin := applycorpus.DsplanOutcome(code, stderr)
 		recorded[tc.Name] = server
 		if !server.Agrees(plugin) {
 			disagreements++
@@ -217,18 +216,4 @@ func (c *cluster) servesDaemonSets(gv string) bool {
 		}
 	}
 	return false
-}
-
-// dsplanOutcome reads kubectl dsplan's answer: exit 0 accepted; exit 1
-// with a rejection ("would reject it") naming fields; anything else is
-// reported as a rejection naming nothing, which no API server answer
-// agrees with.
-func dsplanOutcome(code int, stderr string) applycorpus.Outcome {
-	switch {
-	case code == 0:
-		return applycorpus.Outcome{Accepted: true}
-	case code == 1 && strings.Contains(stderr, "would reject it"):
-		return applycorpus.Outcome{Fields: applycorpus.Fields(stderr), Message: strings.TrimSpace(stderr)}
-	}
-	return applycorpus.Outcome{Fields: []string{"(not a rejection)"}, Message: strings.TrimSpace(stderr)}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Outcome is an answer to one case: accepted, or rejected naming fields.
@@ -75,4 +76,19 @@ func WriteOutcomes(path string, outcomes map[string]Outcome) error {
 		return err
 	}
 	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// DsplanOutcome reads dsplan's answer to a case (dsplan plan -f MANIFEST
+// --daemonset NS/NAME): exit 0 accepted; exit 1 with a rejection ("would
+// reject it") naming fields. Anything else is a rejection naming
+// "(not a rejection)", which no API server answer agrees with.
+func DsplanOutcome(code int, stderr string) Outcome {
+	msg := strings.TrimSpace(stderr)
+	switch {
+	case code == 0:
+		return Outcome{Accepted: true}
+	case code == 1 && strings.Contains(stderr, "would reject it"):
+		return Outcome{Fields: Fields(stderr), Message: msg}
+	}
+	return Outcome{Fields: []string{"(not a rejection)"}, Message: fmt.Sprintf("exit %d: %s", code, msg)}
 }
