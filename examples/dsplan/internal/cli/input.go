@@ -154,7 +154,7 @@ func splitName(nsName string) (string, string, error) {
 func (c *common) readFiles(l *loaded, stdin io.Reader) error {
 	add := func(name, path string, data []byte, s *snapshot.Snapshot, err error) error {
 		if err != nil {
-			return &inputError{err}
+			return &inputError{manifestDecodeError(name, path, data, err)}
 		}
 		ms := takeManifests(s, name)
 		if needsRawRead(s, ms) {

@@ -11,6 +11,7 @@ import (
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/daemonplan/daemonplan/daemon/apply"
 	"github.com/daemonplan/daemonplan/daemon/snapshot"
 )
 
@@ -176,4 +177,32 @@ func manifestFiles(ms []manifest) string {
 		}
 	}
 	return strings.Join(files, ", ")
+}
+
+// manifestDecodeError is err, the snapshot decoder's error reading the
+// file, or, when the file holds a manifest that does not decode as the API
+// server decodes it (a value of the wrong type, a quantity that does not
+// parse), that manifest's error, as the API server would answer.
+func manifestDecodeError(name, path string, data []byte, err error) error {
+	var de *snapshot.DecodeError
+	if !errors.As(err, &de) {
+		return err
+	}
+	data, rerr := fileData(path, data)
+	if rerr != nil {
+		return err
+	}
+	objs, rerr := rawObjects(data)
+	if rerr != nil {
+		return err
+	}
+	for _, o := range objs {
+		if o.kind != "DaemonSet" || o.apiVersion != "apps/v1" || o.uid != "" {
+			continue
+		}
+		if _, derr := apply.DecodeManifest(o.js); derr != nil {
+			return fmt.Errorf("%s: daemonset %q: the API server would reject it: %w", name, o.namespace+"/"+o.name, derr)
+		}
+	}
+	return err
 }
