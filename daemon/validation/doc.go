@@ -10,8 +10,10 @@
 //
 // The checks cover what the plan reads (metadata, the selector, the pod
 // template's labels, annotations and placement, minReadySeconds,
-// revisionHistoryLimit and the update strategy), not containers or
-// volumes. The wanted messages of the tests are checked against
+// revisionHistoryLimit and the update strategy) and what a manifest most
+// often gets wrong in what runs (container names, images, ports, volume
+// mounts, resource quantities), not volume sources, probes or security
+// contexts. The wanted messages of the tests are checked against
 // kube-apiserver's own validation by the conformance tool in oracle/ (a
 // nested module, since it needs k8s.io/kubernetes; see its doc).
 //

@@ -18,6 +18,7 @@ func validateTemplate(t *corev1.PodTemplateSpec, restart corev1.RestartPolicy, p
 	errs = append(errs, sortGroup(apimachineryvalidation.ValidateAnnotations(t.Annotations, p.Child("annotations")))...)
 
 	sp := p.Child("spec")
+	errs = append(errs, validateWorkload(&t.Spec, sp)...)
 	switch restart {
 	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
 	default:

@@ -36,7 +36,10 @@ import (
 //     preferred terms; matchFields only metadata.name with In or NotIn and
 //     exactly one value, a valid node name), tolerations (the Lt and Gt
 //     operators are refused, as with the TaintTolerationComparisonOperators
-//     gate off); restartPolicy Always; no activeDeadlineSeconds;
+//     gate off); restartPolicy Always; no activeDeadlineSeconds; and what
+//     runs: volume names, containers and init containers (names, images,
+//     ports, host ports, env names, volume mounts, resource quantities,
+//     pull and termination-message policies; see validateWorkload);
 //  4. minReadySeconds, revisionHistoryLimit and the deprecated
 //     deprecated.daemonset.template.generation annotation (which the API
 //     server reads as spec.templateGeneration) not negative; an annotation
@@ -47,8 +50,8 @@ import (
 //     maxSurge each a non-negative integer or a percentage ("0%" to
 //     "100%"); exactly one of them non-zero.
 //
-// Containers, volumes and the rest of the pod spec are not checked: the
-// plan does not read them. Where the API server ranges over a map (labels,
+// Volume sources, probes, lifecycle hooks, security contexts and the rest
+// of the pod spec are not checked. Where the API server ranges over a map (labels,
 // annotations), Validate sorts that group's errors by field, then text.
 //
 // When to call it: daemon.Compute stays faithful to the controller and does

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -295,6 +296,96 @@ func validateCases() []validateCase {
 				`spec.template.spec.tolerations[3].operator: Unsupported value: "Like": supported values: "Equal", "Exists"`,
 				`spec.template.spec.tolerations[4].effect: Unsupported value: "NoRun": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
 				"spec.template.spec.tolerations[5].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+			},
+		},
+		{
+			name: "container without an image",
+			ds:   dsWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = "" }),
+			want: []string{`spec.template.spec.containers[0].image: Required value`},
+		},
+		{
+			name: "no containers",
+			ds:   dsWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers = nil }),
+			want: []string{`spec.template.spec.containers: Required value`},
+		},
+		{
+			name: "container names: empty, not a DNS label, duplicate, an init container's",
+			ds: dsWith(func(ds *appsv1.DaemonSet) {
+				c := ds.Spec.Template.Spec.Containers[0]
+				bad, empty, dup := c, c, c
+				bad.Name, empty.Name = "Bad_Name", ""
+				ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, dup, bad, empty)
+				ds.Spec.Template.Spec.InitContainers = []corev1.Container{c}
+			}),
+			want: []string{
+				`spec.template.spec.containers[1].name: Duplicate value: "x"`,
+				`spec.template.spec.containers[2].name: Invalid value: "Bad_Name": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`spec.template.spec.containers[3].name: Required value`,
+				`spec.template.spec.initContainers[0].name: Duplicate value: "x"`,
+			},
+		},
+		{
+			name: "ports",
+			ds: dsWith(func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{
+					{Name: "metrics", ContainerPort: 9100, HostPort: 9100},
+					{Name: "metrics", ContainerPort: 0},
+					{ContainerPort: 70000, HostPort: -1, Protocol: "TCPX"},
+					{ContainerPort: 9101, HostPort: 9100},
+				}
+			}),
+			want: []string{
+				`spec.template.spec.containers[0].ports[1].name: Duplicate value: "metrics"`,
+				`spec.template.spec.containers[0].ports[1].containerPort: Required value`,
+				`spec.template.spec.containers[0].ports[2].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive`,
+				`spec.template.spec.containers[0].ports[2].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive`,
+				`spec.template.spec.containers[0].ports[2].protocol: Unsupported value: "TCPX": supported values: "SCTP", "TCP", "UDP"`,
+				`spec.template.spec.containers[0].ports[3].hostPort: Duplicate value: "TCP//9100"`,
+			},
+		},
+		{
+			name: "host network: a hostPort other than the containerPort",
+			ds: dsWith(func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.HostNetwork = true
+				ds.Spec.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 9100, HostPort: 9101}, {ContainerPort: 9102}}
+			}),
+			want: []string{"spec.template.spec.containers[0].ports[0].hostPort: Invalid value: 9101: must match `containerPort` when `hostNetwork` is true"},
+		},
+		{
+			name: "resources, env, policies",
+			ds: dsWith(func(ds *appsv1.DaemonSet) {
+				c := &ds.Spec.Template.Spec.Containers[0]
+				c.Resources = corev1.ResourceRequirements{
+					Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("-1Mi")},
+					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+				}
+				c.Env = []corev1.EnvVar{{Value: "v"}}
+				c.ImagePullPolicy = "Sometimes"
+				c.TerminationMessagePolicy = "Stdout"
+			}),
+			want: []string{
+				`spec.template.spec.containers[0].terminationMessagePolicy: Unsupported value: "Stdout": supported values: "File", "FallbackToLogsOnError"`,
+				`spec.template.spec.containers[0].env[0].name: Required value`,
+				`spec.template.spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"`,
+				`spec.template.spec.containers[0].resources.limits[memory]: Invalid value: "-1Mi": must be greater than or equal to 0`,
+				`spec.template.spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1`,
+			},
+		},
+		{
+			name: "volumes and mounts",
+			ds: dsWith(func(ds *appsv1.DaemonSet) {
+				src := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+				ds.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: src}, {Name: "data", VolumeSource: src}, {Name: "", VolumeSource: src}}
+				ds.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{
+					{Name: "data", MountPath: "/data"}, {Name: "logs", MountPath: "/data"}, {Name: "data"},
+				}
+			}),
+			want: []string{
+				`spec.template.spec.volumes[1].name: Duplicate value: "data"`,
+				`spec.template.spec.volumes[2].name: Required value`,
+				`spec.template.spec.containers[0].volumeMounts[1].name: Not found: "logs"`,
+				`spec.template.spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique`,
+				`spec.template.spec.containers[0].volumeMounts[2].mountPath: Required value`,
 			},
 		},
 		{

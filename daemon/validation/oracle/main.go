@@ -76,10 +76,6 @@ func apiserverErrors(ds *appsv1.DaemonSet) ([]string, error) {
 	opts := pod.GetValidationOptionsFromPodTemplate(&internal.Spec.Template, nil)
 	var out []string
 	for _, e := range validation.ValidateDaemonSet(&internal, opts) {
-		// The library checks the placement part of the pod spec only.
-		if strings.HasPrefix(e.Field, "spec.template.spec.containers") {
-			continue
-		}
 		out = append(out, e.Error())
 	}
 	return out, nil

@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 	for _, print := range extraTallies {
 		print(os.Stdout)
 	}
+	printApplyDifferential(os.Stdout)
 	kstatusLines.print(os.Stdout)
 	printChartRBAC(os.Stdout)
 	resultsMu.Unlock()

@@ -144,6 +144,14 @@ func TestGolden(t *testing.T) {
 		{name: "bad-daemonset", args: []string{"plan", "--daemonset", "kube-system/node-exporter"}},
 		{name: "bad-node", args: []string{"explain", "worker-10"}},
 		{name: "bad-no-daemonset", args: []string{"plan", "-f", "-"}, stdin: "nodes-only.yaml"},
+		// What kubectl apply would send, and the input a file names (#37).
+		{name: "apply-empty-image", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-empty-image.yaml"}},
+		{name: "apply-empty-image-simulate", args: []string{"simulate", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-empty-image.yaml"}},
+		{name: "apply-unknown-field", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-unknown-field.yaml"}},
+		{name: "apply-old-apiversion", args: []string{"simulate", "-f", in + "kubectl-capture.yaml", "-f", in + "kube-proxy-extensions-v1beta1.yaml"}},
+		{name: "bad-empty-file", args: []string{"plan", "-f", in + "empty.yaml"}},
+		{name: "bad-deployment", args: []string{"plan", "-f", in + "kubectl-capture.yaml", "-f", in + "deployment.yaml"}},
+		{name: "bad-manifest-no-capture", args: []string{"plan", "-f", in + "kube-proxy-v1.36.4.yaml"}},
 		{name: "bad-compute", args: []string{"plan", "-f", in + "bad-budget.yaml"}},
 		{name: "bad-compute-json", args: []string{"plan", "-o", "json", "-f", in + "bad-budget.yaml"}},
 		// Template skew: exit 8. A capture of a cluster newer than this

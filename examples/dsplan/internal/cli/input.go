@@ -77,7 +77,11 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 	}
 	// -f files that hold a capture are the whole input; without one (no
 	// -f, or only manifests) a Source's objects come first, the
-	// manifests are applied over them.
+	// manifests are applied over them. Offline, manifests without a
+	// capture have nothing to be applied over.
+	if c.opts.Source == nil && len(c.files) > 0 && !holdsCapture(l.snap) {
+		return nil, &inputError{noCaptureError(l.manifests)}
+	}
 	if c.opts.Source != nil && !holdsCapture(l.snap) {
 		// A Source may be slow (a cluster): judge the flags before it runs.
 		if err := c.checkFlags(); err != nil {
@@ -88,6 +92,8 @@ func (c *common) load(stdin io.Reader) (*loaded, error) {
 		switch {
 		case errors.As(err, &ue):
 			return nil, err
+		case err != nil && len(l.manifests) > 0:
+			return nil, &inputError{fmt.Errorf("%s holds no capture, so its manifests are applied over the cluster, which could not be read: %w", manifestFiles(l.manifests), err)}
 		case err != nil:
 			return nil, &inputError{err}
 		case in.Snapshot == nil:
@@ -146,11 +152,23 @@ func splitName(nsName string) (string, string, error) {
 // manifests, the other objects merged, a later one replacing an earlier
 // one of the same kind, namespace and name.
 func (c *common) readFiles(l *loaded, stdin io.Reader) error {
-	add := func(name string, s *snapshot.Snapshot, err error) error {
+	add := func(name, path string, data []byte, s *snapshot.Snapshot, err error) error {
 		if err != nil {
-			return &inputError{err}
+			return &inputError{manifestDecodeError(name, path, data, err)}
 		}
-		l.manifests = append(l.manifests, takeManifests(s, name)...)
+		ms := takeManifests(s, name)
+		if needsRawRead(s, ms) {
+			if data, err = fileData(path, data); err != nil {
+				return &inputError{err}
+			}
+			if err := attachRaw(name, data, ms); err != nil {
+				return &inputError{err}
+			}
+		}
+		if len(ms) == 0 && !holdsCapture(s) {
+			return &inputError{emptyFileError(name, s)}
+		}
+		l.manifests = append(l.manifests, ms...)
 		merge(l.snap, s)
 		l.sources = append(l.sources, name)
 		return nil
@@ -162,7 +180,7 @@ func (c *common) readFiles(l *loaded, stdin io.Reader) error {
 		}
 		name := "(embedded) " + embeddedName
 		s, err := snapshot.Decode(name, data)
-		if err := add(name, s, err); err != nil {
+		if err := add(name, "", data, s, err); err != nil {
 			return err
 		}
 		l.sources = []string{"the embedded example cluster"}
@@ -170,14 +188,15 @@ func (c *common) readFiles(l *loaded, stdin io.Reader) error {
 	for _, f := range c.files {
 		name := f
 		var s *snapshot.Snapshot
+		var data []byte
 		var err error
 		if f == "-" {
 			name = "(stdin)"
-			s, err = decodeWhole(name, stdin)
+			s, data, err = decodeWhole(name, stdin)
 		} else {
-			s, err = decodeFile(f)
+			s, data, err = decodeFile(f)
 		}
-		if err := add(name, s, err); err != nil {
+		if err := add(name, f, data, s, err); err != nil {
 			return err
 		}
 	}
@@ -185,32 +204,36 @@ func (c *common) readFiles(l *loaded, stdin io.Reader) error {
 }
 
 // decodeFile decodes the file at path a few megabytes at a time: a
-// capture of thousands of nodes is never held whole.
-func decodeFile(path string) (*snapshot.Snapshot, error) {
+// capture of thousands of nodes is never held whole. data is the file's
+// bytes when it had to be read whole (a pipe), nil otherwise.
+func decodeFile(path string) (s *snapshot.Snapshot, data []byte, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
 		// A pipe or device (-f /dev/stdin, <(kubectl ...)): no ReadAt.
 		return decodeWhole(path, f)
 	}
-	return snapshot.DecodeFrom(path, f, st.Size())
+	s, err = snapshot.DecodeFrom(path, f, st.Size())
+	return s, nil, err
 }
 
-// decodeWhole decodes what r reads to its end, held whole: a pipe cannot
-// be read twice, which the decoder needs for files it does not stream.
-func decodeWhole(name string, r io.Reader) (*snapshot.Snapshot, error) {
+// decodeWhole decodes what r reads to its end, held whole (and returned,
+// for a second reading of manifests): a pipe cannot be read twice, which
+// the decoder needs for files it does not stream.
+func decodeWhole(name string, r io.Reader) (*snapshot.Snapshot, []byte, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return snapshot.Decode(name, data)
+	s, err := snapshot.Decode(name, data)
+	return s, data, err
 }
 
 // setClock sets the clock: --now, or the newest timestamp in the input.

@@ -4,13 +4,16 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
@@ -21,20 +24,27 @@ import (
 
 // "What if I apply this?": a DaemonSet without metadata.uid in the input
 // is a manifest (from git, a chart's output), not an object read from a
-// cluster, which always has one. It is applied as the API server would
-// store it: validated (validation.Validate: a manifest the API server would
-// reject is that error), defaulted, written over the captured DaemonSet
-// of the same namespace and name (identity and status from the cluster's
-// object, generation and template generation bumped on a change: see
-// apply.Apply, kubectl apply's client-side three-way merge, which keeps
-// what the manifest does not own) or, with no such DaemonSet, created with a uid derived
-// from its namespace and name (apply.Create). The plans and simulations
-// then run on the result.
+// cluster, which always has one. It is applied as kubectl apply and the
+// API server would store it. Over the captured DaemonSet of the same
+// namespace and name: kubectl apply's patch, computed from the manifest's
+// own JSON (explicit empty values and nulls included; see attachRaw), the
+// last-applied annotation and the captured object (apply.Merge), then the
+// API server's validation of the merged object (validation.Validate, and
+// the immutable selector), then the write (apply.Update: identity and
+// status from the cluster's object, generation and template generation
+// bumped on a change). With no such DaemonSet: the manifest decoded
+// strictly and validated, then created with a uid derived from its
+// namespace and name (apply.Create). A manifest the API server would
+// reject is that error (exit 1). The plans and simulations then run on
+// the result.
 
 // manifest is a DaemonSet without a uid, and the file it came from.
 type manifest struct {
 	file string
 	ds   *appsv1.DaemonSet
+	// raw is the manifest's own JSON (see attachRaw): what kubectl apply
+	// sends, explicit empty values and nulls included.
+	raw []byte
 }
 
 // appliedManifest says what became of a manifest.
@@ -92,22 +102,24 @@ func takeManifests(s *snapshot.Snapshot, file string) []manifest {
 func (l *loaded) applyManifests() error {
 	for _, m := range l.manifests {
 		name := cache.MetaObjectToName(m.ds).String()
-		if errs := validation.Validate(m.ds); len(errs) > 0 {
-			return &inputError{fmt.Errorf("%s: daemonset %q: the API server would reject it: %w", m.file, name, errs.ToAggregate())}
-		}
 		a := appliedManifest{file: m.file, name: name}
 		i := slices.IndexFunc(l.snap.DaemonSets, func(d *appsv1.DaemonSet) bool {
 			return d != nil && d.Namespace == m.ds.Namespace && d.Name == m.ds.Name
 		})
-		var err error
 		if i >= 0 {
 			a.over = l.snap.DaemonSets[i]
-			a.result, a.change, err = apply.Apply(a.over, m.ds)
+		}
+		stored, err := m.asStored(a.over)
+		if err != nil {
+			return &inputError{fmt.Errorf("%s: daemonset %q: the API server would reject it: %w", m.file, name, err)}
+		}
+		if a.over != nil {
+			a.result, a.change, err = apply.Update(a.over, stored)
 			if err == nil && a.change.Template {
 				a.diff, err = apply.TemplateDiff(a.over, a.result)
 			}
 		} else {
-			a.result, err = apply.Create(m.ds, manifestUID(m.ds), l.now)
+			a.result, err = apply.Create(stored, manifestUID(m.ds), l.now)
 		}
 		if err != nil {
 			return &inputError{fmt.Errorf("%s: daemonset %q: %w", m.file, name, err)}
@@ -123,6 +135,41 @@ func (l *loaded) applyManifests() error {
 		l.applied = append(l.applied, a)
 	}
 	return nil
+}
+
+// asStored returns the object the API server validates and stores when
+// kubectl apply writes the manifest: with over, the captured object,
+// kubectl's patch applied to it (apply.Merge); without, the manifest
+// itself, decoded strictly. An error is what the API server would answer:
+// a decoding error, or the object's field errors (validation.Validate; and
+// a changed selector, which is immutable).
+func (m manifest) asStored(over *appsv1.DaemonSet) (*appsv1.DaemonSet, error) {
+	raw := m.raw
+	if raw == nil {
+		// A manifest of the embedded cluster, read without its JSON.
+		var err error
+		if raw, err = json.Marshal(m.ds); err != nil {
+			return nil, err
+		}
+	}
+	var ds *appsv1.DaemonSet
+	var err error
+	if over != nil {
+		ds, err = apply.Merge(over, raw)
+	} else if ds, err = apply.DecodeManifest(raw); err == nil && ds.Namespace == "" {
+		ds.Namespace = m.ds.Namespace
+	}
+	if err != nil {
+		return nil, err
+	}
+	errs := validation.Validate(ds)
+	if over != nil {
+		errs = append(errs, apimachineryvalidation.ValidateImmutableField(ds.Spec.Selector, over.Spec.Selector, field.NewPath("spec", "selector"))...)
+	}
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	return ds, nil
 }
 
 // manifestUID is the uid a created DaemonSet gets: derived from its

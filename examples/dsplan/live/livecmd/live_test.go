@@ -3,6 +3,7 @@ package livecmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -209,6 +210,41 @@ func TestErrorsNameTheProgramOnce(t *testing.T) {
 			}
 			if strings.Count(out.String(), "kubectl dsplan kubectl") > 0 {
 				t.Errorf("output names the program twice: %q", out.String())
+			}
+		})
+	}
+}
+
+// TestRunManifestUnreachable: a manifest without a capture is applied over
+// the cluster; when the cluster cannot be read, the error says so, and a
+// file that names nothing to plan never gets that far.
+func TestRunManifestUnreachable(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "manifest", args: []string{"plan", "-f", "../testdata/agent-v2.yaml"},
+			want: "../testdata/agent-v2.yaml holds no capture, so its manifests are applied over the cluster, which could not be read: connection refused"},
+		{name: "empty file", args: []string{"plan", "-f", "../testdata/empty.yaml"},
+			want: "../testdata/empty.yaml: no DaemonSet to plan: the file holds no Kubernetes object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			connected := false
+			conn := func(*liveFlags) (kubernetes.Interface, string, error) {
+				connected = true
+				return nil, "", errors.New("connection refused")
+			}
+			var out bytes.Buffer
+			if code := run(tt.args, strings.NewReader(""), &out, &out, "dsplan", conn); code != 1 {
+				t.Errorf("exit %d, want 1:\n%s", code, out.String())
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("output does not contain %q:\n%s", tt.want, out.String())
+			}
+			if tt.name == "empty file" && connected {
+				t.Error("connected to the cluster for a file that names nothing to plan")
 			}
 		})
 	}
