@@ -131,7 +131,8 @@ func (c *Companion) writeConditions(ctx context.Context, key string, ds *appsv1.
 
 // conditionEvents records the events of condition transitions: paused by
 // the annotation, resumed, waiting for an approval or a window, complete,
-// pods of a completed revision failing. A stop the
+// pods of a completed revision failing, held by an annotation that names
+// nothing of the cluster (a Warning). A stop the
 // rollout makes itself records its Warnings in the sync it stops
 // (stopEvents), whether or not its conditions change.
 func (c *Companion) conditionEvents(ds *appsv1.DaemonSet, have, changes []appsv1.DaemonSetCondition) {
@@ -150,6 +151,13 @@ func (c *Companion) conditionEvents(ds *appsv1.DaemonSet, have, changes []appsv1
 				c.Recorder.Event(ds, corev1.EventTypeNormal, "RolloutPaused", ch.Message)
 			case ch.Status == corev1.ConditionFalse && status == corev1.ConditionTrue:
 				c.Recorder.Event(ds, corev1.EventTypeNormal, "RolloutResumed", "the rollout is resumed")
+			}
+		case ConditionBlocked:
+			// An annotation naming nothing of the cluster holds the
+			// rollout without a latch: its Warning comes with the
+			// condition, when the hold starts or what it names changes.
+			if ch.Status == corev1.ConditionTrue && ch.Reason == ReasonUnresolvedReference {
+				c.Recorder.Event(ds, corev1.EventTypeWarning, "RolloutBlocked", ch.Reason+": "+ch.Message)
 			}
 		case ConditionProgressing:
 			if ch.Reason == reason {
