@@ -302,6 +302,10 @@ func (c *cluster) startAPIServer() {
 		"--service-account-signing-key-file="+saKey,
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--endpoint-reconciler-type=none",
+		// Node agents run privileged (kube-proxy, CNI, device plugins), and
+		// every real cluster that runs them allows it; the apply
+		// differential's bases are such manifests.
+		"--allow-privileged=true",
 		// TaintNodesByCondition would give every new node the not-ready
 		// taint, which only the node lifecycle controller (not run) lifts.
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",

@@ -224,7 +224,9 @@ func TestCompanionRollback(t *testing.T) {
 		t.Errorf("the template rolled back to image %s, labels %v; want %s without %s", img, ds.Spec.Template.Labels, oldImage, crashLabel)
 	}
 	warnings := e.waitWarning("agent", "RolledBack")
-	e.waitRolledOut("every node back on the old revision", "agent", names(nodes), 2*time.Minute)
+	e.eventually("every node back on the old revision", 2*time.Minute, func() (bool, string) {
+		return e.rolledOutAs("agent", names(nodes), companion.ReasonRolledBack)
+	})
 	took := time.Since(start)
 	for hash, onNodes := range e.revisions("agent") {
 		if hash != oldHash {

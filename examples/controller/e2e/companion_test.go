@@ -112,6 +112,14 @@ func conditionOf(ds *appsv1.DaemonSet, t appsv1.DaemonSetConditionType) *appsv1.
 // companion's RolloutProgressing saying RolloutComplete for this
 // generation.
 func (c *cluster) rolledOut(name string, want []string) (bool, string) {
+	return c.rolledOutAs(name, want, companion.ReasonComplete)
+}
+
+// rolledOutAs is rolledOut with the RolloutProgressing reason the
+// companion reports once every node runs the current revision:
+// ReasonComplete, or ReasonRolledBack after a rollback (a failed change
+// until a person acknowledges it).
+func (c *cluster) rolledOutAs(name string, want []string, reason string) (bool, string) {
 	ds := c.daemonSet(name)
 	st := ds.Status
 	n := int32(len(want))
@@ -136,7 +144,7 @@ func (c *cluster) rolledOut(name string, want []string) (bool, string) {
 		}
 	}
 	p := conditionOf(ds, companion.ConditionProgressing)
-	if p == nil || p.Reason != companion.ReasonComplete || !strings.HasSuffix(p.Message, fmt.Sprintf("(generation %d)", ds.Generation)) {
+	if p == nil || p.Reason != reason || !strings.HasSuffix(p.Message, fmt.Sprintf("(generation %d)", ds.Generation)) {
 		return false, fmt.Sprintf("RolloutProgressing %+v", p)
 	}
 	return true, ""

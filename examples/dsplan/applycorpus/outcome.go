@@ -18,10 +18,38 @@ type Outcome struct {
 	Message string `json:"message,omitempty"`
 }
 
-// Agrees reports whether o and p agree: both accepted, or both rejected
-// naming the same fields.
+// Agrees reports whether o, the API server's answer, and p agree: both
+// accepted, or both rejected naming the same fields. A patch that does not
+// decode (a wrong type or a bad quantity in a manifest applied over an
+// object) is refused by kube-apiserver as a whole: its error names the
+// field "patch" and, for an unknown field, that field too. "patch" is then
+// left out of the comparison, and when it was the only field named, both
+// rejecting agrees (PatchOnly says so).
 func (o Outcome) Agrees(p Outcome) bool {
-	return o.Accepted == p.Accepted && slices.Equal(o.Fields, p.Fields)
+	if o.Accepted || p.Accepted {
+		return o.Accepted == p.Accepted
+	}
+	if o.PatchOnly() {
+		return true
+	}
+	return slices.Equal(o.withoutPatch(), p.Fields)
+}
+
+// PatchOnly reports whether o rejects naming no field but "patch": the
+// API server's answer to a patch it could not decode.
+func (o Outcome) PatchOnly() bool {
+	return !o.Accepted && len(o.Fields) > 0 && len(o.withoutPatch()) == 0
+}
+
+// withoutPatch is o.Fields without "patch".
+func (o Outcome) withoutPatch() []string {
+	out := make([]string, 0, len(o.Fields))
+	for _, f := range o.Fields {
+		if f != "patch" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // String reads "accepted" or "rejected naming [f1 f2]".
