@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -144,7 +145,8 @@ func (s *Syncer) Run(ctx context.Context, mode string) error {
 	defer s.Queue.ShutDown()
 
 	if s.Recorder == nil {
-		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+		broadcaster := record.NewBroadcaster(record.WithContext(ctx),
+			record.WithCorrelatorOptions(record.CorrelatorOptions{SpamKeyFunc: spamKeyByReason}))
 		broadcaster.StartStructuredLogging(3)
 		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.Client.CoreV1().Events("")})
 		defer broadcaster.Shutdown()
@@ -221,4 +223,19 @@ func (s *Syncer) ProcessNextItem(ctx context.Context) bool {
 // enqueue adds the key of a DaemonSet.
 func (s *Syncer) enqueue(key string) {
 	s.Queue.Add(key)
+}
+
+// spamKeyByReason is client-go's spam key of an event (its source, the
+// object it is about and its type) with the event's reason added, so that
+// the spam filter's budget (a burst of 25 events, then one per five
+// minutes) is kept per reason: the companion's RolloutReplace events, one
+// per batch of deletes, cannot use up the budget of its milestones
+// (WaveComplete, RolloutComplete) or its Warnings.
+func spamKeyByReason(e *corev1.Event) string {
+	return strings.Join([]string{
+		e.Source.Component, e.Source.Host,
+		e.InvolvedObject.Kind, e.InvolvedObject.Namespace, e.InvolvedObject.Name,
+		string(e.InvolvedObject.UID), e.InvolvedObject.APIVersion,
+		e.Type, e.Reason,
+	}, "")
 }
