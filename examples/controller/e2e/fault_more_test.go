@@ -243,6 +243,13 @@ func (w *watchCutter) holding() bool {
 // Lease, in the example controller and in kube-controller-manager alike.
 const leaderMarker = "Successfully acquired lease"
 
+// upstreamOverBudgetAfterFailover is what kube-controller-manager was
+// seen to do under TestFaultLeaderElection (why is not investigated: a
+// standby that takes the Lease acts on informer caches of its own).
+const upstreamOverBudgetAfterFailover = "kube-controller-manager, its leader SIGKILLed mid-rollout, left 4 desired nodes without an available pod " +
+	"against a budget of 3 after the standby took over: once in a full run on v1.36.3 (2026-11-28, passed on rerun) and once on v1.37.2 " +
+	"(2026-12-02, the machine under load); the example controller broke no bound in the same runs"
+
 // TestFaultLeaderElection: two replicas of the controller run with leader
 // election (for upstream, two kube-controller-managers with
 // --leader-elect=true and the DaemonSet controller only); mid-rollout, the
@@ -250,7 +257,8 @@ const leaderMarker = "Successfully acquired lease"
 // the Lease when it expires (15s) and finishes the rollout.
 func TestFaultLeaderElection(t *testing.T) {
 	runFault(t, faultScenario{
-		kind: "leader-election",
+		kind:             "leader-election",
+		upstreamMayBreak: upstreamOverBudgetAfterFailover,
 		start: func(f *faultEnv) {
 			f.startInstance(f.target.leaderElect...)
 			f.startInstance(f.target.leaderElect...)
