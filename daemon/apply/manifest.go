@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -79,29 +78,9 @@ func Merge(stored *appsv1.DaemonSet, manifest []byte) (*appsv1.DaemonSet, error)
 	if err != nil {
 		return nil, err
 	}
-	original := []byte("{}")
-	if v, ok := stored.Annotations[lastApplied]; ok && v != "" {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(v), &obj); err != nil {
-			return nil, field.Invalid(field.NewPath("metadata", "annotations").Key(lastApplied), shorten(v), "not a JSON object: "+err.Error())
-		}
-		original = []byte(v)
-	}
-	current, err := json.Marshal(stored)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the stored object: %w", err)
-	}
-	schema, err := strategicpatch.NewPatchMetaFromStruct(appsv1.DaemonSet{})
+	data, err := applyPatch(stored, modified)
 	if err != nil {
 		return nil, err
-	}
-	patch, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, schema, true)
-	if err != nil {
-		return nil, fmt.Errorf("computing the apply patch: %w", err)
-	}
-	data, err := strategicpatch.StrategicMergePatchUsingLookupPatchMeta(current, patch, schema)
-	if err != nil {
-		return nil, fmt.Errorf("applying the apply patch: %w", err)
 	}
 	return DecodeManifest(data)
 }

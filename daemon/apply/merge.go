@@ -53,6 +53,35 @@ func merge(stored, manifest *appsv1.DaemonSet) (*appsv1.DaemonSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the manifest: %w", err)
 	}
+	data, err := applyPatch(stored, modified)
+	if err != nil {
+		return nil, err
+	}
+	out := &appsv1.DaemonSet{}
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, fmt.Errorf("decoding the applied object: %w", err)
+	}
+	if out.Annotations == nil {
+		out.Annotations = map[string]string{}
+	}
+	out.Annotations[lastApplied] = string(modified)
+	return out, nil
+}
+
+// shorten cuts v to 64 bytes for an error message.
+func shorten(v string) string {
+	if len(v) > 64 {
+		return v[:64] + "…"
+	}
+	return v
+}
+
+// applyPatch is kubectl apply's client-side patch of stored by modified
+// (the manifest as kubectl sends it): the three-way strategic merge patch
+// from the last-applied annotation ({} without it), applied to stored. It
+// returns the merged object's JSON; a last-applied annotation that is not
+// a JSON object is a *field.Error naming it.
+func applyPatch(stored *appsv1.DaemonSet, modified []byte) ([]byte, error) {
 	original := []byte("{}")
 	if v, ok := stored.Annotations[lastApplied]; ok && v != "" {
 		var obj map[string]any
@@ -77,21 +106,5 @@ func merge(stored, manifest *appsv1.DaemonSet) (*appsv1.DaemonSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("applying the apply patch: %w", err)
 	}
-	out := &appsv1.DaemonSet{}
-	if err := json.Unmarshal(data, out); err != nil {
-		return nil, fmt.Errorf("decoding the applied object: %w", err)
-	}
-	if out.Annotations == nil {
-		out.Annotations = map[string]string{}
-	}
-	out.Annotations[lastApplied] = string(modified)
-	return out, nil
-}
-
-// shorten cuts v to 64 bytes for an error message.
-func shorten(v string) string {
-	if len(v) > 64 {
-		return v[:64] + "…"
-	}
-	return v
+	return data, nil
 }
