@@ -173,10 +173,12 @@ func FuzzHold(f *testing.F) {
 			t.Fatalf("Held() = %v, cause %q", got.Held(), got.Cause)
 		}
 		if (got.Cause == progressive.HoldHealthGate) != (len(got.Signals) > 0) || (got.Cause == progressive.HoldApproval) != (got.Wave != "") ||
-			(got.Cause != progressive.HoldWindow && !got.Until.IsZero()) {
+			(got.Cause != progressive.HoldWindow && !got.Until.IsZero()) || (got.Cause == progressive.HoldUnresolved) != (len(got.Unresolved) > 0) {
 			t.Fatalf("hold %+v: fields do not match the cause", got)
 		}
-		if j.Complete && got.Held() {
+		// An unresolved reference holds a complete rollout too (its next
+		// revision); nothing else does.
+		if j.Complete && got.Held() && got.Cause != progressive.HoldUnresolved {
 			t.Fatalf("a complete rollout is held: %+v", got)
 		}
 		if !slices.IsSortedFunc(got.Signals, func(a, b progressive.PodSignal) int {
