@@ -1,9 +1,3 @@
-//go:build e2e_badinputs
-
-// Behind a build tag until it has run on the control plane: on the
-// simflags branch the machine gave it no time to compile (run it with
-// go test -tags e2e_badinputs -run TestCompanionBadInputs -v .).
-
 package e2e
 
 import (
@@ -39,8 +33,6 @@ var badInputsTally struct {
 	ran bool
 	all progressivetest.Tally
 }
-
-func init() { extraTallies = append(extraTallies, printBadInputsTally) }
 
 // printBadInputsTally prints "bad-inputs: N tried, N refused or held, 0
 // silently accepted" when the corpus ran.

@@ -2,15 +2,9 @@ package e2e
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"testing"
 )
-
-// extraTallies print the tallies of scenarios kept behind a build tag
-// (companion_badinputs_test.go: -tags e2e_badinputs), after the rollout
-// tally.
-var extraTallies []func(io.Writer)
 
 // TestMain runs one control-plane component when the test binary was
 // started as one (see roleEnv); otherwise it runs the tests and prints the
@@ -30,9 +24,7 @@ func TestMain(m *testing.M) {
 	printFaults(os.Stdout)
 	fmt.Printf("e2e: %d passed, %d failed\n", passed, failed)
 	printRolloutTally(os.Stdout)
-	for _, print := range extraTallies {
-		print(os.Stdout)
-	}
+	printBadInputsTally(os.Stdout)
 	printApplyDifferential(os.Stdout)
 	kstatusLines.print(os.Stdout)
 	printChartRBAC(os.Stdout)
