@@ -17,9 +17,11 @@ import (
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
-// readmes are the documents that quote the companion's RolloutProgressing
-// messages, from this package's directory.
-var readmes = []string{"../../../../README.md", "../../README.md"}
+// readmes are the documents that may quote the companion's
+// RolloutProgressing messages, from this package's directory: the front
+// page, this module's README (which holds the progressive-rollout
+// walkthrough the front page points to) and the plugin's.
+var readmes = []string{"../../../../README.md", "../../README.md", "../../../dsplan/README.md"}
 
 // quotedMessage is a RolloutProgressing message quoted in a README: a code
 // span ending in "(generation N)".

@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// TestREADME keeps every "$ kubectl dsplan ..." block of the
-// repository's README.md what the command prints (stderr, then stdout, as
-// a terminal shows a note before the report): each line of the block is a
-// line of the output, in order; a line "  ..." stands for lines left out.
-// Paths are as seen from the repository root; --svg writes to a temporary
-// directory.
+// TestREADME keeps every "$ kubectl dsplan ..." block of the plugin's
+// README.md (examples/dsplan/README.md, where TestMain runs the tests)
+// what the command prints (stderr, then stdout, as a terminal shows a
+// note before the report): each line of the block is a line of the
+// output, in order; a line "  ..." stands for lines left out. Paths are as
+// seen from the repository root; --svg writes to a temporary directory.
 func TestREADME(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
