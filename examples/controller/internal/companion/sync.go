@@ -38,6 +38,11 @@ type rolloutSync struct {
 	rev  *appsv1.ControllerRevision
 	// judgement is where the rollout stands (progressive.Judge of plan).
 	judgement progressive.Judgement
+	// assessed is progressive.Assess's answer for plan (its Hold is
+	// zero when the gates are not asked: rolloutSync.gated); gateErr is
+	// the error of its gates, which applyGates returns.
+	assessed progressive.Assessment
+	gateErr  error
 	// hold is what holds the rollout beyond its plan
 	// (progressive.Gates.Hold); zero while it is paused, latched or
 	// complete.
