@@ -71,7 +71,9 @@ func TestAssess(t *testing.T) {
 		want: want{judged: true},
 	}, {
 		name: "an approval point holds after wave a",
-		in:   func() progressive.AssessInput { return input(annotated(progressive.AnnotationPauseAfter, "a"), dt.Epoch) },
+		in: func() progressive.AssessInput {
+			return input(annotated(progressive.AnnotationPauseAfter, "a"), dt.Epoch)
+		},
 		want: want{cause: progressive.HoldApproval, wave: zone + "=a", judged: true},
 	}, {
 		name: "a closed window holds until it opens, requeued then",
