@@ -212,7 +212,7 @@ func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet,
 // own status, which kube-controller-manager's rollout moves.
 func (c *Companion) reportInert(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, inert string) error {
 	want := []appsv1.DaemonSetCondition{
-		condition(ConditionProgressing, false, ReasonAnnotationsIgnored, fmt.Sprintf("%s (generation %d)", inert, ds.Generation)),
+		condition(ConditionProgressing, false, ReasonAnnotationsIgnored, progressive.WithGeneration(inert, ds.Generation)),
 	}
 	changes := conditionChanges(ds.Status.Conditions, want, now)
 	var remove []appsv1.DaemonSetConditionType
