@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // MinHoldRequeue is the least wait before looking again at a hold that
@@ -46,7 +47,7 @@ type AssessInput struct {
 	Gates *Gates
 	// Zones resolve the maintenance windows' time zones (time.LoadLocation
 	// in a program).
-	Zones Zones
+	Zones window.Zones
 }
 
 // Assessment is where a rollout stands at one moment: its plan, the

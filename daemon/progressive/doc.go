@@ -34,7 +34,7 @@
 //     approval points of pause-after: a done wave a person must approve
 //     (approved names the revision and the wave, so that an approval does
 //     not carry over to the next revision). Then the maintenance windows
-//     (window, Windows.At): outside them no old pod is deleted. Hold says
+//     (package window, Windows.At): outside them no old pod is deleted. Hold says
 //     which holds, for people too (Hold.String), and when to look again
 //     (Hold.Next). A controller deletes no old pod while a Hold is Held;
 //     what it does on a health-gate failure (pause or roll back) is

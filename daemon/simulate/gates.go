@@ -6,6 +6,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // A run under Cluster.Gates asks progressive.Assess at every sync, with
@@ -47,7 +48,7 @@ type gateRun struct {
 	// gates are a copy of Cluster.Gates that receives the approvals the
 	// run assumes.
 	gates progressive.Gates
-	zones progressive.Zones
+	zones window.Zones
 	waits []Wait
 	// stop is the health-gate or unresolved-reference hold that ends the
 	// run.
@@ -85,7 +86,7 @@ func utcOnly(name string) (*time.Location, error) {
 func copyGates(g progressive.Gates) progressive.Gates {
 	out := g
 	out.PauseAfter = append([]string(nil), g.PauseAfter...)
-	out.Windows = append(progressive.Windows(nil), g.Windows...)
+	out.Windows = append(window.Windows(nil), g.Windows...)
 	if g.Approved != nil {
 		a := *g.Approved
 		out.Approved = &a

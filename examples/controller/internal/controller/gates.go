@@ -10,6 +10,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -70,7 +71,7 @@ func (c *Controller) holds(key string, ds *appsv1.DaemonSet, r progressive.Rollo
 
 // announceHold records the event of hold h beginning for ds, the
 // DaemonSet of key, and logs it; nothing when h holds nothing.
-func (c *Controller) announceHold(key string, ds *appsv1.DaemonSet, windows progressive.Windows, h progressive.Hold) {
+func (c *Controller) announceHold(key string, ds *appsv1.DaemonSet, windows window.Windows, h progressive.Hold) {
 	msg := syncer.HoldMessage(key, h, windows)
 	switch h.Cause {
 	case progressive.HoldNone:

@@ -360,4 +360,3 @@ func (w *statusWatch) forGeneration(ds *appsv1.DaemonSet) bool {
 	gen, ok := progressive.ConditionGeneration(progressive.FindCondition(ds, progressive.ConditionProgressing))
 	return ok && gen == ds.Generation
 }
-
