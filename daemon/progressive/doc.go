@@ -53,6 +53,26 @@
 // the canary (canary, daemon.Canary) is a first wave of a few nodes,
 // named daemon.CanaryWave.
 //
+// # Rooms
+//
+// The package is four rooms and one entry, by file:
+//   - The entry: assess.go (Assess: plan, judge, gates, requeue, once).
+//   - The schema: keys.go (the Annotation* keys, Keys), parse.go and
+//     parse_gates.go (ParseAnnotations), format.go (Annotations.Format),
+//     annotations.go, misspelt.go (AnnotationWarnings), rollout.go
+//     (ForDaemonSet, Inert), waves.go (WavesOf), outcome.go (the outcome
+//     annotation).
+//   - The judge: judge.go and judge_reason.go (Judge, Judgement), reason.go
+//     (Cause, Reason), stopped.go (StopCause, Stopped).
+//   - The gates: gates.go (Gates, Hold), refs.go (Gates.Unresolved),
+//     health.go and bake.go (HealthGates, Signal), approval.go
+//     (Approval, Points).
+//   - The windows: package window (daemon/progressive/window), a leaf
+//     that imports no package of this module.
+//
+// conditions.go spells the status conditions a controller writes and
+// errors.go the annotations' errors.
+//
 // # Causes and reasons
 //
 // Every cause and reason of the rollout product, the type (and so the
