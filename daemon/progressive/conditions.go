@@ -19,9 +19,13 @@ const (
 	// or complete (ReasonComplete, ReasonPodsFailing); False while paused
 	// (ReasonPaused), stopped (ReasonProgressDeadlineExceeded,
 	// ReasonHealthGateFailed), rolled back (ReasonRolledBack) or refused
-	// (ReasonInvalidAnnotations, ReasonSurgeUnsupported). Its message ends
-	// with the generation it describes (WithGeneration,
-	// ConditionGeneration).
+	// (ReasonInvalidAnnotations, ReasonSurgeUnsupported,
+	// ReasonTemplateSkew), held by an annotation naming nothing of the
+	// cluster (ReasonUnresolvedReference) or inert
+	// (ReasonAnnotationsIgnored). Its message ends with the generation it
+	// describes: appsv1.DaemonSetCondition has no field for it, so
+	// WithGeneration writes it and ConditionGeneration reads it, and no
+	// program parses the message by hand.
 	ConditionProgressing appsv1.DaemonSetConditionType = "RolloutProgressing"
 	// ConditionPaused is True while the rollout is paused, by the paused
 	// annotation (ReasonPausedByAnnotation) or by its controller
@@ -69,6 +73,31 @@ const (
 	ReasonInvalidAnnotations = "InvalidAnnotations"
 	// ReasonSurgeUnsupported: an OnDelete DaemonSet asks for surge.
 	ReasonSurgeUnsupported = "SurgeUnsupported"
+	// ReasonAnnotationsIgnored: RolloutProgressing False on a DaemonSet
+	// whose rollout annotations are inert (Inert: it is not OnDelete, so
+	// kube-controller-manager rolls it out by itself).
+	ReasonAnnotationsIgnored = "RolloutAnnotationsIgnored"
+	// ReasonUnresolvedReference: RolloutBlocked, Stalled and
+	// RolloutProgressing (False) while an annotation names something the
+	// cluster does not have (HoldUnresolved); the message names the key,
+	// the value and what there is.
+	ReasonUnresolvedReference = string(HoldUnresolved)
+	// ReasonTemplateSkew: RolloutProgressing False and RolloutBlocked
+	// True while the DaemonSet's template has a field this build does not
+	// know (daemon.Plan.TemplateSkew), so no pod of it can be judged old
+	// or new.
+	ReasonTemplateSkew = "TemplateSkew"
+)
+
+// The reasons of RolloutBlocked for a rollout stopped at its progress
+// deadline: the StopCause, from where the unavailable desired nodes in
+// scope stand in the plan.
+const (
+	ReasonNewRevisionUnavailable = string(StopNewRevisionUnavailable)
+	ReasonNodesNotReady          = string(StopNodesNotReady)
+	ReasonPodsMissing            = string(StopPodsMissing)
+	ReasonOldPodsUnavailable     = string(StopOldPodsUnavailable)
+	ReasonNoProgress             = string(StopNoProgress)
 )
 
 // WithGeneration returns message with the generation it describes at its

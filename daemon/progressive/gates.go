@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // Gates are what holds a rollout beyond its plan: the health of the new
@@ -35,7 +36,7 @@ type Gates struct {
 	// Approved is the latest approval, nil when there is none.
 	Approved *Approval
 	// Windows are the maintenance windows; empty means always open.
-	Windows Windows
+	Windows window.Windows
 	// Bake is the policy's wave bake (wave-bake), during which a restart
 	// of a finished wave's pod fails the health gates
 	// (SignalRestartedDuringBake); ParseAnnotations sets it with
@@ -152,7 +153,7 @@ func (h Hold) Held() bool { return h.Cause != HoldNone }
 // read-out (and not skipped) is an error, as for Judge. A nil g holds
 // nothing. It modifies nothing; the Hold shares nothing with its inputs
 // but names.
-func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now time.Time, zones Zones) (Hold, error) {
+func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now time.Time, zones window.Zones) (Hold, error) {
 	if ds == nil || plan == nil {
 		return Hold{}, fmt.Errorf("%w: Hold needs a DaemonSet and its plan", daemon.ErrInvalidInput)
 	}
@@ -197,7 +198,7 @@ func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now t
 }
 
 // windowAnnotationError is err at the window annotation.
-func windowAnnotationError(ws Windows, err error) error {
+func windowAnnotationError(ws window.Windows, err error) error {
 	return annotationErrors{field.Invalid(annotationsPath.Key(AnnotationWindow), ws.String(), err.Error())}
 }
 

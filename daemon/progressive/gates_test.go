@@ -14,6 +14,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -227,7 +228,7 @@ func ptr[T any](v T) *T { return &v }
 // TestGatesHoldWindows: outside every window the rollout is held until
 // the next opening; inside, Next is the closing.
 func TestGatesHoldWindows(t *testing.T) {
-	ws, err := progressive.ParseWindows("Mon-Fri 08:00-17:00 UTC")
+	ws, err := window.Parse("Mon-Fri 08:00-17:00 UTC")
 	if err != nil {
 		t.Fatal(err)
 	}

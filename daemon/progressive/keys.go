@@ -93,7 +93,7 @@ const (
 	AnnotationApproved = AnnotationPrefix + "approved"
 	// AnnotationWindow is Gates.Windows: maintenance windows separated by
 	// ";", each "<days> <HH:MM>-<HH:MM> [<time zone>]"
-	// ("Mon-Fri 08:00-17:00 Europe/Amsterdam"); see ParseWindows.
+	// ("Mon-Fri 08:00-17:00 Europe/Amsterdam"); see window.Parse.
 	AnnotationWindow = AnnotationPrefix + "window"
 	// AnnotationHealthGates turns the health gates (Gates.Health) off with
 	// "false"; they are on ("true") by default once a DaemonSet opts in.

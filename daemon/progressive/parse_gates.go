@@ -11,6 +11,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/internal/nearest"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // The pause-after keywords; any other value is a value of the order label.
@@ -58,7 +59,7 @@ func (a *Annotations) setGate(k, v string) (*field.Error, bool) {
 		}
 		g.Approved = ap
 	case AnnotationWindow:
-		ws, err := ParseWindows(v)
+		ws, err := window.Parse(v)
 		if err != nil {
 			return invalid(err.Error())
 		}

@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // DefaultMaxSteps is the step limit of Run when Config.MaxSteps is 0.
@@ -58,7 +58,7 @@ type Config struct {
 	// Zones resolves the time zones of Cluster.Gates' windows
 	// (time.LoadLocation is one; the library reads no zone database). nil
 	// resolves "UTC" only.
-	Zones progressive.Zones
+	Zones window.Zones
 }
 
 // EventKind is the kind of a Event.

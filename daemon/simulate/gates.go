@@ -6,11 +6,12 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
-// A run under Cluster.Gates asks (*progressive.Gates).Hold at every sync,
-// with the sync's plan and its judgement, and takes the answer as a
-// controller does, with one difference: nobody approves in a simulation,
+// A run under Cluster.Gates asks progressive.Assess at every sync, with
+// the sync's plan (the judgement, then (*progressive.Gates).Hold), and
+// takes the answer as a controller does, with one difference: nobody approves in a simulation,
 // so an approval point is recorded and taken as approved at once.
 //   - HoldApproval: a Wait is recorded and the run's own copy of the gates
 //     gets the approval (the revision and the wave), then Hold is asked
@@ -47,7 +48,7 @@ type gateRun struct {
 	// gates are a copy of Cluster.Gates that receives the approvals the
 	// run assumes.
 	gates progressive.Gates
-	zones progressive.Zones
+	zones window.Zones
 	waits []Wait
 	// stop is the health-gate or unresolved-reference hold that ends the
 	// run.
@@ -85,7 +86,7 @@ func utcOnly(name string) (*time.Location, error) {
 func copyGates(g progressive.Gates) progressive.Gates {
 	out := g
 	out.PauseAfter = append([]string(nil), g.PauseAfter...)
-	out.Windows = append(progressive.Windows(nil), g.Windows...)
+	out.Windows = append(window.Windows(nil), g.Windows...)
 	if g.Approved != nil {
 		a := *g.Approved
 		out.Approved = &a
@@ -105,18 +106,28 @@ func (s *sim) gate(step int, in Input, got Checked) (Checked, progressive.Hold, 
 	if got.Panicked || plan.ReadOut == nil {
 		return got, progressive.Hold{}, nil
 	}
-	j, err := progressive.Judge(in.DaemonSet, plan)
-	if err != nil {
-		return got, progressive.Hold{}, nil
-	}
 	now, at := s.c.Now, s.c.Now.Sub(s.start)
-	var h progressive.Hold
+	var (
+		a progressive.Assessment
+		h progressive.Hold
+		j progressive.Judgement
+	)
 	// Each approval covers its wave and the earlier ones, so the run
-	// approves at most once per wave at a sync.
-	for range len(j.Waves) + 1 {
-		if h, err = g.gates.Hold(in.DaemonSet, plan, j, now, g.zones); err != nil {
-			return got, h, fmt.Errorf("gates: %w", err)
+	// approves at most once per wave at a sync (the first assessment
+	// tells how many waves there are).
+	for i := 0; i == 0 || i <= len(j.Waves); i++ {
+		var err error
+		a, err = progressive.Assess(progressive.AssessInput{
+			DaemonSet: in.DaemonSet, Plan: plan, Gates: &g.gates,
+			Options: daemon.Options{Now: now}, Zones: g.zones,
+		})
+		switch progressive.StepOf(err) {
+		case progressive.AssessPlan, progressive.AssessJudge:
+			return got, progressive.Hold{}, nil
+		case progressive.AssessGates:
+			return got, a.Hold, fmt.Errorf("gates: %w", err)
 		}
+		h, j = a.Hold, a.Judgement
 		if h.Cause != progressive.HoldApproval {
 			break
 		}
@@ -139,6 +150,7 @@ func (s *sim) gate(step int, in Input, got Checked) (Checked, progressive.Hold, 
 	case progressive.HoldHealthGate, progressive.HoldUnresolved:
 		g.stop = h
 	case progressive.HoldNone:
+		var err error
 		if g.next, err = s.readyDeadline(in, plan, j, h); err != nil {
 			return got, h, fmt.Errorf("gates: %w", err)
 		}

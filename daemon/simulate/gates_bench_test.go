@@ -7,6 +7,7 @@ import (
 
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
@@ -18,7 +19,7 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkRunGates -benchmem ./daemon/simulate
 func BenchmarkRunGates(b *testing.B) {
-	always := progressive.Window{Days: days(time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday),
+	always := window.Window{Days: days(time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday),
 		End: 24 * time.Hour, Zone: "UTC"}
 	for _, n := range []int{500, 5000} {
 		for _, g := range []struct {
@@ -27,7 +28,7 @@ func BenchmarkRunGates(b *testing.B) {
 		}{
 			{"none", nil},
 			{"health+window", &progressive.Gates{Health: progressive.HealthGates{On: true, MaxRestarts: 3, ReadyTimeout: 10 * time.Minute},
-				Windows: progressive.Windows{always}}},
+				Windows: window.Windows{always}}},
 		} {
 			c := dt.SteadyCluster(dt.DaemonSet("agent", dt.WithMaxUnavailable("10%"), dt.WithTemplateGeneration(1)), n)
 			c.Gates = g.gates

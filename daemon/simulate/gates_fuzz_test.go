@@ -17,6 +17,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
@@ -61,7 +62,7 @@ func FuzzSimulateGates(f *testing.F) {
 		}
 		gates := drawGates(r, c.Rollout.Canary != nil)
 		c.Gates = &gates
-		zones := progressive.Zones(time.LoadLocation)
+		zones := window.Zones(time.LoadLocation)
 		cfg := simulate.Config{Seed: seed, ReadyDelay: 2 * time.Second, GracePeriod: time.Duration(r.IntN(3)) * time.Second,
 			MaxSteps: 3000, Zones: zones}
 		// The planner's invariants, broken pods or not (a strict budget
@@ -156,7 +157,7 @@ func drawGates(r *rand.Rand, canary bool) progressive.Gates {
 	var g progressive.Gates
 	if r.IntN(2) == 0 {
 		for range 1 + r.IntN(2) {
-			var w progressive.Window
+			var w window.Window
 			w.Days[r.IntN(7)] = true
 			for d := range w.Days {
 				w.Days[d] = w.Days[d] || r.IntN(3) == 0

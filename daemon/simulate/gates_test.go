@@ -14,6 +14,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -131,24 +132,24 @@ func TestRunWindows(t *testing.T) {
 	cfg := simulate.Config{ReadyDelay: 10 * time.Second}
 	tests := []struct {
 		name       string
-		windows    progressive.Windows
+		windows    window.Windows
 		wantWaits  []waitRow
 		wantStarts []string
 		wantTime   time.Duration
 	}{{
 		name:       "open: no wait",
-		windows:    progressive.Windows{{Days: days(time.Sunday), Start: 0, End: 24 * time.Hour, Zone: "UTC"}},
+		windows:    window.Windows{{Days: days(time.Sunday), Start: 0, End: 24 * time.Hour, Zone: "UTC"}},
 		wantStarts: []string{"0s n1", "10s n2", "20s n3", "30s n4", "40s n5", "50s n6"},
 		wantTime:   time.Minute,
 	}, {
 		name:       "closed on Sunday: waits for Monday 08:00",
-		windows:    progressive.Windows{{Days: monday, Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}},
+		windows:    window.Windows{{Days: monday, Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}},
 		wantWaits:  []waitRow{{Step: 0, At: 0, Cause: progressive.HoldWindow, Until: 20 * time.Hour, For: 20 * time.Hour}},
 		wantStarts: []string{"20h0m0s n1", "20h0m10s n2", "20h0m20s n3", "20h0m30s n4", "20h0m40s n5", "20h0m50s n6"},
 		wantTime:   20*time.Hour + time.Minute,
 	}, {
 		name:    "closes after 25s: the rest waits a week",
-		windows: progressive.Windows{{Days: monday, Start: 8 * time.Hour, End: 8*time.Hour + 25*time.Second, Zone: "UTC"}},
+		windows: window.Windows{{Days: monday, Start: 8 * time.Hour, End: 8*time.Hour + 25*time.Second, Zone: "UTC"}},
 		wantWaits: []waitRow{
 			{Step: 0, At: 0, Cause: progressive.HoldWindow, Until: 20 * time.Hour, For: 20 * time.Hour},
 			// n3 is Ready at 30s, after the window closed at 25s.
@@ -368,7 +369,7 @@ func TestRunZeroGates(t *testing.T) {
 // unsimulated, the zone named.
 func TestRunGatesZones(t *testing.T) {
 	c := zoneRollout()
-	c.Gates = &progressive.Gates{Windows: progressive.Windows{{Days: days(time.Monday), Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "Europe/Amsterdam"}}}
+	c.Gates = &progressive.Gates{Windows: window.Windows{{Days: days(time.Monday), Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "Europe/Amsterdam"}}}
 	res := simulate.Run(c, simulate.Config{})
 	if res.Outcome != simulate.OutcomeStalled || len(res.Steps) > 0 || !strings.Contains(res.Reason, "Europe/Amsterdam") {
 		t.Errorf("without Zones: %s after %d steps (%s), want Stalled at once naming the zone", res.Outcome, len(res.Steps), res.Reason)
@@ -393,7 +394,7 @@ func TestRunGatesZones(t *testing.T) {
 func TestClusterDeepCopyGates(t *testing.T) {
 	c := zoneRollout()
 	c.Gates = &progressive.Gates{PauseAfter: []string{"b"}, Approved: &progressive.Approval{Hash: "h", Wave: "w"},
-		Windows: progressive.Windows{{Days: days(time.Monday), End: time.Hour, Zone: "UTC"}}}
+		Windows: window.Windows{{Days: days(time.Monday), End: time.Hour, Zone: "UTC"}}}
 	want := *c.Gates
 	cp := c.DeepCopy()
 	if diff := cmp.Diff(c.Gates, cp.Gates); diff != "" {
@@ -411,7 +412,7 @@ func TestRunGatesDeterministic(t *testing.T) {
 	c.Rollout.Canary = &daemon.Canary{Count: intstr.FromInt32(1)}
 	c.Gates = &progressive.Gates{PauseAfter: []string{"canary", "every-wave"},
 		Health:  progressive.HealthGates{On: true, MaxRestarts: 3, ReadyTimeout: time.Minute},
-		Windows: progressive.Windows{{Days: days(time.Monday), Start: 8 * time.Hour, End: 8*time.Hour + 25*time.Second, Zone: "UTC"}}}
+		Windows: window.Windows{{Days: days(time.Monday), Start: 8 * time.Hour, End: 8*time.Hour + 25*time.Second, Zone: "UTC"}}}
 	cfg := simulate.Config{ReadyDelay: 10 * time.Second, GracePeriod: 2 * time.Second}
 	a, b := simulate.Run(c, cfg), simulate.Run(c, cfg)
 	if diff := cmp.Diff(a, b, cmpopts.IgnoreFields(simulate.Result{}, "Final")); diff != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // Zone is the node label of the corpus cluster's zones.
@@ -53,7 +54,7 @@ func Hash() string {
 // deletes. A refusal whose plan still deletes an old pod, or a plan that
 // fails, is an error: the annotations must never be a rollout's stop
 // switched off.
-func Judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revs []*appsv1.ControllerRevision, now time.Time, zones progressive.Zones) (Outcome, string, error) {
+func Judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revs []*appsv1.ControllerRevision, now time.Time, zones window.Zones) (Outcome, string, error) {
 	ro, parseErr := progressive.ForDaemonSet(ds)
 	plan, err := daemon.Compute(ro.DaemonSet, nodes, pods, ro.Options(daemon.Options{Now: now, Revisions: revs}))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -25,7 +26,7 @@ type Companion struct {
 	memory  *memory
 	metrics *rolloutMetrics
 	// zones resolves the maintenance windows' time zones (zoneCache).
-	zones progressive.Zones
+	zones window.Zones
 }
 
 // New returns a companion that reads the cluster through factory's

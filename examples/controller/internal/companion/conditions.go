@@ -53,7 +53,8 @@ const (
 	ConditionStalled     = progressive.ConditionStalled
 )
 
-// Condition reasons: the library's (progressive.Reason*).
+// Condition reasons: the library's (progressive.Reason*), named here
+// for the companion's code and the e2e suite; none is spelt here.
 const (
 	ReasonUpdating                 = progressive.ReasonUpdating
 	ReasonComplete                 = progressive.ReasonComplete
@@ -67,16 +68,8 @@ const (
 	ReasonOutsideWindow            = progressive.ReasonOutsideWindow
 	ReasonRolledBack               = progressive.ReasonRolledBack
 	ReasonPodsFailing              = progressive.ReasonPodsFailing
-	// ReasonAnnotationsIgnored is RolloutProgressing's (False), and the
-	// Warning event's, on a DaemonSet whose rollout annotations are inert
-	// (progressive.Inert: not OnDelete, so kube-controller-manager rolls it
-	// out by itself).
-	ReasonAnnotationsIgnored = "RolloutAnnotationsIgnored"
-	// ReasonUnresolvedReference is RolloutBlocked's, Stalled's and
-	// RolloutProgressing's (False) while an annotation names something the
-	// cluster does not have (progressive.HoldUnresolved): the message
-	// names the key, the value and what there is.
-	ReasonUnresolvedReference = string(progressive.HoldUnresolved)
+	ReasonAnnotationsIgnored       = progressive.ReasonAnnotationsIgnored
+	ReasonUnresolvedReference      = progressive.ReasonUnresolvedReference
 	// messageNotPaused and messageNotBlocked are the messages of
 	// RolloutPaused and RolloutBlocked False: a condition's message
 	// describes its current status.
@@ -85,11 +78,11 @@ const (
 	// Causes of a rollout blocked at its deadline, from where the
 	// unavailable desired nodes in scope stand in the plan
 	// (blockedCause), the first that applies.
-	ReasonNewRevisionUnavailable = string(progressive.StopNewRevisionUnavailable)
-	ReasonNodesNotReady          = string(progressive.StopNodesNotReady)
-	ReasonPodsMissing            = string(progressive.StopPodsMissing)
-	ReasonOldPodsUnavailable     = string(progressive.StopOldPodsUnavailable)
-	ReasonNoProgress             = string(progressive.StopNoProgress)
+	ReasonNewRevisionUnavailable = progressive.ReasonNewRevisionUnavailable
+	ReasonNodesNotReady          = progressive.ReasonNodesNotReady
+	ReasonPodsMissing            = progressive.ReasonPodsMissing
+	ReasonOldPodsUnavailable     = progressive.ReasonOldPodsUnavailable
+	ReasonNoProgress             = progressive.ReasonNoProgress
 )
 
 var ownConditions = []appsv1.DaemonSetConditionType{ConditionProgressing, ConditionPaused, ConditionBlocked, ConditionReconciling, ConditionStalled}

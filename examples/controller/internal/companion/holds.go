@@ -11,13 +11,17 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
-// judge judges r's plan (progressive.Judge, which reads the plan and
-// computes none) and reads the recorded outcome (readOutcome): a rollout
-// that stopped itself stays stopped, and a rollback stays a failed change,
-// while the revision and the paused annotation are those it recorded.
+// judge reads the recorded outcome (readOutcome: a rollout that stopped
+// itself stays stopped, and a rollback stays a failed change, while the
+// revision and the paused annotation are those it recorded), then judges
+// r's plan and, for a rollout neither paused nor stopped by itself for
+// another cause than a health gate, asks its gates (progressive.Assess,
+// which computes no plan). An error of the gates is kept for applyGates;
+// any other is returned.
 func (c *Companion) judge(r *rolloutSync) error {
 	o, legacy := readOutcome(r.ds, r.ro.Annotations)
 	switch {
@@ -29,12 +33,29 @@ func (c *Companion) judge(r *rolloutSync) error {
 	default:
 		r.rolledBack = o
 	}
-	j, err := progressive.Judge(r.ro.DaemonSet, &r.plan)
+	var gates *progressive.Gates
+	if r.gated() {
+		gates = r.ro.Gates()
+	}
+	a, err := progressive.Assess(progressive.AssessInput{
+		DaemonSet: r.ro.DaemonSet, Plan: &r.plan, Gates: gates,
+		Options: daemon.Options{Now: r.now}, Zones: c.zones,
+	})
+	if progressive.StepOf(err) == progressive.AssessGates {
+		r.judgement, r.gateErr = a.Judgement, err
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	r.judgement = j
+	r.judgement, r.assessed = a.Judgement, a
 	return nil
+}
+
+// gated reports whether r's gates are asked: not while the rollout is
+// paused or stopped by itself for another cause than a health gate.
+func (r *rolloutSync) gated() bool {
+	return !r.paused() && !(r.latched && r.l.Reason != progressive.OutcomeHealthGateFailed)
 }
 
 // applyGates decides, for a rollout neither paused nor stopped by itself
@@ -58,19 +79,20 @@ func (c *Companion) judge(r *rolloutSync) error {
 //     (ReasonProgressDeadlineExceeded), and one that may still make it is
 //     requeued for the deadline.
 //
-// The sync is requeued at Hold.Next, when the answer may change with the
-// clock alone. It fails only when Hold does: a window's time zone that
-// the zone database does not know.
+// The hold is judge's (progressive.Assess). The sync is requeued at
+// Hold.Next, when the answer may change with the clock alone
+// (Assessment.Requeue). It fails only when the gates did: a window's time
+// zone that the zone database does not know.
 func (c *Companion) applyGates(r *rolloutSync) error {
-	if r.paused() || (r.latched && r.l.Reason != progressive.OutcomeHealthGateFailed) {
+	if !r.gated() {
 		return nil
 	}
-	hold, err := r.ro.Annotations.Gates.Hold(r.ro.DaemonSet, &r.plan, r.judgement, r.now, c.zones)
-	if err != nil {
-		return err
+	if r.gateErr != nil {
+		return r.gateErr
 	}
-	if !hold.Next.IsZero() {
-		c.Queue.AddAfter(r.key, max(hold.Next.Sub(r.now), minHoldRequeue))
+	hold := r.assessed.Hold
+	if r.assessed.Requeue > 0 {
+		c.Queue.AddAfter(r.key, r.assessed.Requeue)
 	}
 	steady := completedBefore(r.ds)
 	switch {
@@ -122,11 +144,6 @@ func completedBefore(ds *appsv1.DaemonSet) bool {
 	gen, ok := progressive.ConditionGeneration(p)
 	return ok && gen == ds.Generation
 }
-
-// minHoldRequeue is the least wait before looking again at a hold that
-// changes with the clock: Hold.Next is exact, and a sync a moment early
-// finds it unchanged.
-const minHoldRequeue = 100 * time.Millisecond
 
 // latch stops r's rollout itself, for reason (why, in words), in this
 // sync.

@@ -2,10 +2,10 @@ package companion
 
 import (
 	"context"
-	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -15,7 +15,7 @@ import (
 // ControllerRevision holds fields of the pod template this build does not
 // know, so no pod of it can be judged old or new (syncer.ReasonTemplateSkew,
 // the Warning event's reason, in both modes).
-const ReasonTemplateSkew = syncer.ReasonTemplateSkew
+const ReasonTemplateSkew = progressive.ReasonTemplateSkew
 
 // holdSkew holds r's rollout on a template skew (err, from the plan):
 // nothing is deleted; a Warning event (once per DaemonSet spec and
@@ -26,7 +26,7 @@ func (c *Companion) holdSkew(ctx context.Context, r *rolloutSync, err error) err
 	msg := syncer.TemplateSkewMessage(err)
 	c.Warn(r.key, r.ds, syncer.ReasonTemplateSkew, msg)
 	return c.patchConditions(ctx, r.key, r.ds, r.now, withKstatus([]appsv1.DaemonSetCondition{
-		condition(ConditionProgressing, false, ReasonTemplateSkew, fmt.Sprintf("no pod is replaced: %s (generation %d)", msg, r.ds.Generation)),
+		condition(ConditionProgressing, false, ReasonTemplateSkew, progressive.WithGeneration("no pod is replaced: "+msg, r.ds.Generation)),
 		condition(ConditionBlocked, true, ReasonTemplateSkew, msg),
 	}))
 }

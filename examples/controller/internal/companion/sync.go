@@ -38,6 +38,11 @@ type rolloutSync struct {
 	rev  *appsv1.ControllerRevision
 	// judgement is where the rollout stands (progressive.Judge of plan).
 	judgement progressive.Judgement
+	// assessed is progressive.Assess's answer for plan (its Hold is
+	// zero when the gates are not asked: rolloutSync.gated); gateErr is
+	// the error of its gates, which applyGates returns.
+	assessed progressive.Assessment
+	gateErr  error
 	// hold is what holds the rollout beyond its plan
 	// (progressive.Gates.Hold); zero while it is paused, latched or
 	// complete.
@@ -207,7 +212,7 @@ func (c *Companion) admit(ctx context.Context, key string, ds *appsv1.DaemonSet,
 // own status, which kube-controller-manager's rollout moves.
 func (c *Companion) reportInert(ctx context.Context, key string, ds *appsv1.DaemonSet, now time.Time, inert string) error {
 	want := []appsv1.DaemonSetCondition{
-		condition(ConditionProgressing, false, ReasonAnnotationsIgnored, fmt.Sprintf("%s (generation %d)", inert, ds.Generation)),
+		condition(ConditionProgressing, false, ReasonAnnotationsIgnored, progressive.WithGeneration(inert, ds.Generation)),
 	}
 	changes := conditionChanges(ds.Status.Conditions, want, now)
 	var remove []appsv1.DaemonSetConditionType

@@ -12,6 +12,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -103,7 +104,7 @@ func TestWantConditions(t *testing.T) {
 	}, {
 		name: "outside the windows: reconciling, not paused",
 		mutate: func(r *rolloutSync) {
-			ws, err := progressive.ParseWindows("Mon-Fri 08:00-17:00 Europe/Amsterdam")
+			ws, err := window.Parse("Mon-Fri 08:00-17:00 Europe/Amsterdam")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
 
@@ -30,7 +30,7 @@ type Controller struct {
 	statusWrites *syncer.KeyThrottle
 	// zones resolves the maintenance windows' time zones
 	// (syncer.NewZoneCache).
-	zones progressive.Zones
+	zones window.Zones
 }
 
 // New returns a replace controller that reads the cluster through

@@ -10,13 +10,9 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
 )
-
-// minHoldRequeue is the least wait before looking again at a hold that
-// changes with the clock: Hold.Next is exact, and a sync a moment early
-// finds it unchanged.
-const minHoldRequeue = 100 * time.Millisecond
 
 // gatedOptions returns opts set to plan r, and whether that plan is to be
 // held by r's gates (holds): only a DaemonSet with valid rollout
@@ -34,9 +30,8 @@ func gatedOptions(r progressive.Rollout, opts daemon.Options) (daemon.Options, b
 
 // holds decides whether anything beyond plan, the plan of r computed with
 // gatedOptions, holds the rollout of ds (the DaemonSet of key) at now:
-// progressive.Judge of the plan, then progressive.Gates.Hold (the health
-// gates, then an approval point, then the windows), the library's one
-// decision. The key is requeued at Hold.Next, and a hold that begins (or
+// progressive.Assess of the plan (the judgement, then the health gates,
+// an approval point, the windows), the library's one decision. The key is requeued at Hold.Next, and a hold that begins (or
 // changes its cause, or the wave it waits after) is said in an event:
 // Warning RolloutBlocked for a failed health gate or an annotation naming
 // nothing of the cluster (progressive.HoldUnresolved), Normal
@@ -51,23 +46,22 @@ func gatedOptions(r progressive.Rollout, opts daemon.Options) (daemon.Options, b
 // an InvalidAnnotations Warning event once per spec and annotations, as
 // the other annotations' errors do, and is not returned; any other is.
 func (c *Controller) holds(key string, ds *appsv1.DaemonSet, r progressive.Rollout, plan *daemon.Plan, now time.Time) (bool, error) {
-	j, err := progressive.Judge(r.DaemonSet, plan)
-	if err != nil {
-		c.state.noteHold(key, progressive.Hold{})
-		return true, err
-	}
-	h, err := r.Annotations.Gates.Hold(r.DaemonSet, plan, j, now, c.zones)
+	a, err := progressive.Assess(progressive.AssessInput{
+		DaemonSet: r.DaemonSet, Plan: plan, Gates: r.Gates(),
+		Options: daemon.Options{Now: now}, Zones: c.zones,
+	})
 	if err != nil {
 		c.state.noteHold(key, progressive.Hold{})
 		var fe *field.Error
-		if errors.As(err, &fe) {
+		if progressive.StepOf(err) == progressive.AssessGates && errors.As(err, &fe) {
 			c.Warn(key, ds, syncer.ReasonInvalidAnnotations, "no old pod is replaced until this is fixed: "+err.Error())
 			return true, nil
 		}
 		return true, err
 	}
-	if !h.Next.IsZero() {
-		c.Queue.AddAfter(key, max(h.Next.Sub(now), minHoldRequeue))
+	h := a.Hold
+	if a.Requeue > 0 {
+		c.Queue.AddAfter(key, a.Requeue)
 	}
 	if c.state.noteHold(key, h) {
 		c.announceHold(key, ds, r.Annotations.Gates.Windows, h)
@@ -77,7 +71,7 @@ func (c *Controller) holds(key string, ds *appsv1.DaemonSet, r progressive.Rollo
 
 // announceHold records the event of hold h beginning for ds, the
 // DaemonSet of key, and logs it; nothing when h holds nothing.
-func (c *Controller) announceHold(key string, ds *appsv1.DaemonSet, windows progressive.Windows, h progressive.Hold) {
+func (c *Controller) announceHold(key string, ds *appsv1.DaemonSet, windows window.Windows, h progressive.Hold) {
 	msg := syncer.HoldMessage(key, h, windows)
 	switch h.Cause {
 	case progressive.HoldNone:

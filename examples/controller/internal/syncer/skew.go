@@ -3,6 +3,7 @@ package syncer
 import (
 	"errors"
 
+	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -12,7 +13,7 @@ import (
 // its newest ControllerRevision holds fields of the pod template this
 // build's types do not know. The DaemonSet is held: neither mode writes a
 // pod, a revision or a status counter of it until it plans again.
-const ReasonTemplateSkew = "TemplateSkew"
+const ReasonTemplateSkew = progressive.ReasonTemplateSkew
 
 // IsTemplateSkew reports whether err from daemon.Compute is a template
 // skew (rollout.ErrTemplateSkew). Retrying cannot help until the build is

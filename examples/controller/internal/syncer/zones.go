@@ -10,6 +10,7 @@ import (
 	_ "time/tzdata"
 
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // NewZoneCache returns load with the zones it resolved kept (at most the
@@ -18,7 +19,7 @@ import (
 // event of its pods. An unknown name is asked again each time. It is what
 // both modes pass to progressive.Gates.Hold, with time.LoadLocation as
 // load.
-func NewZoneCache(load progressive.Zones) progressive.Zones {
+func NewZoneCache(load window.Zones) window.Zones {
 	var mu sync.Mutex
 	known := map[string]*time.Location{}
 	return func(name string) (*time.Location, error) {
@@ -41,7 +42,7 @@ func NewZoneCache(load progressive.Zones) progressive.Zones {
 // "waiting for approval after wave zone=a (kubectl dsplan rollout approve
 // ns/ds)", "outside the maintenance windows until 2026-01-01T08:00:00Z
 // (* 08:00-09:00 UTC)". windows are the rollout's (Gates.Windows).
-func HoldMessage(key string, h progressive.Hold, windows progressive.Windows) string {
+func HoldMessage(key string, h progressive.Hold, windows window.Windows) string {
 	switch h.Cause {
 	case progressive.HoldApproval:
 		return fmt.Sprintf("%s (kubectl dsplan rollout approve %s)", h, key)

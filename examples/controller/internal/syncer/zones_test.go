@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // TestZoneCache: a zone is loaded once; an unknown one is asked again.
@@ -32,7 +33,7 @@ func TestZoneCache(t *testing.T) {
 // TestHoldMessage: the hold as Hold.String says it, and what a person can
 // do about an approval point or a closed window.
 func TestHoldMessage(t *testing.T) {
-	windows, err := progressive.ParseWindows("* 08:00-09:00 UTC")
+	windows, err := window.Parse("* 08:00-09:00 UTC")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -199,15 +199,18 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node, program string) expl
 		out.Error = r.errText()
 		return out
 	}
-	if j, err := progressive.Judge(r.rollout.ds, &r.plan); err == nil && r.plan.ReadOut != nil {
+	if a, err := assessOf(r, l.now); (err == nil || progressive.StepOf(err) == progressive.AssessGates) && r.plan.ReadOut != nil {
+		j := a.Judgement
 		st := &standingJSON{Complete: j.Complete, Judgement: j.Reason.String()}
 		for _, n := range r.plan.ReadOut.Nodes {
 			if n.Name == node.Name {
 				st.Held, st.Wave, st.Updated = string(n.Held), n.Wave, n.HasUpdated()
 			}
 		}
-		if st.Gate, err = explainGate(r, j, l.now, node.Name, program); err != nil {
+		if err != nil {
 			st.GateError = err.Error()
+		} else {
+			st.Gate = gateOn(a.Hold, node.Name, program, r.name)
 		}
 		out.Standing = st
 	}

@@ -44,22 +44,20 @@ type explainSignalJSON struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// explainGate is the gate that holds the rollout r judged as j, at now,
-// as it concerns node: nil when nothing holds it (a complete rollout is
-// held only by an annotation naming nothing of the cluster). The
-// gates are r's annotations' (progressive.Annotations.Gates), read as a
-// controller reads them. An error of the gates (a window's unknown time
-// zone) is returned.
-func explainGate(r result, j progressive.Judgement, now time.Time, node, program string) (*explainGateJSON, error) {
-	if r.rollout.parsed == nil {
-		return nil, nil
+// assessOf judges r's plan, computed already, and asks the gates of its
+// annotations (progressive.Annotations.Gates, none without them) at now,
+// as a controller does (progressive.Assess). An error of the gates (a
+// window's unknown time zone) is at progressive.AssessGates, with the
+// judgement in the Assessment.
+func assessOf(r result, now time.Time) (progressive.Assessment, error) {
+	var gates *progressive.Gates
+	if r.rollout.parsed != nil {
+		gates = &r.rollout.parsed.Gates
 	}
-	g := r.rollout.parsed.Gates
-	h, err := g.Hold(r.rollout.ds, &r.plan, j, now, time.LoadLocation)
-	if err != nil {
-		return nil, err
-	}
-	return gateOn(h, node, program, r.name), nil
+	return progressive.Assess(progressive.AssessInput{
+		DaemonSet: r.rollout.ds, Plan: &r.plan, Gates: gates,
+		Options: daemon.Options{Now: now}, Zones: time.LoadLocation,
+	})
 }
 
 // gateOn is hold h of the DaemonSet key as it concerns node: a health

@@ -7,18 +7,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // TestOpening: a window's opening is written on the wall clock of the
 // window that opens then, seconds only when not 0; UTC without windows.
 func TestOpening(t *testing.T) {
-	ws, err := progressive.ParseWindows("Mon-Fri 08:00-17:00 Europe/Amsterdam; Sat 10:00:30-12:00 America/New_York")
+	ws, err := window.Parse("Mon-Fri 08:00-17:00 Europe/Amsterdam; Sat 10:00:30-12:00 America/New_York")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name string
-		ws   progressive.Windows
+		ws   window.Windows
 		at   time.Time
 		want string
 	}{

@@ -17,7 +17,7 @@ import (
 // assessment is where one DaemonSet's rollout stands at one moment, as
 // rollout status reports it and rollout approve acts on it: the rollout
 // its annotations ask for, its plan, the judgement of that plan and what
-// holds it beyond the plan (progressive.Gates.Hold). assess is the one
+// holds it beyond the plan (progressive.Assess). assess is the one
 // place that computes it.
 type assessment struct {
 	rollout progressive.Rollout
@@ -38,18 +38,17 @@ func assess(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revs
 		return assessment{}, fmt.Errorf("daemonset %s: rollout annotations: %w", key, err)
 	}
 	a := assessment{rollout: r}
-	a.plan, err = daemon.Compute(r.DaemonSet, nodes, pods, r.Options(daemon.Options{Now: now, Revisions: revs}))
-	if err != nil {
-		return assessment{}, fmt.Errorf("daemonset %s: %w", key, err)
-	}
-	if a.judged, err = progressive.Judge(r.DaemonSet, &a.plan); err != nil {
-		return assessment{}, fmt.Errorf("daemonset %s: %w", key, err)
-	}
 	if r.Annotations != nil {
 		a.gates = r.Annotations.Gates
 	}
-	if a.hold, err = a.gates.Hold(r.DaemonSet, &a.plan, a.judged, now, time.LoadLocation); err != nil {
+	got, err := progressive.Assess(progressive.AssessInput{
+		DaemonSet: r.DaemonSet, Nodes: nodes, Pods: pods,
+		Options: r.Options(daemon.Options{Now: now, Revisions: revs}),
+		Gates:   &a.gates, Zones: time.LoadLocation,
+	})
+	if err != nil {
 		return assessment{}, fmt.Errorf("daemonset %s: %w", key, err)
 	}
+	a.plan, a.judged, a.hold = got.Plan, got.Judgement, got.Hold
 	return a, nil
 }

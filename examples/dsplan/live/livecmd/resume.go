@@ -111,7 +111,7 @@ func resumeChange(ds *appsv1.DaemonSet) (pauseChange, error) {
 	if set && v != "false" {
 		lifted = append(lifted, fmt.Sprintf("the pause the annotation asked for (%s)", strconv.Quote(v)))
 	}
-	if c := conditionOf(ds, conditionPaused); c != nil && c.Status == corev1.ConditionTrue && slices.Contains(latchReasons, c.Reason) {
+	if c := progressive.FindCondition(ds, progressive.ConditionPaused); c != nil && c.Status == corev1.ConditionTrue && slices.Contains(latchReasons, c.Reason) {
 		lifted = append(lifted, fmt.Sprintf("the controller's own pause (RolloutPaused %s: %s)", c.Reason, c.Message))
 	}
 	if a, err := progressive.ParseAnnotations(ds.Annotations); err == nil && a != nil && a.Outcome != nil && a.Outcome.Reason == progressive.OutcomeRolledBack {

@@ -22,7 +22,7 @@ func pausedAgent(paused, reason string) *appsv1.DaemonSet {
 		ds.Annotations[progressive.AnnotationPaused] = paused
 	}
 	if reason != "" {
-		ds.Status.Conditions = []appsv1.DaemonSetCondition{{Type: conditionPaused, Status: corev1.ConditionTrue, Reason: reason,
+		ds.Status.Conditions = []appsv1.DaemonSetCondition{{Type: progressive.ConditionPaused, Status: corev1.ConditionTrue, Reason: reason,
 			Message: "paused itself: a health gate failed [paused=unset revision=abc]"}}
 	}
 	return ds

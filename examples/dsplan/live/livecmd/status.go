@@ -55,14 +55,6 @@ const (
 	statusSkew = 8
 )
 
-// The companion's conditions are read with the library's spelling
-// (progressive.ConditionProgressing, ...), never re-typed here.
-const (
-	conditionProgressing = progressive.ConditionProgressing
-	conditionPaused      = progressive.ConditionPaused
-	conditionBlocked     = progressive.ConditionBlocked
-)
-
 // latchReasons are the RolloutPaused reasons of a pause the companion
 // took itself and keeps until a person acts (a new template, or a change
 // of the paused annotation: rollout resume).
@@ -297,8 +289,8 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 		return statusComplete, fmt.Sprintf("daemonset %s: rollout complete: %s (generation %d, %s, %s)",
 			key, reason, ds.Generation, doneCount(j), w.since()), true
 	}
-	reports := conditionOf(ds, conditionProgressing) != nil
-	if b := conditionOf(ds, conditionBlocked); b != nil && b.Status == corev1.ConditionTrue && w.forGeneration(ds) {
+	reports := progressive.FindCondition(ds, progressive.ConditionProgressing) != nil
+	if b := progressive.FindCondition(ds, progressive.ConditionBlocked); b != nil && b.Status == corev1.ConditionTrue && w.forGeneration(ds) {
 		return statusBlocked, fmt.Sprintf("daemonset %s: RolloutBlocked (%s): %s", key, b.Reason, b.Message), true
 	}
 	switch hold.Cause {
@@ -317,7 +309,7 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 		deadline = r.Annotations.ProgressDeadline
 	}
 	paused := r.Policy.Paused
-	if p := conditionOf(ds, conditionPaused); p != nil && p.Status == corev1.ConditionTrue {
+	if p := progressive.FindCondition(ds, progressive.ConditionPaused); p != nil && p.Status == corev1.ConditionTrue {
 		paused = true
 	}
 	if paused || hold.Held() {
@@ -365,15 +357,6 @@ func doneCount(j progressive.Judgement) string {
 // RolloutProgressing condition). A RolloutBlocked condition left from an
 // earlier template is not this rollout's.
 func (w *statusWatch) forGeneration(ds *appsv1.DaemonSet) bool {
-	gen, ok := progressive.ConditionGeneration(conditionOf(ds, conditionProgressing))
+	gen, ok := progressive.ConditionGeneration(progressive.FindCondition(ds, progressive.ConditionProgressing))
 	return ok && gen == ds.Generation
-}
-
-func conditionOf(ds *appsv1.DaemonSet, t appsv1.DaemonSetConditionType) *appsv1.DaemonSetCondition {
-	for i := range ds.Status.Conditions {
-		if ds.Status.Conditions[i].Type == t {
-			return &ds.Status.Conditions[i]
-		}
-	}
-	return nil
 }

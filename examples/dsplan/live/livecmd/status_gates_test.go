@@ -50,7 +50,7 @@ func TestJudgeGates(t *testing.T) {
 			daemontest.Pod(ds, "agent-b-2", "b-2", daemontest.WithHash("old")),
 		}
 	}
-	reporting := appsv1.DaemonSetCondition{Type: conditionProgressing, Status: corev1.ConditionTrue, Reason: "Updating", Message: "zone a: 1/1 (generation 2)"}
+	reporting := appsv1.DaemonSetCondition{Type: progressive.ConditionProgressing, Status: corev1.ConditionTrue, Reason: "Updating", Message: "zone a: 1/1 (generation 2)"}
 	tests := []struct {
 		name string
 		ds   *appsv1.DaemonSet

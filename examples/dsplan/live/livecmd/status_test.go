@@ -49,10 +49,10 @@ func TestJudge(t *testing.T) {
 		return out
 	}
 	progressing := func(gen int64) appsv1.DaemonSetCondition {
-		return appsv1.DaemonSetCondition{Type: conditionProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+		return appsv1.DaemonSetCondition{Type: progressive.ConditionProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
 			Message: "zone a: 0/1 updated; stopped at its progress deadline (generation " + string(rune('0'+gen)) + ")"}
 	}
-	blocked := appsv1.DaemonSetCondition{Type: conditionBlocked, Status: corev1.ConditionTrue, Reason: "NewRevisionUnavailable",
+	blocked := appsv1.DaemonSetCondition{Type: progressive.ConditionBlocked, Status: corev1.ConditionTrue, Reason: "NewRevisionUnavailable",
 		Message: "no node became updated and available for 5m0s: the new revision is not becoming available on a-1"}
 	tests := []struct {
 		name string

@@ -1,4 +1,4 @@
-package progressive
+package window
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ const (
 // Empty ws are open and never change (zero change). Every zone but "UTC"
 // is resolved with zones, once per name and call (zones may be nil when
 // all are UTC). A zone it cannot resolve is an error naming the zone,
-// and a window ParseWindows would not give is an error saying why; with
+// and a window Parse would not give is an error saying why; with
 // an error, open is false and change zero. It modifies nothing and, for
 // up to 8 windows, allocates nothing beyond what zones does.
 func (ws Windows) At(now time.Time, zones Zones) (open bool, change time.Time, err error) {

@@ -1,4 +1,4 @@
-package progressive_test
+package window_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // days returns the days named, as Window.Days.
@@ -27,26 +27,26 @@ func clockAt(h, m, s int) time.Duration {
 	return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second
 }
 
-func TestParseWindows(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want progressive.Windows
+		want window.Windows
 		// str is String of the result, in when empty.
 		str string
 	}{{
 		name: "office hours in Amsterdam",
 		in:   "Mon-Fri 08:00-17:00 Europe/Amsterdam",
-		want: progressive.Windows{{Days: weekdays, Start: clockAt(8, 0, 0), End: clockAt(17, 0, 0), Zone: "Europe/Amsterdam"}},
+		want: window.Windows{{Days: weekdays, Start: clockAt(8, 0, 0), End: clockAt(17, 0, 0), Zone: "Europe/Amsterdam"}},
 	}, {
 		name: "no zone is UTC, written out",
 		in:   "Sat 22:00-04:00",
-		want: progressive.Windows{{Days: days(time.Saturday), Start: clockAt(22, 0, 0), End: clockAt(4, 0, 0), Zone: "UTC"}},
+		want: window.Windows{{Days: days(time.Saturday), Start: clockAt(22, 0, 0), End: clockAt(4, 0, 0), Zone: "UTC"}},
 		str:  "Sat 22:00-04:00 UTC",
 	}, {
 		name: "days in any case, a one-digit hour, spaces around the separator",
 		in:   "  mon,WED 8:00-9:30:15 UTC ;sun 00:00-24:00 America/Argentina/Buenos_Aires  ",
-		want: progressive.Windows{
+		want: window.Windows{
 			{Days: days(time.Monday, time.Wednesday), Start: clockAt(8, 0, 0), End: clockAt(9, 30, 15), Zone: "UTC"},
 			{Days: days(time.Sunday), Start: 0, End: 24 * time.Hour, Zone: "America/Argentina/Buenos_Aires"},
 		},
@@ -54,21 +54,21 @@ func TestParseWindows(t *testing.T) {
 	}, {
 		name: "a range over the weekend wraps",
 		in:   "Sat-Mon 01:00-02:00 Etc/GMT+5",
-		want: progressive.Windows{{Days: days(time.Saturday, time.Sunday, time.Monday), Start: clockAt(1, 0, 0), End: clockAt(2, 0, 0), Zone: "Etc/GMT+5"}},
+		want: window.Windows{{Days: days(time.Saturday, time.Sunday, time.Monday), Start: clockAt(1, 0, 0), End: clockAt(2, 0, 0), Zone: "Etc/GMT+5"}},
 	}, {
 		name: "lists and ranges merge into runs, written from Monday",
 		in:   "Fri,Sun,Wed,Sat,Mon 10:00-11:00 UTC",
-		want: progressive.Windows{{Days: days(time.Monday, time.Wednesday, time.Friday, time.Saturday, time.Sunday), Start: clockAt(10, 0, 0), End: clockAt(11, 0, 0), Zone: "UTC"}},
+		want: window.Windows{{Days: days(time.Monday, time.Wednesday, time.Friday, time.Saturday, time.Sunday), Start: clockAt(10, 0, 0), End: clockAt(11, 0, 0), Zone: "UTC"}},
 		str:  "Wed,Fri-Mon 10:00-11:00 UTC",
 	}, {
 		name: "two days in a row are a range",
 		in:   "Tue,Wed 10:00-11:00 UTC",
-		want: progressive.Windows{{Days: days(time.Tuesday, time.Wednesday), Start: clockAt(10, 0, 0), End: clockAt(11, 0, 0), Zone: "UTC"}},
+		want: window.Windows{{Days: days(time.Tuesday, time.Wednesday), Start: clockAt(10, 0, 0), End: clockAt(11, 0, 0), Zone: "UTC"}},
 		str:  "Tue-Wed 10:00-11:00 UTC",
 	}, {
 		name: "every day by name or star",
 		in:   "Mon-Sun 06:00-07:00 UTC; * 23:00-00:00 UTC; Wed-Tue 01:00-01:00:01 UTC",
-		want: progressive.Windows{
+		want: window.Windows{
 			{Days: everyDay, Start: clockAt(6, 0, 0), End: clockAt(7, 0, 0), Zone: "UTC"},
 			{Days: everyDay, Start: clockAt(23, 0, 0), End: 0, Zone: "UTC"},
 			{Days: everyDay, Start: clockAt(1, 0, 0), End: clockAt(1, 0, 1), Zone: "UTC"},
@@ -77,22 +77,22 @@ func TestParseWindows(t *testing.T) {
 	}, {
 		name: "a star in a list is every day",
 		in:   "Mon,* 00:00:01-23:59:59 UTC",
-		want: progressive.Windows{{Days: everyDay, Start: clockAt(0, 0, 1), End: clockAt(23, 59, 59), Zone: "UTC"}},
+		want: window.Windows{{Days: everyDay, Start: clockAt(0, 0, 1), End: clockAt(23, 59, 59), Zone: "UTC"}},
 		str:  "* 00:00:01-23:59:59 UTC",
 	}, {
 		name: "24:00:00 is 24:00",
 		in:   "Thu 12:00-24:00:00",
-		want: progressive.Windows{{Days: days(time.Thursday), Start: clockAt(12, 0, 0), End: 24 * time.Hour, Zone: "UTC"}},
+		want: window.Windows{{Days: days(time.Thursday), Start: clockAt(12, 0, 0), End: 24 * time.Hour, Zone: "UTC"}},
 		str:  "Thu 12:00-24:00 UTC",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := progressive.ParseWindows(tt.in)
+			got, err := window.Parse(tt.in)
 			if err != nil {
-				t.Fatalf("ParseWindows(%q) error = %v", tt.in, err)
+				t.Fatalf("Parse(%q) error = %v", tt.in, err)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ParseWindows(%q) mismatch (-want +got):\n%s", tt.in, diff)
+				t.Errorf("Parse(%q) mismatch (-want +got):\n%s", tt.in, diff)
 			}
 			str := tt.str
 			if str == "" {
@@ -101,18 +101,18 @@ func TestParseWindows(t *testing.T) {
 			if diff := cmp.Diff(str, got.String()); diff != "" {
 				t.Errorf("String() mismatch (-want +got):\n%s", diff)
 			}
-			back, err := progressive.ParseWindows(got.String())
+			back, err := window.Parse(got.String())
 			if err != nil {
-				t.Fatalf("ParseWindows(String()) error = %v", err)
+				t.Fatalf("Parse(String()) error = %v", err)
 			}
 			if diff := cmp.Diff(got, back); diff != "" {
-				t.Errorf("ParseWindows(String()) mismatch (-first +again):\n%s", diff)
+				t.Errorf("Parse(String()) mismatch (-first +again):\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestParseWindowsErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
@@ -155,15 +155,15 @@ func TestParseWindowsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := progressive.ParseWindows(tt.in)
+			got, err := window.Parse(tt.in)
 			if err == nil {
-				t.Fatalf("ParseWindows(%q) = %v, want error %q", tt.in, got, tt.want)
+				t.Fatalf("Parse(%q) = %v, want error %q", tt.in, got, tt.want)
 			}
 			if got != nil {
-				t.Errorf("ParseWindows(%q) = %v with its error, want nil", tt.in, got)
+				t.Errorf("Parse(%q) = %v with its error, want nil", tt.in, got)
 			}
 			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
-				t.Errorf("ParseWindows(%q) error mismatch (-want +got):\n%s", tt.in, diff)
+				t.Errorf("Parse(%q) error mismatch (-want +got):\n%s", tt.in, diff)
 			}
 		})
 	}
@@ -172,14 +172,14 @@ func TestParseWindowsErrors(t *testing.T) {
 func TestWindowsString(t *testing.T) {
 	tests := []struct {
 		name string
-		ws   progressive.Windows
+		ws   window.Windows
 		want string
 	}{
 		{"no windows", nil, ""},
-		{"a run over the week's end is one range", progressive.Windows{{Days: days(time.Sunday, time.Monday, time.Wednesday), Start: clockAt(9, 0, 0), End: clockAt(9, 0, 1), Zone: "UTC"}}, "Wed,Sun-Mon 09:00-09:00:01 UTC"},
-		{"every day but one", progressive.Windows{{Days: days(time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday), Start: 0, End: 24 * time.Hour, Zone: "UTC"}}, "Mon-Sat 00:00-24:00 UTC"},
-		{"every day but Monday", progressive.Windows{{Days: days(time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday), Start: 0, End: 24 * time.Hour, Zone: "UTC"}}, "Tue-Sun 00:00-24:00 UTC"},
-		{"every other day", progressive.Windows{{Days: days(time.Monday, time.Wednesday, time.Friday, time.Sunday), Start: 0, End: time.Hour, Zone: "UTC"}}, "Wed,Fri,Sun-Mon 00:00-01:00 UTC"},
+		{"a run over the week's end is one range", window.Windows{{Days: days(time.Sunday, time.Monday, time.Wednesday), Start: clockAt(9, 0, 0), End: clockAt(9, 0, 1), Zone: "UTC"}}, "Wed,Sun-Mon 09:00-09:00:01 UTC"},
+		{"every day but one", window.Windows{{Days: days(time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday), Start: 0, End: 24 * time.Hour, Zone: "UTC"}}, "Mon-Sat 00:00-24:00 UTC"},
+		{"every day but Monday", window.Windows{{Days: days(time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday), Start: 0, End: 24 * time.Hour, Zone: "UTC"}}, "Tue-Sun 00:00-24:00 UTC"},
+		{"every other day", window.Windows{{Days: days(time.Monday, time.Wednesday, time.Friday, time.Sunday), Start: 0, End: time.Hour, Zone: "UTC"}}, "Wed,Fri,Sun-Mon 00:00-01:00 UTC"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

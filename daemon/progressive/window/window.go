@@ -1,4 +1,4 @@
-package progressive
+package window
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ type Window struct {
 // one is open. Empty Windows are always open.
 type Windows []Window
 
-// ParseWindows parses the window annotation: windows separated by ";"
+// Parse parses the window annotation: windows separated by ";"
 // (with or without white space around it), each "<days> <start>-<end>
 // [<zone>]", its fields separated by white space, and returns them in
 // the order written:
@@ -61,7 +61,7 @@ type Windows []Window
 // several) and, for a near miss such as "Fry", "Tues", "weekdays", "utc"
 // or "0800", what was probably meant. An empty string is an error, and
 // so is an empty window (a stray ";").
-func ParseWindows(s string) (Windows, error) {
+func Parse(s string) (Windows, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf(`no window: want %s, such as "Mon-Fri 08:00-17:00 Europe/Amsterdam"`, windowSyntax)
 	}
@@ -89,12 +89,12 @@ func windowError(i, n int, err error) error {
 // windowSyntax is one window's syntax, for error messages.
 const windowSyntax = `"<days> <start>-<end> [<zone>]"`
 
-// String writes ws back as ParseWindows reads it, in the order of ws:
+// String writes ws back as Parse reads it, in the order of ws:
 // windows separated by "; "; days as "*" for every day, else as runs of
 // consecutive days in the order of their first days from Monday, a run
 // of two days or more as a range ("Wed,Fri-Mon" for Mon,Wed,Fri-Sun);
 // times as HH:MM, HH:MM:SS when they have seconds; the zone always
-// ("UTC" too). For windows ParseWindows gave, ParseWindows(ws.String())
+// ("UTC" too). For windows Parse gave, Parse(ws.String())
 // equals ws; String of other windows is for reading only.
 func (ws Windows) String() string {
 	var b strings.Builder
@@ -107,7 +107,7 @@ func (ws Windows) String() string {
 	return b.String()
 }
 
-// format writes w as ParseWindows reads it.
+// format writes w as Parse reads it.
 func (w Window) format(b *strings.Builder) {
 	formatDays(b, w.Days)
 	b.WriteByte(' ')
@@ -118,7 +118,7 @@ func (w Window) format(b *strings.Builder) {
 	b.WriteString(w.Zone)
 }
 
-// check returns why w is not a window ParseWindows could give, or nil.
+// check returns why w is not a window Parse could give, or nil.
 func (w Window) check() error {
 	switch {
 	case w.Days == [7]bool{}:
@@ -139,7 +139,7 @@ func (w Window) check() error {
 	return nil
 }
 
-// dayNames are the days as ParseWindows reads them, by time.Weekday.
+// dayNames are the days as Parse reads them, by time.Weekday.
 var dayNames = [7]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
 
 // formatDays writes days as String says: "*" for all seven, else runs

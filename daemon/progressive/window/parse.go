@@ -1,4 +1,4 @@
-package progressive
+package window
 
 import (
 	"errors"
@@ -7,11 +7,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/daemonplan/daemonplan/daemon/internal/nearest"
 )
 
-// parseWindow parses one window of the annotation (see ParseWindows).
+// parseWindow parses one window of the annotation (see Parse).
 func parseWindow(s string) (Window, error) {
 	if i := strings.IndexAny(s, "\u2013\u2014"); i >= 0 {
 		_, n := utf8.DecodeRuneInString(s[i:])
@@ -127,7 +125,7 @@ func meantDays(s string) string {
 	}
 	want := ""
 	for _, name := range dayNames {
-		if nearest.Distance(l, strings.ToLower(name), 1) <= 1 {
+		if withinOneEdit(l, strings.ToLower(name)) {
 			if want != "" {
 				return "" // two days as near: no guess
 			}
@@ -246,3 +244,31 @@ func parseZone(s string) (string, error) {
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// withinOneEdit reports whether a and b are at most one byte insertion,
+// deletion or substitution apart (a Levenshtein distance of 0 or 1): the
+// package imports no other of this module, so it keeps this small check
+// of its own for the day names' near misses.
+func withinOneEdit(a, b string) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	switch len(a) - len(b) {
+	case 0:
+		diff := 0
+		for i := range len(a) {
+			if a[i] != b[i] {
+				diff++
+			}
+		}
+		return diff <= 1
+	case 1:
+		// b is a with one byte deleted: skip the first mismatch in a.
+		i := 0
+		for i < len(b) && a[i] == b[i] {
+			i++
+		}
+		return a[i+1:] == b[i:]
+	}
+	return false
+}

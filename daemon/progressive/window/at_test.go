@@ -1,4 +1,4 @@
-package progressive_test
+package window_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // at is the outcome of Windows.At, the change as RFC 3339 in now's
@@ -93,7 +93,7 @@ func TestWindowsAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, err := progressive.ParseWindows(tt.windows)
+			ws, err := window.Parse(tt.windows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestWindowsAtNamedLocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := progressive.ParseWindows("Mon-Fri 08:00-17:00 Europe/Amsterdam")
+	ws, err := window.Parse("Mon-Fri 08:00-17:00 Europe/Amsterdam")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestWindowsAtNamedLocation(t *testing.T) {
 }
 
 func TestWindowsAtEmpty(t *testing.T) {
-	for _, ws := range []progressive.Windows{nil, {}} {
+	for _, ws := range []window.Windows{nil, {}} {
 		open, change, err := ws.At(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC), nil)
 		if diff := cmp.Diff(at{true, ""}, at{open, format(change)}); diff != "" || err != nil {
 			t.Errorf("%#v.At() = %v, %v, want open, never changing (-want +got):\n%s", ws, err, open, diff)
@@ -143,8 +143,8 @@ func TestWindowsAtEmpty(t *testing.T) {
 }
 
 func TestWindowsAtErrors(t *testing.T) {
-	valid := progressive.Window{Days: weekdays, Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}
-	with := func(f func(*progressive.Window)) progressive.Window {
+	valid := window.Window{Days: weekdays, Start: 8 * time.Hour, End: 17 * time.Hour, Zone: "UTC"}
+	with := func(f func(*window.Window)) window.Window {
 		w := valid
 		f(&w)
 		return w
@@ -153,26 +153,26 @@ func TestWindowsAtErrors(t *testing.T) {
 	noZone := func(string) (*time.Location, error) { return nil, errNoZone }
 	tests := []struct {
 		name  string
-		ws    progressive.Windows
-		zones progressive.Zones
+		ws    window.Windows
+		zones window.Zones
 		want  string
 		is    error
 	}{
-		{"an unknown zone is named", progressive.Windows{valid, with(func(w *progressive.Window) { w.Zone = "Mars/Olympus_Mons" })}, time.LoadLocation,
+		{"an unknown zone is named", window.Windows{valid, with(func(w *window.Window) { w.Zone = "Mars/Olympus_Mons" })}, time.LoadLocation,
 			`zone "Mars/Olympus_Mons": unknown time zone Mars/Olympus_Mons`, nil},
-		{"the error of zones is wrapped", progressive.Windows{with(func(w *progressive.Window) { w.Zone = "Europe/Amsterdam" })}, noZone,
+		{"the error of zones is wrapped", window.Windows{with(func(w *window.Window) { w.Zone = "Europe/Amsterdam" })}, noZone,
 			`zone "Europe/Amsterdam": no such zone`, errNoZone},
-		{"no zones for a zone but UTC", progressive.Windows{with(func(w *progressive.Window) { w.Zone = "Europe/Amsterdam" })}, nil,
+		{"no zones for a zone but UTC", window.Windows{with(func(w *window.Window) { w.Zone = "Europe/Amsterdam" })}, nil,
 			`zone "Europe/Amsterdam": no time zone database to read it from`, nil},
-		{"zones gives no location", progressive.Windows{with(func(w *progressive.Window) { w.Zone = "Europe/Amsterdam" })}, func(string) (*time.Location, error) { return nil, nil },
+		{"zones gives no location", window.Windows{with(func(w *window.Window) { w.Zone = "Europe/Amsterdam" })}, func(string) (*time.Location, error) { return nil, nil },
 			`zone "Europe/Amsterdam": no location`, nil},
-		{"no day", progressive.Windows{with(func(w *progressive.Window) { w.Days = [7]bool{} })}, nil, "no day", nil},
-		{"no zone, the second of two", progressive.Windows{valid, with(func(w *progressive.Window) { w.Zone = "" })}, nil, "window 2: no zone (write UTC)", nil},
-		{"start at 24:00", progressive.Windows{with(func(w *progressive.Window) { w.Start = 24 * time.Hour })}, nil, "start 24h0m0s is not a whole second from 00:00 to 23:59:59", nil},
-		{"a negative start", progressive.Windows{with(func(w *progressive.Window) { w.Start = -time.Second })}, nil, "start -1s is not a whole second from 00:00 to 23:59:59", nil},
-		{"end past 24:00", progressive.Windows{with(func(w *progressive.Window) { w.End = 25 * time.Hour })}, nil, "end 25h0m0s is not a whole second from 00:00 to 24:00", nil},
-		{"a fraction of a second", progressive.Windows{with(func(w *progressive.Window) { w.End += time.Millisecond })}, nil, "end 17h0m0.001s is not a whole second from 00:00 to 24:00", nil},
-		{"an empty window", progressive.Windows{with(func(w *progressive.Window) { w.End = w.Start })}, nil, "empty window 08:00-08:00; for all day write 00:00-24:00", nil},
+		{"no day", window.Windows{with(func(w *window.Window) { w.Days = [7]bool{} })}, nil, "no day", nil},
+		{"no zone, the second of two", window.Windows{valid, with(func(w *window.Window) { w.Zone = "" })}, nil, "window 2: no zone (write UTC)", nil},
+		{"start at 24:00", window.Windows{with(func(w *window.Window) { w.Start = 24 * time.Hour })}, nil, "start 24h0m0s is not a whole second from 00:00 to 23:59:59", nil},
+		{"a negative start", window.Windows{with(func(w *window.Window) { w.Start = -time.Second })}, nil, "start -1s is not a whole second from 00:00 to 23:59:59", nil},
+		{"end past 24:00", window.Windows{with(func(w *window.Window) { w.End = 25 * time.Hour })}, nil, "end 25h0m0s is not a whole second from 00:00 to 24:00", nil},
+		{"a fraction of a second", window.Windows{with(func(w *window.Window) { w.End += time.Millisecond })}, nil, "end 17h0m0.001s is not a whole second from 00:00 to 24:00", nil},
+		{"an empty window", window.Windows{with(func(w *window.Window) { w.End = w.Start })}, nil, "empty window 08:00-08:00; for all day write 00:00-24:00", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,7 +191,7 @@ func TestWindowsAtErrors(t *testing.T) {
 }
 
 // cachedZones resolves zones with time.LoadLocation once each.
-func cachedZones(names ...string) progressive.Zones {
+func cachedZones(names ...string) window.Zones {
 	locs := map[string]*time.Location{}
 	for _, n := range names {
 		loc, err := time.LoadLocation(n)
@@ -209,7 +209,7 @@ func cachedZones(names ...string) progressive.Zones {
 }
 
 func TestWindowsAtAllocs(t *testing.T) {
-	ws, err := progressive.ParseWindows("Mon-Fri 08:00-17:00 Europe/Amsterdam; Sat-Sun 10:00-12:00 America/New_York; * 23:00-01:00 UTC")
+	ws, err := window.Parse("Mon-Fri 08:00-17:00 Europe/Amsterdam; Sat-Sun 10:00-12:00 America/New_York; * 23:00-01:00 UTC")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,10 @@
-package progressive_test
+package window_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // BenchmarkWindowsAt times Windows.At, which a controller calls on every
@@ -19,7 +19,7 @@ func BenchmarkWindowsAt(b *testing.B) {
 	for _, bb := range []struct {
 		name, windows string
 		now           time.Time
-		zones         progressive.Zones
+		zones         window.Zones
 	}{
 		{"office hours/open", "Mon-Fri 08:00-17:00 Europe/Amsterdam", friday, zones},
 		{"office hours/closed", "Mon-Fri 08:00-17:00 Europe/Amsterdam", saturday, zones},
@@ -27,7 +27,7 @@ func BenchmarkWindowsAt(b *testing.B) {
 		{"open all week", "Mon-Sat 00:00-24:00; Sun 00:00-23:00", friday, zones},
 		{"office hours/open/time.LoadLocation", "Mon-Fri 08:00-17:00 Europe/Amsterdam", friday, time.LoadLocation},
 	} {
-		ws, err := progressive.ParseWindows(bb.windows)
+		ws, err := window.Parse(bb.windows)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -42,13 +42,13 @@ func BenchmarkWindowsAt(b *testing.B) {
 	}
 }
 
-// BenchmarkParseWindows times ParseWindows of three windows, as a
+// BenchmarkParse times Parse of three windows, as a
 // controller parses the annotations on every sync.
-func BenchmarkParseWindows(b *testing.B) {
+func BenchmarkParse(b *testing.B) {
 	const s = "Mon-Fri 08:00-17:00 Europe/Amsterdam; Sat-Mon 22:00-04:00 America/New_York; * 12:00:30-12:45"
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := progressive.ParseWindows(s); err != nil {
+		if _, err := window.Parse(s); err != nil {
 			b.Fatal(err)
 		}
 	}

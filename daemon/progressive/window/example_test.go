@@ -1,10 +1,10 @@
-package progressive_test
+package window_test
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // Office hours in Amsterdam: a rollout deletes old pods from Monday to
@@ -12,7 +12,7 @@ import (
 // when that changes; a controller stops deleting at the change, or
 // looks again then.
 func ExampleWindows_At() {
-	ws, err := progressive.ParseWindows("mon-fri 08:00-17:00 Europe/Amsterdam")
+	ws, err := window.Parse("mon-fri 08:00-17:00 Europe/Amsterdam")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -48,14 +48,14 @@ func ExampleWindows_At() {
 // Windows of several days, overnight and in several zones, as the
 // window annotation writes them; String writes them in one form (days
 // as runs from the first after a day off: Mon,Wed,Fri-Sun is Wed,Fri-Mon).
-func ExampleParseWindows() {
+func ExampleParse() {
 	for _, s := range []string{
 		"Mon-Fri 08:00-17:00 Europe/Amsterdam",
 		"Sat-Mon 22:00-04:00 America/New_York; * 12:00-12:30",
 		"Mon,Wed,Fri-Sun 9:00-10:00:30 Asia/Tokyo",
 		"Mon-Fry 08:00-17:00",
 	} {
-		ws, err := progressive.ParseWindows(s)
+		ws, err := window.Parse(s)
 		if err != nil {
 			fmt.Println("error:", err)
 			continue

@@ -1,4 +1,4 @@
-package progressive_test
+package window_test
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/daemonplan/daemonplan/daemon/progressive"
+	"github.com/daemonplan/daemonplan/daemon/progressive/window"
 )
 
 // fuzzZones are zones with daylight-saving changes of every kind: an
@@ -49,7 +49,7 @@ type span struct{ start, end time.Time }
 // openingsNear lists the openings of ws on the dates from before days
 // before t's to after days after it, each date's in its window's zone:
 // the oracle, computed as the doc says without Windows.At's shortcuts.
-func openingsNear(ws progressive.Windows, locs []*time.Location, t time.Time, before, after int) []span {
+func openingsNear(ws window.Windows, locs []*time.Location, t time.Time, before, after int) []span {
 	var out []span
 	for i, w := range ws {
 		y, m, d := t.In(locs[i]).Date()
@@ -74,7 +74,7 @@ func openingsNear(ws progressive.Windows, locs []*time.Location, t time.Time, be
 }
 
 // openSlow reports whether an opening of ws holds t.
-func openSlow(ws progressive.Windows, locs []*time.Location, t time.Time) bool {
+func openSlow(ws window.Windows, locs []*time.Location, t time.Time) bool {
 	for _, s := range openingsNear(ws, locs, t, 3, 2) {
 		if !t.Before(s.start) && t.Before(s.end) {
 			return true
@@ -83,7 +83,7 @@ func openSlow(ws progressive.Windows, locs []*time.Location, t time.Time) bool {
 	return false
 }
 
-// FuzzWindows parses a window annotation and checks: ParseWindows never
+// FuzzWindows parses a window annotation and checks: Parse never
 // panics and gives no windows with an error; String parses back to the
 // same windows and writes them the same again; At fails only for a zone
 // time.LoadLocation cannot load, and names it; At agrees with a slow
@@ -117,20 +117,20 @@ func FuzzWindows(f *testing.F) {
 	base := time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 	const years80 = 80 * 365 * 24 * time.Hour
 	f.Fuzz(func(t *testing.T, s string, offset int64, zone uint8) {
-		ws, err := progressive.ParseWindows(s)
+		ws, err := window.Parse(s)
 		if err != nil {
 			if ws != nil {
-				t.Fatalf("ParseWindows(%q) = %v with error %v", s, ws, err)
+				t.Fatalf("Parse(%q) = %v with error %v", s, ws, err)
 			}
 			return
 		}
 		str := ws.String()
-		back, err := progressive.ParseWindows(str)
+		back, err := window.Parse(str)
 		if err != nil {
-			t.Fatalf("ParseWindows(%q) of String() of ParseWindows(%q): %v", str, s, err)
+			t.Fatalf("Parse(%q) of String() of Parse(%q): %v", str, s, err)
 		}
 		if diff := cmp.Diff(ws, back); diff != "" {
-			t.Fatalf("ParseWindows(String()) of %q mismatch (-first +again):\n%s", s, diff)
+			t.Fatalf("Parse(String()) of %q mismatch (-first +again):\n%s", s, diff)
 		}
 		if again := back.String(); again != str {
 			t.Fatalf("String() of %q is %q, then %q", s, str, again)
@@ -167,7 +167,7 @@ func FuzzWindows(f *testing.F) {
 }
 
 // checkChange checks At's change against the oracle (see FuzzWindows).
-func checkChange(t *testing.T, ws progressive.Windows, locs []*time.Location, str string, now time.Time, open bool, change time.Time) {
+func checkChange(t *testing.T, ws window.Windows, locs []*time.Location, str string, now time.Time, open bool, change time.Time) {
 	if change.IsZero() {
 		if !open {
 			t.Fatalf("%q at %v: closed and never opens", str, now)
@@ -210,7 +210,7 @@ func TestWindowsAtOracle(t *testing.T) {
 		n = 2_000
 	}
 	for range n {
-		ws := make(progressive.Windows, 1+r.IntN(3))
+		ws := make(window.Windows, 1+r.IntN(3))
 		locs := make([]*time.Location, len(ws))
 		for i := range ws {
 			w := &ws[i]
