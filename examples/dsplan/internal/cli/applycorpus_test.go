@@ -19,10 +19,10 @@ import (
 // last recorded them (testdata/outcomes.json: TestApplyDifferential with
 // DAEMONPLAN_APPLY_RECORD): accepted, or rejected naming the same fields.
 func TestApplyCorpus(t *testing.T) {
-	const dir = "../../applycorpus/testdata/"
+	const dir = "applycorpus/testdata/" // TestMain runs the tests from examples/dsplan
 	outcomes, err := applycorpus.ReadOutcomes(dir + "outcomes.json")
 	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip("no recorded answers yet: run TestApplyDifferential (examples/controller/e2e) with DAEMONPLAN_APPLY_RECORD=" + dir)
+		t.Fatal("no recorded answers: record them with TestApplyDifferential (examples/controller/e2e) and DAEMONPLAN_APPLY_RECORD=../../dsplan/" + dir)
 	}
 	if err != nil {
 		t.Fatal(err)
