@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastread"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastread"
 )
 
 // DecodeError is an error in one document of one file: File and Line

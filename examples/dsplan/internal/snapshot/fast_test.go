@@ -6,9 +6,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastjson"
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastread"
-	"github.com/daemonplan/daemonplan/daemon/snapshot/snapshottest"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastjson"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastread"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/snapshottest"
 )
 
 // fastSeeds are whole files for FuzzFastDecode: kubectl Lists of both

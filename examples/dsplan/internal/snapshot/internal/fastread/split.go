@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastjson"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastjson"
 )
 
 // jsonDoc reads one top-level JSON object at pos: a List, whose items go

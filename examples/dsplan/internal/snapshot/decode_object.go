@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/parallel"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/parallel"
 )
 
 // pathError is an error in one item of a list.

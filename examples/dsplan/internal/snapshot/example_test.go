@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
 )
 
 func ExampleSnapshot_For() {

@@ -1,4 +1,4 @@
-// Package fastjson is daemon/snapshot's speed code for JSON: it validates
+// Package fastjson is the snapshot package's speed code for JSON: it validates
 // and compacts JSON exactly as encoding/json would accept and json.Compact
 // would write it (Compact, CompactValue; optionally dropping
 // metadata.managedFields[*].fieldsV1), finds where a value or string ends

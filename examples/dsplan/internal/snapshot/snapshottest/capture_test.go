@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/daemonplan/daemonplan/daemon"
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
-	"github.com/daemonplan/daemonplan/daemon/snapshot/snapshottest"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/snapshottest"
 )
 
 // TestKubectlShape checks that YAML and JSON, built one item at a time,

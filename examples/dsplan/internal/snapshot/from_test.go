@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
-	"github.com/daemonplan/daemonplan/daemon/snapshot/snapshottest"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/snapshottest"
 )
 
 // TestDecodeFromReadsAsDecode checks that DecodeFrom, which reads kubectl

@@ -1,4 +1,4 @@
-// Package share is daemon/snapshot's speed code for memory: it makes the
+// Package share is the snapshot package's speed code for memory: it makes the
 // strings of a decoded pod or node share the bytes of the equal strings of
 // the like object decoded before (the pods of one controller repeat their
 // template, nodes their images and conditions). It changes no value,

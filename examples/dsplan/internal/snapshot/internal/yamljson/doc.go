@@ -1,4 +1,4 @@
-// Package yamljson is daemon/snapshot's speed code for YAML: it converts
+// Package yamljson is the snapshot package's speed code for YAML: it converts
 // the block YAML kubectl prints to the JSON sigs.k8s.io/yaml.YAMLToJSON
 // returns for it, byte for byte and many times faster (ToJSON,
 // Parser.Convert), optionally dropping metadata.managedFields[*].fieldsV1.

@@ -7,8 +7,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/yamljson"
-	"github.com/daemonplan/daemonplan/daemon/snapshot/snapshottest"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/yamljson"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/snapshottest"
 )
 
 // yamlSeeds are documents in and out of ToJSON's subset.

@@ -1,8 +1,8 @@
 package snapshot
 
 import (
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastread"
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/share"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastread"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/share"
 )
 
 // The fast path (internal/fastread) reads the files kubectl writes item by

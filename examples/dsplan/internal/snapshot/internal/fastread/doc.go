@@ -1,4 +1,4 @@
-// Package fastread is daemon/snapshot's speed code for whole files: it
+// Package fastread is the snapshot package's speed code for whole files: it
 // reads the files kubectl writes (one or several Lists of YAML in
 // kubectl's block layout, or of JSON) one item at a time, from memory or
 // from a reader a slab at a time, never holding a large file whole, and
@@ -8,7 +8,7 @@
 // rules, and whatever fast reading would not cut exactly as the general
 // path does (an input error, a document of another shape, a key
 // encoding/json might match without regard to case, ...) Read declines,
-// and the caller reads the file the general way. daemon/snapshot's
+// and the caller reads the file the general way. The snapshot package's
 // FuzzFastDecode holds the two paths to the same objects. Its only I/O is
 // reading the io.ReaderAt it is given.
 package fastread

@@ -11,7 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
 )
 
 // summary is what the tests compare of a snapshot: kinds and names.

@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
 )
 
 // FuzzSnapshot feeds arbitrary bytes to Decode: it must return an error or

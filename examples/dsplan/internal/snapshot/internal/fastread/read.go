@@ -10,8 +10,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastjson"
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/yamljson"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastjson"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/yamljson"
 )
 
 // SlabSize is how much of a reader's input Read reads at a time, when

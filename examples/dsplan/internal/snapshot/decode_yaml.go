@@ -8,9 +8,9 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/yamljson"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/yamljson"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/parallel"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/parallel"
 )
 
 // yamlToJSON converts one YAML document as sigs.k8s.io/yaml.YAMLToJSON

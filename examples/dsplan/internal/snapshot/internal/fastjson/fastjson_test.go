@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot/internal/fastjson"
-	"github.com/daemonplan/daemonplan/daemon/snapshot/snapshottest"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastjson"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/snapshottest"
 )
 
 // jsonSeeds are JSON texts in and out of the grammar, and around the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
 )
 
 // benchList returns a kubectl List of one DaemonSet, n nodes and n pods.
