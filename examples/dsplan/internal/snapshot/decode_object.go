@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/parallel"
 )
@@ -50,16 +51,25 @@ func nameOf(js []byte) string {
 			Namespace string `json:"namespace"`
 		} `json:"metadata"`
 	}
-	if json.Unmarshal(js, &m) != nil || m.Metadata.Namespace == "" {
+	if unmarshal(js, &m) != nil || m.Metadata.Namespace == "" {
 		return m.Metadata.Name
 	}
 	return m.Metadata.Namespace + "/" + m.Metadata.Name
 }
 
+// unmarshal decodes the JSON js into v as the API server does
+// (sigs.k8s.io/json, as apimachinery's JSON serializer): keys match field
+// names exactly, so "Kind" or "METADATA" is an unknown field, ignored as
+// every unknown field of a capture is (a newer cluster's), never read as
+// kind or metadata the way encoding/json, which folds case, would.
+func unmarshal(js []byte, v any) error {
+	return sigsjson.UnmarshalCaseSensitivePreserveInts(js, v)
+}
+
 // rawRef is a JSON value kept as a slice of the input, not a copy.
 type rawRef []byte
 
-// UnmarshalJSON keeps data: json.Unmarshal hands in a slice of its input,
+// UnmarshalJSON keeps data: the decoder hands in a slice of its input,
 // which outlives the decoding.
 func (r *rawRef) UnmarshalJSON(data []byte) error {
 	*r = data
@@ -111,7 +121,7 @@ func decodeObject(js []byte, defVersion, defKind string) ([]object, error) {
 		return nil, fmt.Errorf("%w: the document is not a mapping", ErrNotKubernetes)
 	}
 	var tm typeMeta
-	if err := json.Unmarshal(js, &tm); err != nil {
+	if err := unmarshal(js, &tm); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotKubernetes, err)
 	}
 	if tm.APIVersion == "" {
@@ -180,22 +190,22 @@ func decodeKind(js []byte, tm typeMeta) (object, error) {
 	switch {
 	case apiVersion == "apps/v1" && kind == "DaemonSet":
 		o.ds = &appsv1.DaemonSet{}
-		err = json.Unmarshal(js, o.ds)
+		err = unmarshal(js, o.ds)
 		o.ds.APIVersion, o.ds.Kind = apiVersion, kind
 		meta = &metaRef{&o.ds.Name, &o.ds.Namespace}
 	case apiVersion == "v1" && kind == "Node":
 		o.node = &corev1.Node{}
-		err = json.Unmarshal(js, o.node)
+		err = unmarshal(js, o.node)
 		o.node.APIVersion, o.node.Kind = apiVersion, kind
 		meta = &metaRef{name: &o.node.Name}
 	case apiVersion == "v1" && kind == "Pod":
 		o.pod = &corev1.Pod{}
-		err = json.Unmarshal(js, o.pod)
+		err = unmarshal(js, o.pod)
 		o.pod.APIVersion, o.pod.Kind = apiVersion, kind
 		meta = &metaRef{&o.pod.Name, &o.pod.Namespace}
 	case apiVersion == "apps/v1" && kind == "ControllerRevision":
 		o.rev = &appsv1.ControllerRevision{}
-		err = json.Unmarshal(js, o.rev)
+		err = unmarshal(js, o.rev)
 		o.rev.APIVersion, o.rev.Kind = apiVersion, kind
 		meta = &metaRef{&o.rev.Name, &o.rev.Namespace}
 		if err == nil && len(o.rev.Data.Raw) > 0 {

@@ -98,7 +98,7 @@ func listHeader(header []byte) (version, itemKind string, ok bool, err error) {
 		return "", "", false, nil
 	}
 	var tm typeMeta
-	if json.Unmarshal(hjs, &tm) != nil || tm.Items != nil {
+	if unmarshal(hjs, &tm) != nil || tm.Items != nil {
 		return "", "", false, nil
 	}
 	if tm.Kind == "" {

@@ -194,6 +194,19 @@ func TestDecodeErrors(t *testing.T) {
 			want: "f.yaml:1: v1 Node: json: cannot unmarshal bool",
 		},
 		{
+			// Keys match field names exactly, as the API server matches
+			// them: a miscased key is an unknown field, never kind.
+			name:    "miscased kind",
+			data:    `{"apiVersion":"v1","Kind":"Node","metadata":{"name":"a"}}`,
+			want:    "f.yaml:1: not a Kubernetes object: apiVersion and kind are required",
+			notKube: true,
+		},
+		{
+			name: "miscased metadata in a List item",
+			data: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  Metadata: {name: a}\n",
+			want: "f.yaml:1: items[0]: v1 Node: metadata.name is required",
+		},
+		{
 			name:    "null item",
 			data:    `{"apiVersion":"v1","kind":"List","items":[null]}`,
 			want:    "f.yaml:1: items[0]: not a Kubernetes object: null item",

@@ -82,12 +82,12 @@ func ScanValue(b []byte) (int, Status) {
 }
 
 // ItemType reads the apiVersion and kind of the compact JSON object js as
-// json.Unmarshal into a struct of those two fields would, or returns ok
-// false when it cannot say so cheaply or the object needs the caller's
-// other rules: a top-level key that is escaped, not ASCII, a case variant
-// of apiVersion, kind or items (encoding/json matches keys without regard
-// to case), items itself (a list in a list), a repeated apiVersion or
-// kind, or one that is not a plain string. js must be valid JSON.
+// sigs.k8s.io/json's Unmarshal into a struct of those two fields would
+// (keys match exactly: "Kind" is another key), or returns ok false when it
+// cannot say so cheaply or the object needs the caller's other rules: a
+// top-level key that is escaped, items itself (a list in a list), a
+// repeated apiVersion or kind, or one that is not a plain string. js must
+// be valid JSON.
 func ItemType(js []byte) (apiVersion, kind string, ok bool) {
 	if len(js) < 2 || js[0] != '{' {
 		return "", "", false
@@ -137,21 +137,13 @@ func ItemType(js []byte) (apiVersion, kind string, ok bool) {
 	return apiVersion, kind, true
 }
 
-// PlainKey reports whether encoding/json matches the top-level key name
-// to the fields apiVersion, kind and items as the fast path does: only apiVersion, kind and
-// items themselves; escaped or non-ASCII keys, which might fold to them,
-// and their case variants are left to the general path.
+// PlainKey reports whether the fast path may match the top-level key
+// name as the general path does (sigs.k8s.io/json matches keys to field
+// names exactly, case included): any key without an escape; an escaped
+// one might spell apiVersion, kind or items and is left to the general
+// path.
 func PlainKey(name []byte) bool {
-	for _, ch := range name {
-		if ch == '\\' || ch >= 0x80 {
-			return false
-		}
-	}
-	switch string(name) {
-	case "apiVersion", "kind", "items":
-		return true
-	}
-	return !bytes.EqualFold(name, []byte("apiVersion")) && !bytes.EqualFold(name, []byte("kind")) && !bytes.EqualFold(name, []byte("items"))
+	return bytes.IndexByte(name, '\\') < 0
 }
 
 // PlainString returns the value of the JSON string v when it has no

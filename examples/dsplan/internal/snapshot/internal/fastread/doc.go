@@ -6,8 +6,8 @@
 // (fastjson) and decode them, each item once. It decides nothing about
 // objects: the caller's Decoder decodes every object by the general path's
 // rules, and whatever fast reading would not cut exactly as the general
-// path does (an input error, a document of another shape, a key
-// encoding/json might match without regard to case, ...) Read declines,
+// path does (an input error, a document of another shape, an escaped
+// key, ...) Read declines,
 // and the caller reads the file the general way. The snapshot package's
 // FuzzFastDecode holds the two paths to the same objects. Its only I/O is
 // reading the io.ReaderAt it is given.
