@@ -6,7 +6,13 @@
 // It performs no I/O: callers pass the bytes of each file, or an
 // io.ReaderAt over them (DecodeFrom reads a capture of thousands of nodes a
 // few megabytes at a time), with its name, which errors carry with the
-// line of the document at fault.
+// line of the document at fault. Objects are decoded with
+// sigs.k8s.io/json, whose keys match field names exactly, as the API
+// server's do: a miscased key is an unknown field, and unknown fields (a
+// newer cluster's) are ignored.
+//
+// It is dsplan's own reader (until issue 38 the library's daemon/snapshot):
+// the library takes objects, not files.
 //
 // The speed code is fenced under internal/, apart from what the package
 // decides: fastread cuts kubectl's Lists into items read a slab at a time
