@@ -177,8 +177,9 @@
 // from it, Yes, No or Maybe placement on a template, which pods are
 // DaemonSet pods and the unavailable count by cause; daemon/progressive
 // the progressive rollouts (see Rollout controls); daemon/validation what
-// the API server rejects (Compute does not validate); daemon/snapshot
-// Compute's inputs from kubectl's YAML or JSON; daemon/simulate a rollout
-// replayed sync by sync in an in-memory cluster; daemon/daemontest
-// builders and plan invariants for tests.
+// the API server rejects (Compute does not validate); daemon/simulate a
+// rollout replayed sync by sync in an in-memory cluster; daemon/daemontest
+// builders and plan invariants for tests. Reading Compute's inputs from
+// kubectl's YAML or JSON is the plugin's job (examples/dsplan), not the
+// library's.
 package daemon

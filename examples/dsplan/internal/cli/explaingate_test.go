@@ -16,7 +16,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
 )
 
 func TestGateOn(t *testing.T) {

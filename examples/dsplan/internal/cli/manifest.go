@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
 	"github.com/daemonplan/daemonplan/daemon/validation"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 

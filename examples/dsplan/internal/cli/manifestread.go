@@ -12,7 +12,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/daemonplan/daemonplan/daemon/apply"
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
 )
 
 // What kubectl apply would send: the snapshot decoder reads a manifest

@@ -29,8 +29,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/pager"
 
-	"github.com/daemonplan/daemonplan/daemon/snapshot"
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/cli"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot"
 )
 
 // liveFlags are the flags of the live mode, on top of dsplan's: kubectl's

@@ -1,0 +1,83 @@
+package fastjson_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastjson"
+	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/snapshottest"
+)
+
+// jsonSeeds are JSON texts in and out of the grammar, and around the
+// fieldsV1 the compactor drops.
+var jsonSeeds = []string{
+	`{}`, `[]`, ` {"a" : [1, -2.5e+3, true, false, null, "x\"y\\\u00e9"]} `,
+	`{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}},"time":"t"},{"fieldsV1":null}]}}`,
+	`{"metadata":{"managedFields":[{"fieldsV1":{"f:a":{}}}],"name":"x"},"fieldsV1":1}`,
+	`{"metadata":{"managedFields":{"fieldsV1":1}}}`,
+	`{"metadata":{"managedFields":[{"fieldsV1":{]}}]}}`,
+	`{"a":1 2}`, `tru`, `truex`, `01`, `-`, `1.`, `1e`, `"\x"`, "\"a\tb\"", `"\u12G4"`, `{"a":1,}`, `[1,]`, `{,}`,
+	`{"a":"\u00e9\ud800"}`, "\"\xff\xfe\"", `{"a":{"b":[{"c":[]}]}}`,
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat("[", 9999) + strings.Repeat("]", 9999),
+}
+
+// FuzzCompact checks Compact against encoding/json: it accepts
+// exactly what json.Valid accepts and writes what json.Compact writes;
+// dropping fieldsV1 gives what deleting metadata.managedFields[*].fieldsV1
+// from the decoded value gives.
+func FuzzCompact(f *testing.F) {
+	for _, s := range jsonSeeds {
+		f.Add([]byte(s))
+	}
+	c := snapshottest.Generate(rand.New(rand.NewPCG(3, 4)), 1)
+	f.Add(c.JSON())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := fastjson.Compact(nil, data, 0, false)
+		if valid := json.Valid(data); ok != valid {
+			t.Fatalf("fastjson.Compact(%q) ok = %v, json.Valid = %v", data, ok, valid)
+		}
+		if !ok {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Compact(&want, data); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want.Bytes(), got) {
+			t.Fatalf("fastjson.Compact(%q) = %s, json.Compact = %s", data, got, want.Bytes())
+		}
+		dropped, ok := fastjson.Compact(nil, data, 0, true)
+		if !ok {
+			t.Fatalf("fastjson.Compact(%q) with drop declined", data)
+		}
+		var v, w any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		deleteFieldsV1(v)
+		if err := json.Unmarshal(dropped, &w); err != nil {
+			t.Fatalf("fastjson.Compact(%q) with drop = %s: %v", data, dropped, err)
+		}
+		if !reflect.DeepEqual(v, w) {
+			t.Fatalf("fastjson.Compact(%q) with drop = %s, want %v", data, dropped, v)
+		}
+	})
+}
+
+// deleteFieldsV1 deletes metadata.managedFields[*].fieldsV1 from the
+// decoded JSON v.
+func deleteFieldsV1(v any) {
+	top, _ := v.(map[string]any)
+	meta, _ := top["metadata"].(map[string]any)
+	mf, _ := meta["managedFields"].([]any)
+	for _, e := range mf {
+		if e, ok := e.(map[string]any); ok {
+			delete(e, "fieldsV1")
+		}
+	}
+}
