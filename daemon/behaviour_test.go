@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -24,7 +25,7 @@ func TestFailedPodBackoff(t *testing.T) {
 	failed := func(name string) []*corev1.Pod {
 		return []*corev1.Pod{dt.Pod(ds, name, "n1", dt.WithPhase(corev1.PodFailed))}
 	}
-	key := daemon.BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration, NodeName: "n1"}
+	key := backoff.Key{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration, NodeName: "n1"}
 
 	type step struct {
 		at          time.Duration // after Epoch
@@ -42,9 +43,9 @@ func TestFailedPodBackoff(t *testing.T) {
 		// Long after: 30m + a bit since the last update, the entry expired.
 		{at: 7*time.Second + 31*time.Minute, wantDelete: true, wantDelay: time.Second},
 	}
-	var backoff daemon.Backoff
+	var state backoff.State
 	for i, s := range steps {
-		plan, err := daemon.Compute(ds, nodes, failed(fmt.Sprintf("p%d", i)), daemon.Options{Now: dt.Epoch.Add(s.at), FailedPodBackoff: backoff})
+		plan, err := daemon.Compute(ds, nodes, failed(fmt.Sprintf("p%d", i)), daemon.Options{Now: dt.Epoch.Add(s.at), FailedPodBackoff: state})
 		if err != nil {
 			t.Fatalf("step %d: Compute() error = %v", i, err)
 		}
@@ -58,29 +59,13 @@ func TestFailedPodBackoff(t *testing.T) {
 		if plan.RequeueAfter != s.wantRequeue {
 			t.Errorf("step %d at %v: RequeueAfter = %v, want %v", i, s.at, plan.RequeueAfter, s.wantRequeue)
 		}
-		backoff = plan.FailedPodBackoff
-	}
-}
-
-func TestBackoffEntriesRoundTrip(t *testing.T) {
-	entries := []daemon.BackoffEntry{
-		{Key: daemon.BackoffKey{UID: "b", NodeName: "n1"}, Delay: time.Second, LastUpdate: dt.Epoch},
-		{Key: daemon.BackoffKey{UID: "a", ObservedGeneration: 2, NodeName: "n2"}, Delay: 4 * time.Second, LastUpdate: dt.Epoch},
-		{Key: daemon.BackoffKey{UID: "a", ObservedGeneration: 1, NodeName: "n9"}, Delay: 2 * time.Second, LastUpdate: dt.Epoch},
-	}
-	b := daemon.NewBackoff(entries...)
-	want := []daemon.BackoffEntry{entries[2], entries[1], entries[0]}
-	if diff := cmp.Diff(want, b.Entries()); diff != "" {
-		t.Errorf("Entries() mismatch (-want +got):\n%s", diff)
-	}
-	if !daemon.NewBackoff(b.Entries()...).Equal(b) {
-		t.Errorf("NewBackoff(Entries()) is not Equal to the original")
+		state = plan.FailedPodBackoff
 	}
 }
 
 func TestComputeDoesNotShareBackoff(t *testing.T) {
 	ds := dt.DaemonSet("fluentd")
-	start := daemon.NewBackoff(daemon.BackoffEntry{Key: daemon.BackoffKey{UID: "other", NodeName: "x"}, Delay: time.Second, LastUpdate: dt.Epoch})
+	start := backoff.New(backoff.Entry{Key: backoff.Key{UID: "other", NodeName: "x"}, Delay: time.Second, LastUpdate: dt.Epoch})
 	plan, err := daemon.Compute(ds, []*corev1.Node{dt.Node("n1")}, []*corev1.Pod{dt.Pod(ds, "p1", "n1", dt.WithPhase(corev1.PodFailed))},
 		daemon.Options{Now: dt.Epoch, FailedPodBackoff: start})
 	if err != nil {
@@ -289,10 +274,10 @@ func TestRequeueUnderClockSkew(t *testing.T) {
 	}
 
 	ds = dt.DaemonSet("fluentd")
-	backoff := daemon.NewBackoff(daemon.BackoffEntry{
-		Key: daemon.BackoffKey{UID: ds.UID, NodeName: "n1"}, Delay: time.Second, LastUpdate: dt.Epoch.Add(time.Hour)})
+	skewed := backoff.New(backoff.Entry{
+		Key: backoff.Key{UID: ds.UID, NodeName: "n1"}, Delay: time.Second, LastUpdate: dt.Epoch.Add(time.Hour)})
 	plan, err = daemon.Compute(ds, []*corev1.Node{dt.Node("n1")},
-		[]*corev1.Pod{dt.Pod(ds, "p1", "n1", dt.WithPhase(corev1.PodFailed))}, daemon.Options{Now: dt.Epoch, FailedPodBackoff: backoff})
+		[]*corev1.Pod{dt.Pod(ds, "p1", "n1", dt.WithPhase(corev1.PodFailed))}, daemon.Options{Now: dt.Epoch, FailedPodBackoff: skewed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/internal/namesort"
 	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -131,7 +132,7 @@ type claimer struct {
 // the first node label the eligibility reads (readahead.LabelKey). It
 // fails on duplicate node names and duplicate claimed pod names. The view
 // lives in c's memory until c is built again.
-func (c *cluster) build(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *Eligibility, judge podJudge, labelKey string) error {
+func (c *cluster) build(nodes []*corev1.Node, pods []*corev1.Pod, cl claimer, elig *eligibility.Check, judge podJudge, labelKey string) error {
 	s := &c.mem
 	c.view = view{
 		claimed: s.claimed.take(len(pods)), adopt: reuse(&s.adopt, 0),
@@ -264,7 +265,7 @@ func (c *cluster) group(keys []namesort.Key) (byNode []namesort.Key, kinds []pod
 // grouped pods and fails on a name given twice: each node gets its pods,
 // its eligibility and its pod counts; pods whose node is not in the list
 // become c.missing. labelKey is the read-ahead hint (see build).
-func (c *cluster) join(nodes []*corev1.Node, keys []namesort.Key, elig *Eligibility, byNode []namesort.Key, kinds []podKind, labelKey string) error {
+func (c *cluster) join(nodes []*corev1.Node, keys []namesort.Key, elig *eligibility.Check, byNode []namesort.Key, kinds []podKind, labelKey string) error {
 	s := &c.mem
 	nodeName := func(i int32) string { return nodes[i].Name }
 	placedName := namesort.NameOf(c.placedName)

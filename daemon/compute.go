@@ -9,6 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/backoff"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
 	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -143,7 +145,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	if genErr != nil {
 		generation = nil // upstream ignores an unparsable annotation
 	}
-	elig := NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
+	elig := eligibility.New(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
 	if err := c.build(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge, readahead.LabelKey(&ds.Spec.Template.Spec)); err != nil {
 		return Plan{}, NewError(ds, StageInput, err)
@@ -156,12 +158,12 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	plan.Adopt, plan.Release = c.detach(c.adopt), c.detach(c.release)
 	plan.Unplaced = c.detach(c.unplaced)
 
-	backoff := newBackoffState(opts.FailedPodBackoff, opts.Now)
+	failedBackoff := opts.FailedPodBackoff.Start(opts.Now)
 	m := &manager{
 		hash:       hist.Hash,
 		surge:      rollout.AllowsSurge(ds),
-		backoff:    backoff,
-		backoffKey: BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
+		backoff:    failedBackoff,
+		backoffKey: backoff.Key{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration},
 		creates:    reuse(&c.mem.creates, 0),
 		deletes:    reuse(&c.mem.deletes, 0),
 		burst:      opts.burst(),
@@ -169,7 +171,7 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	defer func() { c.mem.creates, c.mem.deletes = m.creates, m.deletes }()
 	m.run(c)
 	plan.Events = m.events
-	plan.FailedPodBackoff = backoff.backoff()
+	plan.FailedPodBackoff = failedBackoff.State()
 
 	var stepErr error
 	if len(m.creates) == 0 && len(m.deletes) == 0 && !opts.Rollout.Paused &&

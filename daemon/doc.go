@@ -10,7 +10,7 @@
 // the caller executes its actions, Options carry what is not an object
 // (the clock, the revisions, the backoff state, the rollout policy),
 // RolloutPolicy shapes a rollout, the plan's ReadOut says where each node
-// stands, Eligibility is the placement check inside, and Plan.Format
+// stands, daemon/eligibility is the placement check inside, and Plan.Format
 // prints a plan for people.
 //
 // # Compute and the Planner
@@ -70,9 +70,9 @@
 // # Placement
 //
 // NodeShouldRunDaemonPod answers upstream's placement question for one node.
-// NewEligibility compiles it once per DaemonSet; Eligibility.ShouldRun then
-// judges a node without allocating, and Eligibility.Explain says why a node
-// may not run the pod.
+// Package daemon/eligibility holds the check: eligibility.New compiles it
+// once per DaemonSet; Check.ShouldRun then judges a node without
+// allocating, and Check.Explain says why a node may not run the pod.
 //
 // # Format
 //

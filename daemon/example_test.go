@@ -130,15 +130,6 @@ func ExampleNodeShouldRunDaemonPod() {
 	// c: shouldRun=false shouldContinueRunning=true
 }
 
-func ExampleEligibility_Explain() {
-	ds := dt.DaemonSet("fluentd")
-	e := daemon.NewEligibility(ds, false)
-	v := e.Explain(dt.Node("db-1", dt.WithTaint("dedicated", "db", corev1.TaintEffectNoExecute)))
-	fmt.Println(v.ShouldRun, v.ShouldContinueRunning, v.Reason, v.Taint.ToString())
-	// Output:
-	// false false UntoleratedNoExecuteTaint dedicated=db:NoExecute
-}
-
 func ExampleNewPod() {
 	ds := dt.DaemonSet("fluentd")
 	pod := daemon.NewPod(ds, "worker-a")

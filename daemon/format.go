@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 )
 
 // FormatOptions say what Plan.Format prints besides the plan itself. The
@@ -23,13 +24,13 @@ type FormatOptions struct {
 	// Nodes, is the DaemonSet whose placement the node table explains.
 	DaemonSet *appsv1.DaemonSet
 	// Nodes, when set with DaemonSet, adds a table of the placement verdict
-	// of each node (Eligibility.Explain), sorted by node name. Nil entries
+	// of each node (eligibility.Check.Explain), sorted by node name. Nil entries
 	// are skipped.
 	Nodes []*corev1.Node
 	// Now, when not zero, is printed in the header: the clock the plan was
 	// computed at.
 	Now time.Time
-	// EnableTaintTolerationComparisonOperators is passed to NewEligibility
+	// EnableTaintTolerationComparisonOperators is passed to eligibility.New
 	// for the node table, as it was to Compute.
 	EnableTaintTolerationComparisonOperators bool
 }
@@ -37,7 +38,7 @@ type FormatOptions struct {
 // Format writes p for people, as the quickstart prints it: a header naming
 // the DaemonSet, the time and the current revision hash; the placement
 // table (when opts has the DaemonSet and the nodes), which names what
-// failed on each node (see Eligibility.Explain: the nodeName, the
+// failed on each node (see eligibility.Check.Explain: the nodeName, the
 // nodeSelector key or each failing affinity term, every untolerated
 // taint); the actions with their
 // reasons (pod deletes and creates, adoptions and releases, revision
@@ -126,7 +127,7 @@ func (f *formatter) nodes(opts FormatOptions) {
 		}
 	}
 	slices.SortStableFunc(nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
-	elig := NewEligibility(opts.DaemonSet, opts.EnableTaintTolerationComparisonOperators)
+	elig := eligibility.New(opts.DaemonSet, opts.EnableTaintTolerationComparisonOperators)
 	rows := make([]string, 0, len(nodes))
 	for _, n := range nodes {
 		v := elig.Explain(n)
@@ -264,11 +265,11 @@ func revisionNumber(r *appsv1.ControllerRevision) string {
 
 // whyNot names what failed in v: the template's nodeName, the nodeSelector
 // key or each failing affinity term, or every untolerated taint.
-func whyNot(v NodeEligibility) string {
+func whyNot(v eligibility.Verdict) string {
 	switch v.Reason {
-	case IneligibleNodeName:
+	case eligibility.IneligibleNodeName:
 		return "nodeName " + strconv.Quote(v.NodeName)
-	case IneligibleNodeAffinity:
+	case eligibility.IneligibleNodeAffinity:
 		m := v.Affinity
 		switch {
 		case m.NodeSelector:
@@ -292,7 +293,7 @@ func whyNot(v NodeEligibility) string {
 			parts[i] = part
 		}
 		return strings.Join(parts, ", ")
-	case IneligibleTaint, IneligibleNoExecuteTaint:
+	case eligibility.IneligibleTaint, eligibility.IneligibleNoExecuteTaint:
 		taints := v.UntoleratedTaints
 		if len(taints) == 0 && (v.Taint.Key != "" || v.Taint.Effect != "") {
 			taints = []corev1.Taint{v.Taint}

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -15,8 +16,8 @@ import (
 type manager struct {
 	hash       string
 	surge      bool
-	backoff    *backoffState
-	backoffKey BackoffKey
+	backoff    *backoff.Update
+	backoffKey backoff.Key
 
 	// creates and deletes are the decisions, in the plan's own shape (the
 	// creates without their pods yet), up to burst of each: no plan carries
@@ -168,11 +169,11 @@ func (m *manager) keepOnNode(n *rollout.Node, info *nodeInfo) {
 func (m *manager) failed(pod *corev1.Pod, node string) {
 	key := m.backoffKey
 	key.NodeName = node
-	if wait, held := m.backoff.inBackoff(key); held {
+	if wait, held := m.backoff.Wait(key); held {
 		m.backoffWait.add(wait)
 		return
 	}
-	m.backoff.next(key)
+	m.backoff.Raise(key)
 	m.events = append(m.events, Event{
 		Type:    corev1.EventTypeWarning,
 		Reason:  "FailedDaemonPod",

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 )
 
 // DefaultBurstReplicas is the most creates, and separately the most
@@ -22,7 +24,7 @@ type Options struct {
 	Revisions []*appsv1.ControllerRevision
 	// FailedPodBackoff is the backoff state returned by the previous plan;
 	// the zero value is empty.
-	FailedPodBackoff Backoff
+	FailedPodBackoff backoff.State
 	// BurstReplicas caps creates and, separately, deletes per plan; 0 means
 	// DefaultBurstReplicas, as upstream.
 	BurstReplicas int

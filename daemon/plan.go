@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -161,7 +162,7 @@ type Plan struct {
 	// none.
 	RequeueAfter time.Duration
 	// FailedPodBackoff is the backoff state to pass to the next Compute.
-	FailedPodBackoff Backoff
+	FailedPodBackoff backoff.State
 	// TemplateSkew, when non-nil, is why the plan asks for nothing: the
 	// DaemonSet's newest ControllerRevision holds fields of the pod
 	// template this build's k8s.io/api types do not know (the cluster is

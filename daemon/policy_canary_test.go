@@ -58,7 +58,7 @@ func canaryOf(ro *daemon.ReadOut) []string {
 }
 
 // heldBy lists the read-out's nodes the policy holds for h, by name.
-func heldBy(ro *daemon.ReadOut, h daemon.Hold) []string {
+func heldBy(ro *daemon.ReadOut, h daemon.KeepReason) []string {
 	var out []string
 	for _, n := range ro.Nodes {
 		if n.Held == h {
@@ -358,11 +358,11 @@ func TestRolloutPolicyCanaryPaused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[daemon.Hold][]string{}
+	got := map[daemon.KeepReason][]string{}
 	for _, n := range plan.ReadOut.Nodes {
 		got[n.Held] = append(got[n.Held], n.Wave+":"+n.Name)
 	}
-	want := map[daemon.Hold][]string{
+	want := map[daemon.KeepReason][]string{
 		daemon.HeldPaused: {"canary:n01", "canary:n02"},
 		daemon.HeldWave:   {"rest:n03", "rest:n04"},
 	}

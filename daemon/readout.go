@@ -54,8 +54,8 @@ type NodeReadOut struct {
 	// counted in desiredNumberScheduled); never for a missing node.
 	ShouldRun bool
 	// Held says whether, and why, the policy keeps the node's pods as they
-	// are (HeldNone when it does not); see Hold.
-	Held Hold
+	// are (HeldNone when it does not); see KeepReason.
+	Held KeepReason
 	// Wave is the node's wave: CanaryWave for a node in the canary (see
 	// RolloutPolicy.CanaryNodes), RolloutPolicy.WaveOf otherwise (its
 	// order-label group, or RestWave); "" without Options.Rollout's
@@ -74,28 +74,29 @@ type NodeReadOut struct {
 	Oldest int
 }
 
-// Hold is why a policy keeps a node's pods as they are.
-type Hold string
+// KeepReason is why a policy keeps a node's pods as they are: the
+// reason a node is held.
+type KeepReason string
 
 // The holds, for desired nodes (Held is HeldScope for any node outside the
 // scope, desired or not).
 const (
 	// HeldNone: the policy does not hold the node.
-	HeldNone Hold = ""
+	HeldNone KeepReason = ""
 	// HeldScope: the node is outside RolloutPolicy.Scope (missing nodes
 	// are outside any scope).
-	HeldScope Hold = "Scope"
+	HeldScope KeepReason = "Scope"
 	// HeldPartition: the node runs only old pods and is among the last
 	// ones in update order (unavailable old pods go first, then available
 	// ones, each in the policy's order) that RolloutPolicy.Partition
 	// keeps.
-	HeldPartition Hold = "Partition"
+	HeldPartition KeepReason = "Partition"
 	// HeldWave: the node runs only old pods, in a wave after the one the
 	// wave barrier (RolloutPolicy.Waves, or Canary) has open.
-	HeldWave Hold = "Wave"
+	HeldWave KeepReason = "Wave"
 	// HeldPaused: the node runs only old pods and RolloutPolicy.Paused
 	// holds the rollout.
-	HeldPaused Hold = "Paused"
+	HeldPaused KeepReason = "Paused"
 )
 
 // HasUpdated reports whether a live (not deleting) pod of n runs the

@@ -20,7 +20,7 @@ import (
 type nodeLine struct {
 	Name      string
 	ShouldRun bool
-	Held      daemon.Hold
+	Held      daemon.KeepReason
 	Wave      string
 	Pods      string // per pod: "u" updated or "o" old, then "a" available, "r" ready, "-" neither
 }

@@ -7,7 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -42,7 +42,7 @@ func SteadyCluster(ds *appsv1.DaemonSet, n int, opts ...NodeOption) *simulate.Cl
 	}
 	n = max(n, 0)
 	width := len(fmt.Sprint(max(n-1, 0)))
-	elig := daemon.NewEligibility(ds, c.EnableTaintTolerationComparisonOperators)
+	elig := eligibility.New(ds, c.EnableTaintTolerationComparisonOperators)
 	var desired, available int32
 	for i := range n {
 		node := Node(fmt.Sprintf("node-%0*d", width, i), opts...)

@@ -54,7 +54,7 @@ const (
 	// InvariantCreateOncePerNode: no node gets more than one create.
 	InvariantCreateOncePerNode Invariant = "CreateOncePerNode"
 	// InvariantCreateEligible: every create targets an input node on which
-	// daemon.NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators)
+	// eligibility.New(ds, opts.EnableTaintTolerationComparisonOperators)
 	// says a new pod should run.
 	InvariantCreateEligible Invariant = "CreateOnEligibleNode"
 	// InvariantCreateNeeded: no create lands beside a live, non-terminal
@@ -282,7 +282,7 @@ func computeSafely(p *daemon.Planner, in simulate.Input) (plan daemon.Plan, err 
 }
 
 // planCmpOptions compare plans and inputs completely, the unexported
-// fields of this module's types included (daemon.Backoff has an Equal
+// fields of this module's types included (backoff.State has an Equal
 // method, which go-cmp prefers).
 var planCmpOptions = cmp.Options{
 	cmp.Exporter(func(t reflect.Type) bool {

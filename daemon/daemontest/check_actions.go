@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -328,7 +329,7 @@ func (c *checker) checkBurst() {
 // pod on a node waits for the backoff the first one's deletion raised).
 func (c *checker) checkRequeue() {
 	limit := time.Duration(c.ds.Spec.MinReadySeconds) * time.Second
-	for _, b := range []daemon.Backoff{c.in.Options.FailedPodBackoff, c.plan.FailedPodBackoff} {
+	for _, b := range []backoff.State{c.in.Options.FailedPodBackoff, c.plan.FailedPodBackoff} {
 		for _, e := range b.Entries() {
 			if e.Key.UID == c.ds.UID {
 				limit = max(limit, e.Delay)

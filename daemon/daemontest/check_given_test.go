@@ -10,6 +10,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -206,13 +207,13 @@ func TestCheckGivenPlanCatches(t *testing.T) {
 			in := settled()
 			in.Pods[0] = dt.Pod(in.DaemonSet, "fluentd-n1", "n1", dt.WithPhase(corev1.PodFailed), dt.NotReadyPod())
 			return in
-		}, break_: func(in *simulate.Input, p *daemon.Plan, _ *error) { p.FailedPodBackoff = daemon.Backoff{} },
+		}, break_: func(in *simulate.Input, p *daemon.Plan, _ *error) { p.FailedPodBackoff = backoff.State{} },
 			want: dt.InvariantBackoff},
 		{name: "another DaemonSet's backoff dropped", in: func() simulate.Input {
 			in := settled()
-			in.Options.FailedPodBackoff = daemon.NewBackoff(daemon.BackoffEntry{Key: daemon.BackoffKey{UID: "other", NodeName: "n1"}, Delay: time.Second, LastUpdate: dt.Epoch})
+			in.Options.FailedPodBackoff = backoff.New(backoff.Entry{Key: backoff.Key{UID: "other", NodeName: "n1"}, Delay: time.Second, LastUpdate: dt.Epoch})
 			return in
-		}, break_: func(in *simulate.Input, p *daemon.Plan, _ *error) { p.FailedPodBackoff = daemon.Backoff{} },
+		}, break_: func(in *simulate.Input, p *daemon.Plan, _ *error) { p.FailedPodBackoff = backoff.State{} },
 			want: dt.InvariantBackoff},
 		{name: "an adopted pod that has a controller", in: func() simulate.Input { return settled() },
 			break_: func(in *simulate.Input, p *daemon.Plan, _ *error) { p.Adopt = []*corev1.Pod{in.Pods[0]} },

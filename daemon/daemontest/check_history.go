@@ -7,6 +7,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -131,15 +132,15 @@ func (c *checker) checkHistory(sel labels.Selector) {
 
 // checkBackoff judges Plan.FailedPodBackoff (InvariantBackoff): entries of
 // other DaemonSets are kept unless expired (not updated for twice
-// daemon.FailedPodBackoffMax); every entry of the result is kept from the
+// backoff.Max); every entry of the result is kept from the
 // input or was raised at Now for this DaemonSet; every failed pod deleted
-// raised its node's entry at Now, to at most daemon.FailedPodBackoffMax.
+// raised its node's entry at Now, to at most backoff.Max.
 func (c *checker) checkBackoff() {
 	now := c.in.Options.Now
 	out := c.plan.FailedPodBackoff
 	in := c.in.Options.FailedPodBackoff
 	for _, e := range in.Entries() {
-		if e.Key.UID == c.ds.UID || now.Sub(e.LastUpdate) > 2*daemon.FailedPodBackoffMax {
+		if e.Key.UID == c.ds.UID || now.Sub(e.LastUpdate) > 2*backoff.Max {
 			continue
 		}
 		if got, ok := out.Get(e.Key); !ok || got.Delay != e.Delay || !got.LastUpdate.Equal(e.LastUpdate) {
@@ -149,7 +150,7 @@ func (c *checker) checkBackoff() {
 	for _, e := range out.Entries() {
 		old, ok := in.Get(e.Key)
 		kept := ok && old.Delay == e.Delay && old.LastUpdate.Equal(e.LastUpdate)
-		raised := e.Key.UID == c.ds.UID && e.LastUpdate.Equal(now) && e.Delay > 0 && e.Delay <= daemon.FailedPodBackoffMax
+		raised := e.Key.UID == c.ds.UID && e.LastUpdate.Equal(now) && e.Delay > 0 && e.Delay <= backoff.Max
 		if !kept && !raised {
 			c.add(InvariantBackoff, "backoff entry %+v (delay %v, updated %v) is neither kept nor raised at Now", e.Key, e.Delay, e.LastUpdate)
 		}
@@ -158,7 +159,7 @@ func (c *checker) checkBackoff() {
 		if d.Reason != daemon.ReasonPodFailed {
 			continue
 		}
-		key := daemon.BackoffKey{UID: c.ds.UID, ObservedGeneration: c.ds.Status.ObservedGeneration, NodeName: d.NodeName}
+		key := backoff.Key{UID: c.ds.UID, ObservedGeneration: c.ds.Status.ObservedGeneration, NodeName: d.NodeName}
 		if e, ok := out.Get(key); !ok || !e.LastUpdate.Equal(now) {
 			c.add(InvariantBackoff, "failed pod %s deleted on %q without raising the node's backoff", podKey(d.Pod), d.NodeName)
 		}

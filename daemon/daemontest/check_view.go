@@ -14,6 +14,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -91,7 +92,7 @@ type checker struct {
 	out  []Violation
 
 	ds    *appsv1.DaemonSet
-	elig  *daemon.Eligibility
+	elig  *eligibility.Check
 	gen   *int64
 	input map[*corev1.Pod]bool // every non-nil input pod
 	// adopted and released are the plan's claim decisions.
@@ -137,7 +138,7 @@ func isTerminal(pod *corev1.Pod) bool {
 // buildView groups the DaemonSet's pods by target node.
 func (c *checker) buildView(sel labels.Selector) {
 	c.ds = c.in.DaemonSet
-	c.elig = daemon.NewEligibility(c.ds, c.in.Options.EnableTaintTolerationComparisonOperators)
+	c.elig = eligibility.New(c.ds, c.in.Options.EnableTaintTolerationComparisonOperators)
 	c.gen, _ = rollout.GetTemplateGeneration(c.ds)
 	c.adopted = podSet(c.plan.Adopt)
 	c.released = podSet(c.plan.Release)

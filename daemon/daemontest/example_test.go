@@ -9,6 +9,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
@@ -98,7 +99,7 @@ func ExampleWithTolerationGt() {
 // key is not tolerated.
 func ExampleWithTolerationEqual() {
 	ds := dt.DaemonSet("agent", dt.WithTolerationEqual("dedicated", "infra", corev1.TaintEffectNoSchedule))
-	elig := daemon.NewEligibility(ds, false)
+	elig := eligibility.New(ds, false)
 	for _, value := range []string{"infra", "db"} {
 		run, _ := elig.ShouldRun(dt.Node("n", dt.WithTaint("dedicated", value, corev1.TaintEffectNoSchedule)))
 		fmt.Printf("dedicated=%s: %v\n", value, run)

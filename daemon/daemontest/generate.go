@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
@@ -154,7 +154,7 @@ func (g *generator) healthy(cfg ClusterConfig) *simulate.Cluster {
 	}
 	c.Revisions = []*appsv1.ControllerRevision{Revision(podsOf, 1)}
 	hash := Hash(podsOf)
-	elig := daemon.NewEligibility(ds, false)
+	elig := eligibility.New(ds, false)
 	var desired int32
 	for _, n := range c.Nodes {
 		if run, _ := elig.ShouldRun(n); !run {

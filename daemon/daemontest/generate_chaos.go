@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
 
@@ -47,17 +48,17 @@ func (g *generator) chaotic(cfg ClusterConfig) *simulate.Cluster {
 	g.chaosStatus(s)
 
 	if g.chance(0.2) {
-		var entries []daemon.BackoffEntry
+		var entries []backoff.Entry
 		for _, n := range s.nodeNames {
 			if g.chance(0.4) {
-				entries = append(entries, daemon.BackoffEntry{
-					Key:        daemon.BackoffKey{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration, NodeName: n},
-					Delay:      pick(r, time.Second, 2*time.Second, 8*time.Second, daemon.FailedPodBackoffMax),
+				entries = append(entries, backoff.Entry{
+					Key:        backoff.Key{UID: ds.UID, ObservedGeneration: ds.Status.ObservedGeneration, NodeName: n},
+					Delay:      pick(r, time.Second, 2*time.Second, 8*time.Second, backoff.Max),
 					LastUpdate: s.c.Now.Add(-pick(r, 0, 500*time.Millisecond, 5*time.Second, 20*time.Minute, 40*time.Minute)),
 				})
 			}
 		}
-		s.c.FailedPodBackoff = daemon.NewBackoff(entries...)
+		s.c.FailedPodBackoff = backoff.New(entries...)
 	}
 	s.c.BurstReplicas = pick(r, 0, 0, 0, 0, 0, 0, 1, 2, 3)
 	return s.c

@@ -11,14 +11,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 )
 
 // chaosPods gives each node (and each missing node) zero to three pods of
 // every kind, plus a few pods with no target node.
 func (g *generator) chaosPods(s *chaosState) {
 	r := g.r
-	elig := daemon.NewEligibility(s.c.DaemonSet, s.c.EnableTaintTolerationComparisonOperators)
+	elig := eligibility.New(s.c.DaemonSet, s.c.EnableTaintTolerationComparisonOperators)
 	keep := make(map[string]bool, len(s.c.Nodes))
 	for _, n := range s.c.Nodes {
 		_, keep[n.Name] = elig.ShouldRun(n)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
@@ -184,8 +184,8 @@ var mutations = []mutation{
 		if in.DaemonSet == nil || n == nil {
 			return "no DaemonSet or node"
 		}
-		key := daemon.BackoffKey{UID: in.DaemonSet.UID, ObservedGeneration: in.DaemonSet.Status.ObservedGeneration, NodeName: n.Name}
-		in.Options.FailedPodBackoff = daemon.NewBackoff(append(in.Options.FailedPodBackoff.Entries(), daemon.BackoffEntry{
+		key := backoff.Key{UID: in.DaemonSet.UID, ObservedGeneration: in.DaemonSet.Status.ObservedGeneration, NodeName: n.Name}
+		in.Options.FailedPodBackoff = backoff.New(append(in.Options.FailedPodBackoff.Entries(), backoff.Entry{
 			Key: key, Delay: time.Duration(1+r.IntN(16)) * time.Second, LastUpdate: in.Options.Now.Add(-time.Duration(r.IntN(20)) * time.Second),
 		})...)
 		return "backoff on " + n.Name

@@ -9,7 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -255,13 +255,13 @@ func TestPropertyFailedPodsBackoff(t *testing.T) {
 			for _, node := range st.FailedDeletes {
 				k := key{st.ObservedGeneration, node}
 				e, ok := model[k]
-				if ok && st.At-e.last <= 2*daemon.FailedPodBackoffMax {
+				if ok && st.At-e.last <= 2*backoff.Max {
 					if gap := st.At - e.last; gap < e.delay {
 						t.Errorf("%v: failed pod on %s deleted %v after the previous one, backoff %v", rc, node, gap, e.delay)
 					}
-					e = entry{last: st.At, delay: min(2*e.delay, daemon.FailedPodBackoffMax)}
+					e = entry{last: st.At, delay: min(2*e.delay, backoff.Max)}
 				} else {
-					e = entry{last: st.At, delay: daemon.FailedPodBackoffInitial}
+					e = entry{last: st.At, delay: backoff.Initial}
 				}
 				model[k] = e
 			}

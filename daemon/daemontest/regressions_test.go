@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 )
@@ -42,10 +43,10 @@ func TestRegressionRequeueUnderClockSkew(t *testing.T) {
 		{name: "a failed pod held by a backoff of 1s updated an hour after Now: upstream requeues after 1s",
 			in: func() simulate.Input {
 				ds := dt.DaemonSet("fluentd")
-				key := daemon.BackoffKey{UID: ds.UID, NodeName: "n1"}
+				key := backoff.Key{UID: ds.UID, NodeName: "n1"}
 				return simulate.Input{DaemonSet: ds, Nodes: []*corev1.Node{dt.Node("n1")},
 					Pods: []*corev1.Pod{dt.Pod(ds, "p1", "n1", dt.WithPhase(corev1.PodFailed))},
-					Options: daemon.Options{Now: dt.Epoch, FailedPodBackoff: daemon.NewBackoff(daemon.BackoffEntry{
+					Options: daemon.Options{Now: dt.Epoch, FailedPodBackoff: backoff.New(backoff.Entry{
 						Key: key, Delay: time.Second, LastUpdate: dt.Epoch.Add(time.Hour)})}}
 			},
 			want: time.Second},

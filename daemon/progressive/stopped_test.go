@@ -18,7 +18,7 @@ import (
 // reason and dsplan's preview read it here (issue 31 §2).
 func TestStopped(t *testing.T) {
 	ready, notReady := dt.Node("n"), dt.Node("n", dt.NotReady())
-	node := func(name string, n *corev1.Node, held daemon.Hold, states ...rollout.PodState) daemon.NodeReadOut {
+	node := func(name string, n *corev1.Node, held daemon.KeepReason, states ...rollout.PodState) daemon.NodeReadOut {
 		r := daemon.NodeReadOut{Name: name, Node: n, ShouldRun: true, Held: held, Oldest: -1, States: states}
 		if len(states) > 0 {
 			r.Oldest = 0

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
@@ -23,7 +24,7 @@ type Cluster struct {
 	// FailedPodBackoff, BurstReplicas and
 	// EnableTaintTolerationComparisonOperators become the daemon.Options
 	// fields of the same names.
-	FailedPodBackoff                         daemon.Backoff
+	FailedPodBackoff                         backoff.State
 	BurstReplicas                            int
 	EnableTaintTolerationComparisonOperators bool
 	// Rollout becomes Options.Rollout; Run judges convergence with

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/affinity"
-	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/apply"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
@@ -109,7 +109,7 @@ func (s *sim) measure() (down, surge int, b Budgets) {
 	c := s.c
 	ds := c.DaemonSet
 	if len(s.shouldRun) != len(c.Nodes) {
-		elig := daemon.NewEligibility(ds, c.EnableTaintTolerationComparisonOperators)
+		elig := eligibility.New(ds, c.EnableTaintTolerationComparisonOperators)
 		s.shouldRun = make([]bool, len(c.Nodes))
 		for i, n := range c.Nodes {
 			s.shouldRun[i], _ = elig.ShouldRun(n)
@@ -198,7 +198,7 @@ func Converged(c *Cluster, hash string) error {
 	onDelete := ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
 	gen, _ := rollout.GetTemplateGeneration(ds)
 	updated := func(p *corev1.Pod) bool { return onDelete || rollout.IsPodUpdated(p, hash, gen) }
-	elig := daemon.NewEligibility(ds, c.EnableTaintTolerationComparisonOperators)
+	elig := eligibility.New(ds, c.EnableTaintTolerationComparisonOperators)
 	byNode := daemonPodsByNode(c)
 	exists := make(map[string]bool, len(c.Nodes))
 	for _, n := range c.Nodes {

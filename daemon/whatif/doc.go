@@ -1,5 +1,5 @@
 // Package whatif answers an autoscaler's questions about nodes that do not
-// exist yet, with the planner's own placement check (daemon.Eligibility)
+// exist yet, with the planner's own placement check (eligibility.Check)
 // and pod construction: which DaemonSet pods a new node would get, and what
 // they would take from it. It performs no I/O.
 //
@@ -37,7 +37,7 @@
 // values, requirements on others, label keys known absent (AbsentLabels)
 // or all labels known (LabelsComplete), and taints. CompileTemplate
 // compiles it once; CompiledTemplate.PlacementFor judges it against a
-// DaemonSet compiled once by daemon.NewEligibility, without allocating,
+// DaemonSet compiled once by eligibility.New, without allocating,
 // and answers Yes, No or Maybe with the deciding check (PlacementVerdict,
 // which prints on one line). Yes and No are exact: they equal
 // daemon.NodeShouldRunDaemonPod on every node the template allows.

@@ -8,8 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
@@ -56,7 +56,7 @@ func ExampleCompileTemplate() {
 		dt.DaemonSet("amd64-only", dt.WithNodeSelector("kubernetes.io/arch", "amd64")),
 		dt.DaemonSet("zonal", dt.WithNodeSelector("topology.kubernetes.io/zone", "eu-west-1a")),
 	} {
-		v := group.PlacementFor(daemon.NewEligibility(ds, false))
+		v := group.PlacementFor(eligibility.New(ds, false))
 		fmt.Println(strings.TrimSpace(fmt.Sprint(ds.Name, " ", v.Placement, " ", v.Affinity.NodeSelectorKey)))
 	}
 	// Output:

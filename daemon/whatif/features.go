@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 )
 
 // ReasonUndeclaredFeatures is the Reason of a PlacementPending verdict: the
@@ -18,7 +18,7 @@ import (
 // does not check declared features and creates the pod; kube-scheduler's
 // NodeDeclaredFeatures filter then rejects the node as unschedulable and
 // unresolvable, and the pod stays Pending until the node declares them.
-const ReasonUndeclaredFeatures daemon.IneligibleReason = "UndeclaredFeatures"
+const ReasonUndeclaredFeatures eligibility.Reason = "UndeclaredFeatures"
 
 // schedulerVersion is the kube-scheduler release whose NodeDeclaredFeatures
 // filter the what-if follows. The framework drops a feature from a pod's

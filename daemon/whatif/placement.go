@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/affinity"
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/internal/placerule"
 	"github.com/daemonplan/daemonplan/tolerations"
 )
@@ -36,13 +36,13 @@ const (
 type PlacementVerdict struct {
 	Placement Placement
 	// Reason is the check that decided a No or a Maybe, in upstream's
-	// order: daemon.IneligibleNodeName (the template's nodeName; Maybe when
-	// the template's name is unknown), daemon.IneligibleNodeAffinity, or
+	// order: eligibility.IneligibleNodeName (the template's nodeName; Maybe when
+	// the template's name is unknown), eligibility.IneligibleNodeAffinity, or
 	// the taint reasons (never Maybe: the template's taints are known);
 	// ReasonUndeclaredFeatures for Pending. "" for Yes.
-	Reason daemon.IneligibleReason
+	Reason eligibility.Reason
 	// Affinity names the deciding nodeSelector key or term requirement
-	// when Reason is daemon.IneligibleNodeAffinity.
+	// when Reason is eligibility.IneligibleNodeAffinity.
 	Affinity affinity.SetVerdict
 	// Taint is the deciding untolerated taint for the taint reasons: the
 	// first NoExecute one when there is one, else the first NoSchedule one.
@@ -70,7 +70,7 @@ func (v PlacementVerdict) String() string {
 	}
 	s := string(v.Placement) + ": " + string(v.Reason)
 	switch v.Reason {
-	case daemon.IneligibleNodeAffinity:
+	case eligibility.IneligibleNodeAffinity:
 		a := v.Affinity
 		switch {
 		case a.NodeSelector:
@@ -85,7 +85,7 @@ func (v PlacementVerdict) String() string {
 			s += fmt.Sprintf(" (required term %d, %s[%d] %s", a.Term, list, a.Requirement, a.Key)
 		}
 		s += ": " + a.Truth.String() + ")"
-	case daemon.IneligibleTaint, daemon.IneligibleNoExecuteTaint:
+	case eligibility.IneligibleTaint, eligibility.IneligibleNoExecuteTaint:
 		s += " (" + v.Taint.ToString() + ")"
 	case ReasonUndeclaredFeatures:
 		s += " (not declared: " + v.Features + ")"
@@ -100,15 +100,15 @@ func (v PlacementVerdict) String() string {
 // template leaves open. Yes and No are exact; Maybe may also be answered
 // where correlated requirements on one key would settle it (see
 // affinity.NodeMatcher.MatchSet). The checks run in upstream's order, the
-// one rule order daemon.Eligibility applies to a node: the first check
+// one rule order eligibility.Check applies to a node: the first check
 // that is not always satisfied decides, a No winning over a Maybe. A nil e (as
-// daemon.NewEligibility gives for a nil DaemonSet) or t gives No with
-// daemon.IneligibleNilNode. It judges the controller's placement only: the
+// eligibility.New gives for a nil DaemonSet) or t gives No with
+// eligibility.IneligibleNilNode. It judges the controller's placement only: the
 // scheduler's declared-features check needs the pod, and PodsForTemplate
 // and the function PlacementFor apply it. It does not allocate.
-func (t *CompiledTemplate) PlacementFor(e *daemon.Eligibility) PlacementVerdict {
+func (t *CompiledTemplate) PlacementFor(e *eligibility.Check) PlacementVerdict {
 	if e == nil || t == nil {
-		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNilNode}
+		return PlacementVerdict{Placement: PlacementNo, Reason: eligibility.IneligibleNilNode}
 	}
 	nameTruth := affinity.Always
 	if nodeName := e.NodeName(); nodeName != "" {
@@ -125,13 +125,13 @@ func (t *CompiledTemplate) PlacementFor(e *daemon.Eligibility) PlacementVerdict 
 		func(effects tolerations.EffectSet) (corev1.Taint, bool) { return e.UntoleratedTaint(t.taints, effects) })
 	switch v.Check {
 	case placerule.NodeName:
-		return PlacementVerdict{Placement: placementOf(v.Truth), Reason: daemon.IneligibleNodeName}
+		return PlacementVerdict{Placement: placementOf(v.Truth), Reason: eligibility.IneligibleNodeName}
 	case placerule.NodeAffinity:
-		return PlacementVerdict{Placement: placementOf(v.Truth), Reason: daemon.IneligibleNodeAffinity, Affinity: sv}
+		return PlacementVerdict{Placement: placementOf(v.Truth), Reason: eligibility.IneligibleNodeAffinity, Affinity: sv}
 	case placerule.Taint:
-		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleTaint, Taint: v.Taint}
+		return PlacementVerdict{Placement: PlacementNo, Reason: eligibility.IneligibleTaint, Taint: v.Taint}
 	case placerule.NoExecuteTaint:
-		return PlacementVerdict{Placement: PlacementNo, Reason: daemon.IneligibleNoExecuteTaint, Taint: v.Taint}
+		return PlacementVerdict{Placement: PlacementNo, Reason: eligibility.IneligibleNoExecuteTaint, Taint: v.Taint}
 	}
 	return PlacementVerdict{Placement: PlacementYes}
 }
@@ -155,15 +155,15 @@ func placementOf(t affinity.Truth) Placement {
 // as the scheduler does (PlacementPending when a required feature is not
 // declared), as PodsForTemplate does with the NodeDeclaredFeatures gate on.
 // To judge one template against many DaemonSets, or the reverse, compile
-// each once with CompileTemplate and daemon.NewEligibility instead (that
+// each once with CompileTemplate and eligibility.New instead (that
 // judges placement only; PodsForTemplate judges both). A nil ds gives No
-// with daemon.IneligibleNilNode; an invalid template an error.
+// with eligibility.IneligibleNilNode; an invalid template an error.
 func PlacementFor(template NodeTemplate, ds *appsv1.DaemonSet, enableComparisonOperators bool) (PlacementVerdict, error) {
 	t, err := CompileTemplate(template)
 	if err != nil {
 		return PlacementVerdict{}, err
 	}
-	v := t.PlacementFor(daemon.NewEligibility(ds, enableComparisonOperators))
+	v := t.PlacementFor(eligibility.New(ds, enableComparisonOperators))
 	if v.Placement != PlacementNo {
 		v = newFeatureCheck(t.declared, false).judge(&ds.Spec.Template.Spec, v)
 	}

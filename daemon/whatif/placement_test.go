@@ -15,6 +15,7 @@ import (
 	"github.com/daemonplan/daemonplan/affinity"
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
 )
 
@@ -145,7 +146,7 @@ func TestPlacementForAgreesWithConcreteNodes(t *testing.T) {
 			continue
 		}
 		ds := randomPlacementDaemonSet(r)
-		v := ct.PlacementFor(daemon.NewEligibility(ds, false))
+		v := ct.PlacementFor(eligibility.New(ds, false))
 		counts[v.Placement]++
 		var seenTrue, seenFalse bool
 		for range 60 {
@@ -203,24 +204,24 @@ func TestPlacementForAutoscalerReports(t *testing.T) {
 		{
 			name:     "an untolerated taint of the pool is No, naming the taint",
 			template: gpuPool, ds: dt.DaemonSet("agent"),
-			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleTaint, Taint: gpuPool.Taints[0]},
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleTaint, Taint: gpuPool.Taints[0]},
 		},
 		{
 			name:     "affinity on a label the node gets at registration is Maybe, not No (kubernetes-sigs/karpenter#919)",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll, withAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel")}})),
-			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Sometimes, Term: 0, Requirement: 0, Key: "feature.node.kubernetes.io/cpu-model.vendor_id"}},
 		},
 		{
 			name:     "an instance type the pool may or may not launch is Maybe (kubernetes-sigs/karpenter#2838, #715)",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll, withAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in("node.kubernetes.io/instance-type", "p3.8xlarge")}})),
-			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Sometimes, Term: 0, Requirement: 0, Key: "node.kubernetes.io/instance-type"}},
 		},
 		{
 			name:     "an instance type the pool never launches is No",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll, withAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in("node.kubernetes.io/instance-type", "m5.large")}})),
-			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Never, Term: 0, Requirement: 0, Key: "node.kubernetes.io/instance-type"}},
 		},
 		{
@@ -235,7 +236,7 @@ func TestPlacementForAutoscalerReports(t *testing.T) {
 		{
 			name:     "the node-name rewrite of a live pod is not a constraint: a template with an unknown name is Maybe for a template nodeName (kubernetes-sigs/karpenter#532)",
 			template: gpuPool, ds: dt.DaemonSet("agent", tolerateAll, func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.NodeName = "node-1" }),
-			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeName},
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: eligibility.IneligibleNodeName},
 		},
 		{
 			name:     "a startup taint left out of the template does not keep the pod off",
@@ -246,17 +247,17 @@ func TestPlacementForAutoscalerReports(t *testing.T) {
 		{
 			name:     "a nodeSelector on a fixed label with another value is No",
 			template: gpuPool, ds: dt.DaemonSet("win", tolerateAll, dt.WithNodeSelector("kubernetes.io/os", "windows")),
-			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Never, NodeSelector: true, NodeSelectorKey: "kubernetes.io/os", Term: -1, Requirement: -1}},
 		},
 		{
 			name:     "a label the complete template lacks is No",
 			template: whatif.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}, LabelsComplete: true},
 			ds:       dt.DaemonSet("agent", dt.WithNodeSelector("pool", "infra")),
-			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+			want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Never, NodeSelector: true, NodeSelectorKey: "pool", Term: -1, Requirement: -1}},
 		},
-		{name: "a nil DaemonSet", template: gpuPool, want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNilNode}},
+		{name: "a nil DaemonSet", template: gpuPool, want: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleNilNode}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,7 +302,7 @@ func TestCompileTemplateErrors(t *testing.T) {
 // number of requirements.
 func TestPlacementForDoesNotAllocate(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.PlacementOptions()...)
-	e := daemon.NewEligibility(ds, false)
+	e := eligibility.New(ds, false)
 	for _, tpl := range []whatif.NodeTemplate{
 		{Labels: map[string]string{"kubernetes.io/os": "linux", "pool": "general"}},
 		{Labels: map[string]string{"kubernetes.io/os": "linux"}, Requirements: []corev1.NodeSelectorRequirement{
@@ -320,7 +321,7 @@ func TestPlacementForDoesNotAllocate(t *testing.T) {
 }
 
 func BenchmarkPlacementFor(b *testing.B) {
-	e := daemon.NewEligibility(dt.DaemonSet("agent", dt.PlacementOptions()...), false)
+	e := eligibility.New(dt.DaemonSet("agent", dt.PlacementOptions()...), false)
 	ct, err := whatif.CompileTemplate(whatif.NodeTemplate{Labels: map[string]string{"kubernetes.io/os": "linux"}, Requirements: []corev1.NodeSelectorRequirement{
 		{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "c5.large"}},
 	}})
@@ -345,7 +346,7 @@ func FuzzNodeTemplate(f *testing.F) {
 			return
 		}
 		ds := randomPlacementDaemonSet(r)
-		v := ct.PlacementFor(daemon.NewEligibility(ds, false))
+		v := ct.PlacementFor(eligibility.New(ds, false))
 		for range 40 {
 			n, in := randomNodeIn(r, tpl, ct)
 			if !in {
@@ -404,7 +405,7 @@ func TestPlacementForUnsatisfiable(t *testing.T) {
 			}}},
 		}}}
 	})
-	if err := daemon.NewEligibility(never, false).Unsatisfiable(); err == nil {
+	if err := eligibility.New(never, false).Unsatisfiable(); err == nil {
 		t.Fatalf("the fixture is satisfiable")
 	}
 	v, err := whatif.PlacementFor(whatif.NodeTemplate{}, never, false)
@@ -432,7 +433,7 @@ func TestCompileTemplateKeepsNoReference(t *testing.T) {
 	}
 	ds := dt.DaemonSet("agent", dt.WithNodeSelector("kubernetes.io/os", "linux"), dt.WithToleration("team", corev1.TaintEffectNoSchedule))
 	dsBefore := ds.DeepCopy()
-	e := daemon.NewEligibility(ds, false)
+	e := eligibility.New(ds, false)
 	want := ct.PlacementFor(e)
 	tpl.Labels["kubernetes.io/os"] = "windows"
 	tpl.Requirements[0].Values[0] = "c"
@@ -548,42 +549,42 @@ func TestPlacementVerdictString(t *testing.T) {
 		{name: "yes", v: whatif.PlacementVerdict{Placement: whatif.PlacementYes}, want: "Yes"},
 		{
 			name: "a nodeSelector key",
-			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Never, NodeSelector: true, NodeSelectorKey: "kubernetes.io/os", Term: -1, Requirement: -1}},
 			want: "No: NodeAffinityMismatch (nodeSelector kubernetes.io/os: Never)",
 		},
 		{
 			name: "a term's requirement",
-			v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Sometimes, Term: 1, Requirement: 0, Key: "node.kubernetes.io/instance-type"}},
 			want: "Maybe: NodeAffinityMismatch (required term 1, matchExpressions[0] node.kubernetes.io/instance-type: Sometimes)",
 		},
 		{
 			name: "a field requirement",
-			v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeAffinity,
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Sometimes, Term: 0, Requirement: 0, Field: true, Key: "metadata.name"}},
 			want: "Maybe: NodeAffinityMismatch (required term 0, matchFields[0] metadata.name: Sometimes)",
 		},
 		{
 			name: "no term that parses",
-			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNodeAffinity,
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleNodeAffinity,
 				Affinity: affinity.SetVerdict{Truth: affinity.Never, Term: -1, Requirement: -1}},
 			want: "No: NodeAffinityMismatch (no required term can match: Never)",
 		},
 		{
 			name: "a taint",
-			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleTaint,
+			v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleTaint,
 				Taint: corev1.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}},
 			want: "No: UntoleratedTaint (nvidia.com/gpu=true:NoSchedule)",
 		},
-		{name: "the template's name", v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: daemon.IneligibleNodeName}, want: "Maybe: NodeNameMismatch"},
+		{name: "the template's name", v: whatif.PlacementVerdict{Placement: whatif.PlacementMaybe, Reason: eligibility.IneligibleNodeName}, want: "Maybe: NodeNameMismatch"},
 		{
 			name: "undeclared features",
 			v: whatif.PlacementVerdict{Placement: whatif.PlacementPending, Reason: whatif.ReasonUndeclaredFeatures,
 				Features: "RestartAllContainersOnContainerExits, VolumeBindMountOptions"},
 			want: "Pending: UndeclaredFeatures (not declared: RestartAllContainersOnContainerExits, VolumeBindMountOptions)",
 		},
-		{name: "a nil DaemonSet", v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: daemon.IneligibleNilNode}, want: "No: NilNode"},
+		{name: "a nil DaemonSet", v: whatif.PlacementVerdict{Placement: whatif.PlacementNo, Reason: eligibility.IneligibleNilNode}, want: "No: NilNode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/internal/podbuild"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
@@ -123,7 +124,7 @@ func PlacementsForNode(node *corev1.Node, daemonSets []*appsv1.DaemonSet, opts O
 	}
 	check := newFeatureCheck(mapDeclaredFeatures(node.Status.DeclaredFeatures), opts.DisableNodeDeclaredFeatures)
 	var pods []TemplatePod
-	err := eachPod(daemonSets, opts, node.Name, check, func(e *daemon.Eligibility) (PlacementVerdict, bool) {
+	err := eachPod(daemonSets, opts, node.Name, check, func(e *eligibility.Check) (PlacementVerdict, bool) {
 		run, _ := e.ShouldRun(judged)
 		return PlacementVerdict{Placement: PlacementYes}, run
 	}, func(pod *corev1.Pod, v PlacementVerdict) {
@@ -184,7 +185,7 @@ func PodsForTemplate(t *CompiledTemplate, daemonSets []*appsv1.DaemonSet, opts O
 	}
 	check := newFeatureCheck(t.declared, opts.DisableNodeDeclaredFeatures)
 	var pods []TemplatePod
-	err := eachPod(daemonSets, opts, t.name, check, func(e *daemon.Eligibility) (PlacementVerdict, bool) {
+	err := eachPod(daemonSets, opts, t.name, check, func(e *eligibility.Check) (PlacementVerdict, bool) {
 		v := judged.PlacementFor(e)
 		return v, v.Placement != PlacementNo
 	}, func(pod *corev1.Pod, v PlacementVerdict) {
@@ -207,7 +208,7 @@ func compareDaemonPods(a, b *corev1.Pod) int {
 // requires an undeclared feature, in the order of daemonSets. The errors of
 // the others are joined, each naming its DaemonSet's index.
 func eachPod(daemonSets []*appsv1.DaemonSet, opts Options, nodeName string, check featureCheck,
-	place func(*daemon.Eligibility) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
+	place func(*eligibility.Check) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
 	var errs []error
 	for i, ds := range daemonSets {
 		if err := podFor(ds, opts, nodeName, check, place, emit); err != nil {
@@ -219,7 +220,7 @@ func eachPod(daemonSets []*appsv1.DaemonSet, opts Options, nodeName string, chec
 
 // podFor is eachPod for one DaemonSet.
 func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string, check featureCheck,
-	place func(*daemon.Eligibility) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
+	place func(*eligibility.Check) (PlacementVerdict, bool), emit func(*corev1.Pod, PlacementVerdict)) error {
 	switch {
 	case ds == nil:
 		return daemon.NewError(nil, daemon.StageInput, field.Required(field.NewPath("daemonSet"), "nil DaemonSet"))
@@ -235,7 +236,7 @@ func podFor(ds *appsv1.DaemonSet, opts Options, nodeName string, check featureCh
 	if err != nil {
 		return daemon.NewError(ds, daemon.StageInput, err)
 	}
-	verdict, ok := place(daemon.NewEligibility(ds, opts.EnableTaintTolerationComparisonOperators))
+	verdict, ok := place(eligibility.New(ds, opts.EnableTaintTolerationComparisonOperators))
 	if !ok {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 )
 
 // Implementations, the last element of every benchmark name (benchstat
@@ -59,7 +60,7 @@ func callPlanner() planFunc {
 // the loop's result is used).
 func callEligibility() planFunc {
 	return func(c *cluster) error {
-		e := daemon.NewEligibility(c.ds, false)
+		e := eligibility.New(c.ds, false)
 		desired := 0
 		for _, n := range c.nodes {
 			if shouldRun, _ := e.ShouldRun(n); shouldRun {
@@ -92,7 +93,7 @@ func runPlans(b *testing.B, c *cluster, plan planFunc) {
 // BenchmarkUpdateDaemonSetStatus (see statusShape) with daemonplan: a whole
 // plan (Compute, and a warm Planner: both also plan the 250 creates and
 // the revision these pod-less clusters call for, which upstream's status
-// loop does not) and the placement check alone (Eligibility), the
+// loop does not) and the placement check alone (eligibility.Check), the
 // like-for-like of upstream's loop.
 func BenchmarkStatusShape(b *testing.B) {
 	for _, affinity := range []string{"no-affinity", "exclusion-affinity"} {
@@ -191,7 +192,7 @@ func benchUpstream(b *testing.B, u *upstream) {
 // affinity, three tolerations; a node with ten labels and two taints):
 // upstream's exported NodeShouldRunDaemonPod, which builds the daemon
 // tolerations and parses the affinity at every call; daemonplan's one-shot
-// daemon.NodeShouldRunDaemonPod; and its compiled Eligibility.ShouldRun.
+// daemon.NodeShouldRunDaemonPod; and its compiled eligibility.Check.ShouldRun.
 func BenchmarkPlacementCheck(b *testing.B) {
 	ds, node := dt.DaemonSet("agent", dt.PlacementOptions()...), dt.PlacementNode("node-00001", 1)
 	logger := klog.NewKlogr().V(0)
@@ -208,7 +209,7 @@ func BenchmarkPlacementCheck(b *testing.B) {
 		}
 	})
 	b.Run("impl="+implEligibility, func(b *testing.B) {
-		e := daemon.NewEligibility(ds, false)
+		e := eligibility.New(ds, false)
 		b.ReportAllocs()
 		for b.Loop() {
 			e.ShouldRun(node)

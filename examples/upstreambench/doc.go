@@ -10,7 +10,7 @@
 //     BenchmarkUpdateDaemonSetStatus (pkg/controller/daemon, 1,000 and
 //     10,000 nodes, no pods, no affinity or the "exclusion" affinity of six
 //     NotIn expressions) and plans them with daemon.Compute, a warm
-//     daemon.Planner and daemon.Eligibility (the per-node check alone).
+//     daemon.Planner and eligibility.Check (the per-node check alone).
 //     Upstream's own benchmark runs from the module cache, in its own test
 //     binary (go test -c k8s.io/kubernetes/pkg/controller/daemon, which
 //     this module's requirements make possible); bench.sh runs both binaries

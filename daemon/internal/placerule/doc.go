@@ -5,7 +5,7 @@
 // is three-valued (affinity.Truth): Always and Never for a node, and also
 // Sometimes when the checks judge a set of nodes (a node template that
 // leaves a label value or the name open). It decides nothing else: the
-// daemon package applies it to one node (daemon.Eligibility) and
+// daemon/eligibility package applies it to one node (eligibility.Check) and
 // daemon/whatif to a node template (whatif.CompiledTemplate.PlacementFor),
 // so that the two agree by construction. It performs no I/O and allocates
 // nothing.

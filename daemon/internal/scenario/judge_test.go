@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	"github.com/daemonplan/daemonplan/daemon/internal/scenario"
 )
 
@@ -488,7 +489,7 @@ func TestJudgeDoesNotModifyInput(t *testing.T) {
 	if diff := cmp.Diff(wantS, s); diff != "" {
 		t.Errorf("Judge() modified the scenario (-before +after):\n%s", diff)
 	}
-	if diff := cmp.Diff(wantP, p, cmp.AllowUnexported(daemon.Backoff{})); diff != "" {
+	if diff := cmp.Diff(wantP, p, cmp.AllowUnexported(backoff.State{})); diff != "" {
 		t.Errorf("Judge() modified the plan (-before +after):\n%s", diff)
 	}
 }

@@ -78,7 +78,7 @@ func TestSummary(t *testing.T) {
 func TestBlockedCause(t *testing.T) {
 	ready, notReady := testNode("n", nil), testNode("n", nil)
 	notReady.Status.Conditions[0].Status = corev1.ConditionFalse
-	node := func(name string, n *corev1.Node, held daemon.Hold, states ...rollout.PodState) daemon.NodeReadOut {
+	node := func(name string, n *corev1.Node, held daemon.KeepReason, states ...rollout.PodState) daemon.NodeReadOut {
 		r := daemon.NodeReadOut{Name: name, Node: n, ShouldRun: true, Held: held, Oldest: -1, States: states}
 		if len(states) > 0 {
 			r.Oldest = 0

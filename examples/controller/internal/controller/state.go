@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/backoff"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
@@ -16,7 +16,7 @@ import (
 // that judged it (so a hold is said once, when it begins).
 type stateStore struct {
 	mu      sync.Mutex
-	backoff map[string]daemon.Backoff
+	backoff map[string]backoff.State
 	invalid map[string]specVersion
 	held    map[string]heldBy
 }
@@ -35,16 +35,16 @@ type specVersion struct {
 }
 
 func newStateStore() *stateStore {
-	return &stateStore{backoff: map[string]daemon.Backoff{}, invalid: map[string]specVersion{}, held: map[string]heldBy{}}
+	return &stateStore{backoff: map[string]backoff.State{}, invalid: map[string]specVersion{}, held: map[string]heldBy{}}
 }
 
-func (s *stateStore) getBackoff(key string) daemon.Backoff {
+func (s *stateStore) getBackoff(key string) backoff.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.backoff[key]
 }
 
-func (s *stateStore) setBackoff(key string, b daemon.Backoff) {
+func (s *stateStore) setBackoff(key string, b backoff.State) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b.Len() == 0 {

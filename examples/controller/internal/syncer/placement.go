@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 )
 
 // PlacementCache keeps, per DaemonSet UID, the compiled placement check and
@@ -28,7 +28,7 @@ type DaemonSetPlacement struct {
 	generation int64
 	version    string // resourceVersion, when generation is not set
 	// Eligibility is the compiled placement check of the spec.
-	Eligibility *daemon.Eligibility
+	Eligibility *eligibility.Check
 	// Selector is nil when the selector is invalid or empty: such a DaemonSet
 	// adopts nothing.
 	Selector labels.Selector
@@ -51,7 +51,7 @@ func (p *PlacementCache) Get(ds *appsv1.DaemonSet) *DaemonSetPlacement {
 	if e, ok := p.entries[ds.UID]; ok && e.generation == ds.Generation && e.version == version {
 		return e
 	}
-	e := &DaemonSetPlacement{uid: ds.UID, generation: ds.Generation, version: version, Eligibility: daemon.NewEligibility(ds, p.comparisonOperators)}
+	e := &DaemonSetPlacement{uid: ds.UID, generation: ds.Generation, version: version, Eligibility: eligibility.New(ds, p.comparisonOperators)}
 	if ds.Spec.Selector != nil && (len(ds.Spec.Selector.MatchLabels) > 0 || len(ds.Spec.Selector.MatchExpressions) > 0) {
 		if sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector); err == nil {
 			e.Selector = sel

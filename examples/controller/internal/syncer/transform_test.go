@@ -16,6 +16,7 @@ import (
 
 	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
@@ -100,7 +101,7 @@ func verdicts(in simulate.Input) verdictSet {
 	}
 	v.Unavailable, err = whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	v.UnavailErr = errText(err)
-	elig := daemon.NewEligibility(in.DaemonSet, in.Options.EnableTaintTolerationComparisonOperators)
+	elig := eligibility.New(in.DaemonSet, in.Options.EnableTaintTolerationComparisonOperators)
 	for _, n := range in.Nodes {
 		run, keep := elig.ShouldRun(n)
 		v.ShouldRun = append(v.ShouldRun, fmt.Sprintf("%s run=%v keep=%v", n.Name, run, keep))

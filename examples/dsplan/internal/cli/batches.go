@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -178,7 +179,7 @@ func nodeRange(nodes []string) string {
 // and the simulation's stall.
 func blocksOf(cl *simulate.Cluster, res simulate.Result) []string {
 	ds := cl.DaemonSet
-	elig := daemon.NewEligibility(ds, false)
+	elig := eligibility.New(ds, false)
 	var notReady, failing, outOfScope []string
 	var scope func(*corev1.Node) bool
 	if s := cl.Rollout.Scope; s != nil {

@@ -9,7 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/rollout"
 )
@@ -192,7 +192,7 @@ func (r *chartRecorder) classify(c *pendingStep, hash string) ([]nodeState, int,
 			}
 		}
 	}
-	var elig *daemon.Eligibility
+	var elig *eligibility.Check
 	if hash != r.shouldHash {
 		clear(r.shouldOf)
 		r.shouldHash = hash
@@ -206,7 +206,7 @@ func (r *chartRecorder) classify(c *pendingStep, hash string) ([]nodeState, int,
 		}
 		if r.shouldOf[k] != node {
 			if elig == nil {
-				elig = daemon.NewEligibility(ds, false)
+				elig = eligibility.New(ds, false)
 			}
 			r.should[k], _ = elig.ShouldRun(node)
 			r.shouldOf[k] = node

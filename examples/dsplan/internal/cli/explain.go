@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/affinity"
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 )
 
@@ -234,13 +234,13 @@ func ownedBy(p *corev1.Pod, uid types.UID) bool {
 }
 
 // reasons says in words why v is not a plain yes.
-func reasons(v daemon.NodeEligibility) []string {
+func reasons(v eligibility.Verdict) []string {
 	switch v.Reason {
-	case daemon.IneligibleNilNode:
+	case eligibility.IneligibleNilNode:
 		return []string{"no node"}
-	case daemon.IneligibleNodeName:
+	case eligibility.IneligibleNodeName:
 		return []string{fmt.Sprintf("the template's spec.nodeName is %q", v.NodeName)}
-	case daemon.IneligibleNodeAffinity:
+	case eligibility.IneligibleNodeAffinity:
 		m := v.Affinity
 		switch {
 		case m.NodeSelector:
@@ -263,7 +263,7 @@ func reasons(v daemon.NodeEligibility) []string {
 			}
 		}
 		return out
-	case daemon.IneligibleTaint, daemon.IneligibleNoExecuteTaint:
+	case eligibility.IneligibleTaint, eligibility.IneligibleNoExecuteTaint:
 		var out []string
 		for _, t := range v.UntoleratedTaints {
 			s := "taint " + t.ToString() + " is not tolerated"

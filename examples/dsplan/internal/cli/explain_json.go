@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/daemon/progressive"
 	"github.com/daemonplan/daemonplan/daemon/simulate"
 	"github.com/daemonplan/daemonplan/daemon/whatif"
@@ -165,7 +166,7 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node, program string) expl
 		return out
 	}
 	out.Rollout = r.rollout.toJSON()
-	v := daemon.NewEligibility(r.ds, false).Explain(node)
+	v := eligibility.New(r.ds, false).Explain(node)
 	out.ShouldRun, out.MayKeepPod = v.ShouldRun, v.ShouldContinueRunning
 	out.WhyNot = append(out.WhyNot, reasons(v)...)
 	for _, p := range l.snap.Pods {

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/daemonplan/daemonplan/daemon"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 )
 
 // jsonAPIVersion is the apiVersion of every -o json document (plan,
@@ -267,7 +267,7 @@ func ineligible(ds *appsv1.DaemonSet, nodes []*corev1.Node) []verdictJSON {
 	if ds == nil {
 		return out
 	}
-	elig := daemon.NewEligibility(ds, false)
+	elig := eligibility.New(ds, false)
 	for _, n := range nodes {
 		if n == nil {
 			continue

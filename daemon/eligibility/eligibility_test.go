@@ -1,4 +1,4 @@
-package daemon_test
+package eligibility_test
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/affinity"
-	"github.com/daemonplan/daemonplan/daemon"
 	dt "github.com/daemonplan/daemonplan/daemon/daemontest"
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/tolerations"
 )
 
@@ -37,20 +37,20 @@ func TestEligibilityExplain(t *testing.T) {
 		ds         *appsv1.DaemonSet
 		node       *corev1.Node
 		comparison bool
-		want       daemon.NodeEligibility
+		want       eligibility.Verdict
 	}{
-		{name: "a node that fits", ds: ds, node: fits, want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
-		{name: "a nil node", ds: ds, node: nil, want: daemon.NodeEligibility{Reason: daemon.IneligibleNilNode}},
-		{name: "a nil DaemonSet admits no node", ds: nil, node: fits, want: daemon.NodeEligibility{Reason: daemon.IneligibleNilNode}},
-		{name: "the template names another node", ds: named, node: fits, want: daemon.NodeEligibility{Reason: daemon.IneligibleNodeName, NodeName: "elsewhere"}},
+		{name: "a node that fits", ds: ds, node: fits, want: eligibility.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "a nil node", ds: ds, node: nil, want: eligibility.Verdict{Reason: eligibility.IneligibleNilNode}},
+		{name: "a nil DaemonSet admits no node", ds: nil, node: fits, want: eligibility.Verdict{Reason: eligibility.IneligibleNilNode}},
+		{name: "the template names another node", ds: named, node: fits, want: eligibility.Verdict{Reason: eligibility.IneligibleNodeName, NodeName: "elsewhere"}},
 		{
 			name: "the nodeSelector does not match", ds: ds, node: dt.Node("plain"),
-			want: daemon.NodeEligibility{Reason: daemon.IneligibleNodeAffinity, Affinity: affinity.Mismatch{NodeSelector: true, NodeSelectorKey: "kubernetes.io/os"}},
+			want: eligibility.Verdict{Reason: eligibility.IneligibleNodeAffinity, Affinity: affinity.Mismatch{NodeSelector: true, NodeSelectorKey: "kubernetes.io/os"}},
 		},
 		{
 			name: "no affinity term matches: each term's failing requirement is named",
 			ds:   ds, node: dt.Node("linux", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("node.kubernetes.io/instance-type", "c5.large")),
-			want: daemon.NodeEligibility{Reason: daemon.IneligibleNodeAffinity, Affinity: affinity.Mismatch{Terms: []affinity.TermMismatch{
+			want: eligibility.Verdict{Reason: eligibility.IneligibleNodeAffinity, Affinity: affinity.Mismatch{Terms: []affinity.TermMismatch{
 				{Term: 0, Reason: affinity.TermUnmatched, Requirement: 0, Key: "node.kubernetes.io/instance-type"},
 				{Term: 1, Reason: affinity.TermUnmatched, Requirement: 0, Key: "pool"},
 			}}},
@@ -58,7 +58,7 @@ func TestEligibilityExplain(t *testing.T) {
 		{
 			name: "every untolerated taint is listed, with its value",
 			ds:   ds, node: withTaint(withTaint(withValuedTaint(fits, "team", "ml", corev1.TaintEffectNoSchedule), "soft", corev1.TaintEffectPreferNoSchedule), "evict", corev1.TaintEffectNoExecute),
-			want: daemon.NodeEligibility{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}, UntoleratedTaints: []corev1.Taint{
+			want: eligibility.Verdict{Reason: eligibility.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute}, UntoleratedTaints: []corev1.Taint{
 				{Key: "team", Value: "ml", Effect: corev1.TaintEffectNoSchedule},
 				{Key: "evict", Effect: corev1.TaintEffectNoExecute},
 			}},
@@ -66,45 +66,45 @@ func TestEligibilityExplain(t *testing.T) {
 		{
 			name: "an untolerated NoSchedule taint keeps running pods",
 			ds:   ds, node: withTaint(fits, "quarantine", corev1.TaintEffectNoSchedule),
-			want: daemon.NodeEligibility{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule},
+			want: eligibility.Verdict{ShouldContinueRunning: true, Reason: eligibility.IneligibleTaint, Taint: corev1.Taint{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule},
 				UntoleratedTaints: []corev1.Taint{{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule}}},
 		},
 		{
 			name: "an untolerated NoExecute taint evicts",
 			ds:   ds, node: withTaint(fits, "evict", corev1.TaintEffectNoExecute),
-			want: daemon.NodeEligibility{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
+			want: eligibility.Verdict{Reason: eligibility.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
 				UntoleratedTaints: []corev1.Taint{{Key: "evict", Effect: corev1.TaintEffectNoExecute}}},
 		},
 		{
 			name: "a NoExecute taint after an untolerated NoSchedule one still evicts",
 			ds:   ds, node: withTaint(withTaint(fits, "quarantine", corev1.TaintEffectNoSchedule), "evict", corev1.TaintEffectNoExecute),
-			want: daemon.NodeEligibility{Reason: daemon.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
+			want: eligibility.Verdict{Reason: eligibility.IneligibleNoExecuteTaint, Taint: corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute},
 				UntoleratedTaints: []corev1.Taint{{Key: "quarantine", Effect: corev1.TaintEffectNoSchedule}, {Key: "evict", Effect: corev1.TaintEffectNoExecute}}},
 		},
-		{name: "a tolerated NoExecute taint", ds: ds, node: withTaint(fits, "spot", corev1.TaintEffectNoExecute), want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
-		{name: "PreferNoSchedule taints do not count", ds: ds, node: withTaint(fits, "soft", corev1.TaintEffectPreferNoSchedule), want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
-		{name: "the daemon tolerations are added", ds: ds, node: dt.Node("n", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("pool", "general"), dt.Unschedulable()), want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
-		{name: "an Equal toleration", ds: gpu, node: gpuNode, want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "a tolerated NoExecute taint", ds: ds, node: withTaint(fits, "spot", corev1.TaintEffectNoExecute), want: eligibility.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "PreferNoSchedule taints do not count", ds: ds, node: withTaint(fits, "soft", corev1.TaintEffectPreferNoSchedule), want: eligibility.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "the daemon tolerations are added", ds: ds, node: dt.Node("n", dt.WithLabel("kubernetes.io/os", "linux"), dt.WithLabel("pool", "general"), dt.Unschedulable()), want: eligibility.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "an Equal toleration", ds: gpu, node: gpuNode, want: eligibility.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
 		{
 			name: "a Gt toleration does not match with the gate off",
 			ds:   gt, node: gpuNode,
-			want: daemon.NodeEligibility{ShouldContinueRunning: true, Reason: daemon.IneligibleTaint, Taint: corev1.Taint{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule},
+			want: eligibility.Verdict{ShouldContinueRunning: true, Reason: eligibility.IneligibleTaint, Taint: corev1.Taint{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule},
 				UntoleratedTaints: []corev1.Taint{{Key: "gpu", Value: "5", Effect: corev1.TaintEffectNoSchedule}}},
 		},
-		{name: "a Gt toleration matches with the gate on", ds: gt, node: gpuNode, comparison: true, want: daemon.NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}},
+		{name: "a Gt toleration matches with the gate on", ds: gt, node: gpuNode, comparison: true, want: eligibility.Verdict{ShouldRun: true, ShouldContinueRunning: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := daemon.NewEligibility(tt.ds, tt.comparison).Explain(tt.node)
+			got := eligibility.New(tt.ds, tt.comparison).Explain(tt.node)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Explain() mismatch (-want +got):\n%s", diff)
 			}
-			run, keep := daemon.NewEligibility(tt.ds, tt.comparison).ShouldRun(tt.node)
+			run, keep := eligibility.New(tt.ds, tt.comparison).ShouldRun(tt.node)
 			if run != got.ShouldRun || keep != got.ShouldContinueRunning {
 				t.Errorf("ShouldRun() = %v, %v; Explain says %v, %v", run, keep, got.ShouldRun, got.ShouldContinueRunning)
 			}
 			if tt.node != nil && tt.ds != nil && !tt.comparison {
-				run, keep := daemon.NodeShouldRunDaemonPod(tt.node, tt.ds)
+				run, keep := eligibility.ShouldRun(tt.node, tt.ds)
 				if run != got.ShouldRun || keep != got.ShouldContinueRunning {
 					t.Errorf("NodeShouldRunDaemonPod() = %v, %v; want %v, %v", run, keep, got.ShouldRun, got.ShouldContinueRunning)
 				}
@@ -129,7 +129,7 @@ func withTaint(n *corev1.Node, key string, effect corev1.TaintEffect) *corev1.No
 // allocations on the performance fixture.
 func TestEligibilityDoesNotAllocate(t *testing.T) {
 	ds, node := placementFixture()
-	e := daemon.NewEligibility(ds, false)
+	e := eligibility.New(ds, false)
 	if run, _ := e.ShouldRun(node); !run {
 		t.Fatalf("the fixture node must fit")
 	}
@@ -146,7 +146,7 @@ func TestEligibilityDoesNotAllocate(t *testing.T) {
 		if allocs := testing.AllocsPerRun(100, func() { e.Explain(n) }); allocs > budget {
 			t.Errorf("Explain(%s) allocates %v times, want at most %v", n.Name, allocs, budget)
 		}
-		if allocs := testing.AllocsPerRun(100, func() { daemon.NodeShouldRunDaemonPod(n, ds) }); allocs != 0 {
+		if allocs := testing.AllocsPerRun(100, func() { eligibility.ShouldRun(n, ds) }); allocs != 0 {
 			t.Errorf("NodeShouldRunDaemonPod(%s) allocates %v times, want 0", n.Name, allocs)
 		}
 	}
@@ -155,10 +155,9 @@ func TestEligibilityDoesNotAllocate(t *testing.T) {
 func TestEligibilityDoesNotModifyInput(t *testing.T) {
 	ds, node := placementFixture()
 	dsBefore, nodeBefore := ds.DeepCopy(), node.DeepCopy()
-	e := daemon.NewEligibility(ds, false)
+	e := eligibility.New(ds, false)
 	e.Explain(node)
-	daemon.NodeShouldRunDaemonPod(node, ds)
-	daemon.NewPod(ds, node.Name)
+	eligibility.ShouldRun(node, ds)
 	if diff := cmp.Diff(dsBefore, ds); diff != "" {
 		t.Errorf("DaemonSet modified (-before +after):\n%s", diff)
 	}
@@ -173,38 +172,15 @@ func TestEligibilityDoesNotModifyInput(t *testing.T) {
 	}
 }
 
-func BenchmarkNodeShouldRunDaemonPod(b *testing.B) {
-	ds, node := placementFixture()
-	b.Run("one-shot", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			daemon.NodeShouldRunDaemonPod(node, ds)
-		}
-	})
-	b.Run("compiled", func(b *testing.B) {
-		e := daemon.NewEligibility(ds, false)
-		b.ReportAllocs()
-		for b.Loop() {
-			e.ShouldRun(node)
-		}
-	})
-	b.Run("compile", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			daemon.NewEligibility(ds, false)
-		}
-	})
-}
-
-// ExampleEligibility_Explain_allTaints prints every taint that keeps a DaemonSet off
+// ExampleCheck_Explain_allTaints prints every taint that keeps a DaemonSet off
 // a node, and whether a pod already there may stay.
-func ExampleEligibility_Explain_allTaints() {
+func ExampleCheck_Explain_allTaints() {
 	ds := dt.DaemonSet("log-agent", dt.WithToleration("dedicated", corev1.TaintEffectNoSchedule))
 	node := dt.Node("gpu-1",
 		dt.WithTaint("nvidia.com/gpu", "true", corev1.TaintEffectNoSchedule),
 		dt.WithTaint("dedicated", "ml", corev1.TaintEffectNoSchedule),
 		dt.WithTaint("team", "ml", corev1.TaintEffectNoSchedule))
-	v := daemon.NewEligibility(ds, false).Explain(node)
+	v := eligibility.New(ds, false).Explain(node)
 	fmt.Println(v.Reason, "existing pod may stay:", v.ShouldContinueRunning)
 	for _, t := range v.UntoleratedTaints {
 		fmt.Printf("  %s=%s:%s\n", t.Key, t.Value, t.Effect)
@@ -215,9 +191,9 @@ func ExampleEligibility_Explain_allTaints() {
 	//   team=ml:NoSchedule
 }
 
-func ExampleEligibility_ShouldRun() {
+func ExampleCheck_ShouldRun() {
 	ds := dt.DaemonSet("fluentd", dt.WithNodeSelector("pool", "general"))
-	e := daemon.NewEligibility(ds, false) // compile once
+	e := eligibility.New(ds, false) // compile once
 	for i := range 3 {
 		n := dt.Node(fmt.Sprintf("n%d", i), dt.WithLabel("pool", []string{"general", "gpu", "general"}[i]))
 		run, _ := e.ShouldRun(n) // then check each node without allocating
@@ -238,25 +214,25 @@ func TestEligibilityUnsatisfiable(t *testing.T) {
 			}}},
 		}}}
 	})
-	if err := daemon.NewEligibility(never, false).Unsatisfiable(); err == nil {
+	if err := eligibility.New(never, false).Unsatisfiable(); err == nil {
 		t.Errorf("Unsatisfiable() = nil for Exists and DoesNotExist on one key")
 	}
-	if err := daemon.NewEligibility(dt.DaemonSet("fine", dt.PlacementOptions()...), false).Unsatisfiable(); err != nil {
+	if err := eligibility.New(dt.DaemonSet("fine", dt.PlacementOptions()...), false).Unsatisfiable(); err != nil {
 		t.Errorf("Unsatisfiable() = %v for a satisfiable DaemonSet", err)
 	}
-	if err := daemon.NewEligibility(nil, false).Unsatisfiable(); err != nil {
+	if err := eligibility.New(nil, false).Unsatisfiable(); err != nil {
 		t.Errorf("Unsatisfiable() = %v for a nil DaemonSet", err)
 	}
 }
 
 // TestEligibilityForNodesNotYetCreated covers the parts of the check that
 // judge what is not a node: the template's nodeName, the affinity on a set
-// of nodes and a list of taints; a nil Eligibility (from a nil DaemonSet)
+// of nodes and a list of taints; a nil Check (from a nil DaemonSet)
 // admits nothing.
 func TestEligibilityForNodesNotYetCreated(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.PlacementOptions()...)
 	ds.Spec.Template.Spec.NodeName = "node-1"
-	e := daemon.NewEligibility(ds, false)
+	e := eligibility.New(ds, false)
 	linux, err := affinity.NewNodeSet("", map[string]string{"kubernetes.io/os": "linux", "pool": "general"}, nil, false)
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +245,7 @@ func TestEligibilityForNodesNotYetCreated(t *testing.T) {
 	tolerated := corev1.Taint{Key: "spot", Effect: corev1.TaintEffectNoExecute}
 	tests := []struct {
 		name       string
-		e          *daemon.Eligibility
+		e          *eligibility.Check
 		nodeName   string
 		linux      affinity.Truth
 		windows    affinity.Truth
@@ -277,7 +253,7 @@ func TestEligibilityForNodesNotYetCreated(t *testing.T) {
 		untol      bool
 	}{
 		{name: "a compiled DaemonSet", e: e, nodeName: "node-1", linux: affinity.Always, windows: affinity.Never, untolTaint: gpu, untol: true},
-		{name: "nil admits nothing", e: daemon.NewEligibility(nil, false), linux: affinity.Never, windows: affinity.Never, untolTaint: tolerated, untol: true},
+		{name: "nil admits nothing", e: eligibility.New(nil, false), linux: affinity.Never, windows: affinity.Never, untolTaint: tolerated, untol: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,4 +272,13 @@ func TestEligibilityForNodesNotYetCreated(t *testing.T) {
 			}
 		})
 	}
+}
+
+func ExampleCheck_Explain() {
+	ds := dt.DaemonSet("fluentd")
+	e := eligibility.New(ds, false)
+	v := e.Explain(dt.Node("db-1", dt.WithTaint("dedicated", "db", corev1.TaintEffectNoExecute)))
+	fmt.Println(v.ShouldRun, v.ShouldContinueRunning, v.Reason, v.Taint.ToString())
+	// Output:
+	// false false UntoleratedNoExecuteTaint dedicated=db:NoExecute
 }

@@ -1,4 +1,4 @@
-package daemon
+package eligibility
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
@@ -9,30 +9,30 @@ import (
 	"github.com/daemonplan/daemonplan/tolerations"
 )
 
-// Eligibility is the placement check of one DaemonSet, compiled once: the
+// Check is the placement check of one DaemonSet, compiled once: the
 // template's nodeName, its nodeSelector and required node affinity, and its
 // tolerations merged with the daemon tolerations. Checking a node then
-// parses nothing and allocates nothing. An Eligibility is immutable and safe
+// parses nothing and allocates nothing. A Check is immutable and safe
 // for concurrent use; it keeps no reference to the DaemonSet.
-type Eligibility struct {
+type Check struct {
 	nodeName    string
 	matcher     *affinity.NodeMatcher
 	tolerations []corev1.Toleration
 	comparison  bool
 }
 
-// NewEligibility compiles the placement check of ds. enableComparisonOperators
+// New compiles the placement check of ds. enableComparisonOperators
 // is the TaintTolerationComparisonOperators feature gate (Gt and Lt
 // tolerations). Parse errors in the required node affinity are not errors:
 // like upstream, the terms that do not parse never match (see
 // affinity.NewNodeMatcher). A nil ds gives nil, which like the zero
-// Eligibility admits no node: every method accepts a nil Eligibility.
-func NewEligibility(ds *appsv1.DaemonSet, enableComparisonOperators bool) *Eligibility {
+// Check admits no node: every method accepts a nil Check.
+func New(ds *appsv1.DaemonSet, enableComparisonOperators bool) *Check {
 	if ds == nil {
 		return nil
 	}
 	spec := &ds.Spec.Template.Spec
-	return &Eligibility{
+	return &Check{
 		nodeName:    spec.NodeName,
 		matcher:     affinity.NewNodeMatcher(spec),
 		tolerations: tolerations.WithDaemonTolerations(spec.Tolerations, spec.HostNetwork),
@@ -40,16 +40,16 @@ func NewEligibility(ds *appsv1.DaemonSet, enableComparisonOperators bool) *Eligi
 	}
 }
 
-// NodeEligibility is whether one node may run the DaemonSet's pod
-// (Eligibility.Explain): may a new pod be placed there, may an existing
+// Verdict is whether one node may run the DaemonSet's pod
+// (Check.Explain): may a new pod be placed there, may an existing
 // one stay, and the reason when not.
-type NodeEligibility struct {
+type Verdict struct {
 	// ShouldRun: a new daemon pod may be placed on the node.
 	ShouldRun bool
 	// ShouldContinueRunning: a daemon pod already on the node may stay.
 	ShouldContinueRunning bool
 	// Reason is why ShouldRun is false; "" when it is true.
-	Reason IneligibleReason
+	Reason Reason
 	// Taint is the deciding untolerated taint, for the taint reasons: the
 	// first NoExecute one when there is one, else the first NoSchedule one.
 	Taint corev1.Taint
@@ -69,25 +69,25 @@ type NodeEligibility struct {
 	UntoleratedTaints []corev1.Taint
 }
 
-// IneligibleReason says why a node may not run a new daemon pod.
-type IneligibleReason string
+// Reason says why a node may not run a new daemon pod.
+type Reason string
 
 // The reasons a node may not run a new daemon pod, in the order they are
 // checked.
 const (
 	// IneligibleNilNode: the node is nil (or the DaemonSet was nil).
-	IneligibleNilNode IneligibleReason = "NilNode"
+	IneligibleNilNode Reason = "NilNode"
 	// IneligibleNodeName: the template's nodeName names another node.
-	IneligibleNodeName IneligibleReason = "NodeNameMismatch"
+	IneligibleNodeName Reason = "NodeNameMismatch"
 	// IneligibleNodeAffinity: the template's nodeSelector or required node
 	// affinity does not match the node.
-	IneligibleNodeAffinity IneligibleReason = "NodeAffinityMismatch"
+	IneligibleNodeAffinity Reason = "NodeAffinityMismatch"
 	// IneligibleTaint: the node has an untolerated NoSchedule taint and
 	// every NoExecute taint is tolerated: a running pod may stay.
-	IneligibleTaint IneligibleReason = "UntoleratedTaint"
+	IneligibleTaint Reason = "UntoleratedTaint"
 	// IneligibleNoExecuteTaint: the node has an untolerated NoExecute taint:
 	// a running pod must go too.
-	IneligibleNoExecuteTaint IneligibleReason = "UntoleratedNoExecuteTaint"
+	IneligibleNoExecuteTaint Reason = "UntoleratedNoExecuteTaint"
 )
 
 // ShouldRun returns upstream's NodeShouldRunDaemonPod verdict for node:
@@ -97,7 +97,7 @@ const (
 // does not match; with an untolerated NoSchedule or NoExecute taint it may
 // not get a new pod, and a running pod may stay only when every NoExecute
 // taint is tolerated. A nil node fails both. It does not allocate.
-func (e *Eligibility) ShouldRun(node *corev1.Node) (shouldRun, shouldContinueRunning bool) {
+func (e *Check) ShouldRun(node *corev1.Node) (shouldRun, shouldContinueRunning bool) {
 	v := e.verdict(node)
 	return v.ShouldRun, v.ShouldContinueRunning
 }
@@ -108,7 +108,7 @@ func (e *Eligibility) ShouldRun(node *corev1.Node) (shouldRun, shouldContinueRun
 // NoSchedule and NoExecute taint. It does not allocate on a node that may
 // run the pod, nor for a nodeName or nodeSelector mismatch; it allocates
 // one slice to list failing affinity terms or untolerated taints.
-func (e *Eligibility) Explain(node *corev1.Node) NodeEligibility {
+func (e *Check) Explain(node *corev1.Node) Verdict {
 	v := e.verdict(node)
 	switch v.Reason {
 	case IneligibleNodeName:
@@ -123,7 +123,7 @@ func (e *Eligibility) Explain(node *corev1.Node) NodeEligibility {
 
 // untoleratedTaints lists every NoSchedule and NoExecute taint of node the
 // compiled tolerations do not tolerate, in node order.
-func (e *Eligibility) untoleratedTaints(node *corev1.Node) []corev1.Taint {
+func (e *Check) untoleratedTaints(node *corev1.Node) []corev1.Taint {
 	var out []corev1.Taint
 	taints := node.Spec.Taints
 	for i := range taints {
@@ -140,9 +140,9 @@ func (e *Eligibility) untoleratedTaints(node *corev1.Node) []corev1.Taint {
 }
 
 // verdict is the placement decision without the details Explain adds.
-func (e *Eligibility) verdict(node *corev1.Node) NodeEligibility {
+func (e *Check) verdict(node *corev1.Node) Verdict {
 	if node == nil || e == nil || e.matcher == nil {
-		return NodeEligibility{Reason: IneligibleNilNode}
+		return Verdict{Reason: IneligibleNilNode}
 	}
 	return verdictOf(placerule.Decide(nodeNameTruth(e.nodeName, node),
 		func() affinity.Truth { return placerule.Of(e.matcher.Match(node)) },
@@ -163,29 +163,29 @@ func nodeNameTruth(templateNodeName string, node *corev1.Node) affinity.Truth {
 // verdictOf reads upstream's two answers from the rule order's verdict on
 // one node (never Sometimes): a node with an untolerated NoSchedule taint
 // alone may keep its pod.
-func verdictOf(v placerule.Verdict) NodeEligibility {
+func verdictOf(v placerule.Verdict) Verdict {
 	switch v.Check {
 	case placerule.NodeName:
-		return NodeEligibility{Reason: IneligibleNodeName}
+		return Verdict{Reason: IneligibleNodeName}
 	case placerule.NodeAffinity:
-		return NodeEligibility{Reason: IneligibleNodeAffinity}
+		return Verdict{Reason: IneligibleNodeAffinity}
 	case placerule.Taint:
-		return NodeEligibility{ShouldContinueRunning: true, Reason: IneligibleTaint, Taint: v.Taint}
+		return Verdict{ShouldContinueRunning: true, Reason: IneligibleTaint, Taint: v.Taint}
 	case placerule.NoExecuteTaint:
-		return NodeEligibility{Reason: IneligibleNoExecuteTaint, Taint: v.Taint}
+		return Verdict{Reason: IneligibleNoExecuteTaint, Taint: v.Taint}
 	}
-	return NodeEligibility{ShouldRun: true, ShouldContinueRunning: true}
+	return Verdict{ShouldRun: true, ShouldContinueRunning: true}
 }
 
-// NodeShouldRunDaemonPod returns whether a new pod of ds may be placed on
-// node (shouldRun) and whether a pod of ds already there may stay
-// (shouldContinueRunning), as upstream's function of the same name, with
+// ShouldRun returns whether a new pod of ds may be placed on node
+// (shouldRun) and whether a pod of ds already there may stay
+// (shouldContinueRunning), as upstream's NodeShouldRunDaemonPod, with
 // the TaintTolerationComparisonOperators gate off. It judges the one node
 // straight from the template, compiling nothing and allocating nothing
 // (see affinity.MatchNode and tolerations.FindUntoleratedDaemonTaint); to
-// judge many nodes, NewEligibility compiles the check once. A nil node or ds
+// judge many nodes, New compiles the check once. A nil node or ds
 // gives false, false. It modifies nothing.
-func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun, shouldContinueRunning bool) {
+func ShouldRun(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun, shouldContinueRunning bool) {
 	if node == nil || ds == nil {
 		return false, false
 	}
@@ -203,8 +203,8 @@ func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun,
 
 // NodeName returns the template's spec.nodeName: when it is not "", a new
 // daemon pod may run only on the node of that name (IneligibleNodeName
-// elsewhere). "" for a nil Eligibility.
-func (e *Eligibility) NodeName() string {
+// elsewhere). "" for a nil Check.
+func (e *Check) NodeName() string {
 	if e == nil {
 		return ""
 	}
@@ -215,9 +215,9 @@ func (e *Eligibility) NodeName() string {
 // on every node of s at once, for callers that reason about nodes not yet
 // created (see affinity.NodeMatcher.MatchSet): Always when every node of s
 // matches, Never when none does, Sometimes when it depends on what s leaves
-// open. A nil Eligibility, or the zero one, matches no node: Never, with
+// open. A nil Check, or the zero one, matches no node: Never, with
 // Term and Requirement -1. It does not allocate.
-func (e *Eligibility) MatchSet(s *affinity.NodeSet) affinity.SetVerdict {
+func (e *Check) MatchSet(s *affinity.NodeSet) affinity.SetVerdict {
 	if e == nil || e.matcher == nil {
 		return affinity.SetVerdict{Truth: affinity.Never, Term: -1, Requirement: -1}
 	}
@@ -226,11 +226,11 @@ func (e *Eligibility) MatchSet(s *affinity.NodeSet) affinity.SetVerdict {
 
 // UntoleratedTaint returns the first taint of taints whose effect is in
 // effects and which the pod does not tolerate (its template's tolerations
-// with the daemon tolerations, under this Eligibility's comparison-operator
+// with the daemon tolerations, under this Check's comparison-operator
 // gate), and whether there is one: what ShouldRun asks of a node's taints,
-// for taints that are not on a node yet. A nil Eligibility tolerates
+// for taints that are not on a node yet. A nil Check tolerates
 // nothing. It does not allocate.
-func (e *Eligibility) UntoleratedTaint(taints []corev1.Taint, effects tolerations.EffectSet) (corev1.Taint, bool) {
+func (e *Check) UntoleratedTaint(taints []corev1.Taint, effects tolerations.EffectSet) (corev1.Taint, bool) {
 	if e == nil {
 		return tolerations.FindUntoleratedTaint(taints, nil, effects, false)
 	}
@@ -241,8 +241,8 @@ func (e *Eligibility) UntoleratedTaint(taints []corev1.Taint, effects toleration
 // required node affinity that no node can ever satisfy (see
 // affinity.NodeMatcher.Unsatisfiable): a DaemonSet with such an error in
 // every term never gets a pod. nil when every part can match, and for a
-// nil Eligibility or one compiled from a nil DaemonSet.
-func (e *Eligibility) Unsatisfiable() error {
+// nil Check or one compiled from a nil DaemonSet.
+func (e *Check) Unsatisfiable() error {
 	if e == nil || e.matcher == nil {
 		return nil
 	}
