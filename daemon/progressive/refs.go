@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/daemonplan/daemonplan/daemon"
 	"github.com/daemonplan/daemonplan/daemon/internal/nearest"
@@ -224,7 +225,11 @@ func scopeUnresolved(s *metav1.LabelSelector, desired []*daemon.NodeReadOut) Unr
 	}
 	u := Unresolved{Key: AnnotationScope, Value: text, What: "desired node"}
 	for _, e := range scopeRequirements(s) {
-		if slices.ContainsFunc(desired, func(n *daemon.NodeReadOut) bool { return meets(e, n.Node.Labels) }) {
+		one, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{e}})
+		if err != nil {
+			return u
+		}
+		if slices.ContainsFunc(desired, func(n *daemon.NodeReadOut) bool { return one.Matches(labels.Set(n.Node.Labels)) }) {
 			continue
 		}
 		if e.Operator != metav1.LabelSelectorOpIn && e.Operator != metav1.LabelSelectorOpExists {
@@ -259,22 +264,6 @@ func scopeRequirements(s *metav1.LabelSelector) []metav1.LabelSelectorRequiremen
 		out = append(out, metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpIn, Values: []string{s.MatchLabels[k]}})
 	}
 	return append(out, s.MatchExpressions...)
-}
-
-// meets reports whether labels meet the requirement e.
-func meets(e metav1.LabelSelectorRequirement, labels map[string]string) bool {
-	v, ok := labels[e.Key]
-	switch e.Operator {
-	case metav1.LabelSelectorOpIn:
-		return ok && slices.Contains(e.Values, v)
-	case metav1.LabelSelectorOpNotIn:
-		return !ok || !slices.Contains(e.Values, v)
-	case metav1.LabelSelectorOpExists:
-		return ok
-	case metav1.LabelSelectorOpDoesNotExist:
-		return !ok
-	}
-	return false
 }
 
 // listed returns u listing have (at most MaxListed, More the rest) and the
