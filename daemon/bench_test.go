@@ -52,11 +52,13 @@ func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev
 	for i := range n {
 		name := fmt.Sprintf("node-%05d", i)
 		nodes[i] = dt.PlacementNode(name, i)
+		nodes[i].ResourceVersion = fmt.Sprint(1000 + i) // as an informer's objects have
 		if state == fresh {
 			continue
 		}
 		p := proto.DeepCopy()
 		p.Name, p.UID, p.Spec.NodeName = fmt.Sprintf("agent-%05d", i), types.UID(fmt.Sprintf("pod-%05d", i)), name
+		p.ResourceVersion = fmt.Sprint(100000 + i)
 		pods = append(pods, p)
 	}
 	// An informer's lister returns objects in no particular order; so does

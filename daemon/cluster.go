@@ -63,6 +63,9 @@ type cluster struct {
 	// Compute's is dropped with its plan, which may share its memory.
 	mem  scratch
 	kept bool
+	// memo, set by a Planner for one plan, has resolved the plan's nodes
+	// and pods (see memo): the view is built from what it remembers.
+	memo *memo
 }
 
 // view is what a cluster knows of one plan's input; build sets all of it.

@@ -83,7 +83,9 @@ func Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 // compute is Compute, building the cluster view in c: a new cluster, or a
 // Planner's (c.kept), whose memory the plan then shares nothing with.
 func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts Options, c *cluster) (Plan, error) {
-	if err := validateInput(ds, nodes, pods, opts.Revisions); err != nil {
+	// A memo that resolved the nodes and pods has checked each for nil and
+	// a name already.
+	if err := validateInput(ds, nodes, pods, opts.Revisions, c.memo == nil); err != nil {
 		return Plan{}, err
 	}
 	if !opts.Rollout.IsZero() {
@@ -147,8 +149,12 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 	}
 	elig := eligibility.New(ds, opts.EnableTaintTolerationComparisonOperators)
 	judge := podJudge{hash: hist.Hash, generation: generation, minReady: ds.Spec.MinReadySeconds, now: opts.Now}
-	if err := c.build(nodes, pods, claimer{owner: owner, sel: sel}, elig, judge, readahead.LabelKey(&ds.Spec.Template.Spec)); err != nil {
-		return Plan{}, NewError(ds, StageInput, err)
+	cl := claimer{owner: owner, sel: sel}
+	if c.memo == nil || !c.memo.build(c, ds, pods, cl, elig, judge, opts.EnableTaintTolerationComparisonOperators) {
+		c.memo = nil // what the memo cannot decide, the full build names
+		if err := c.build(nodes, pods, cl, elig, judge, readahead.LabelKey(&ds.Spec.Template.Spec)); err != nil {
+			return Plan{}, NewError(ds, StageInput, err)
+		}
 	}
 	if len(hist.Plan.Delete) > 0 {
 		// The history merged duplicate current revisions (its only

@@ -12,8 +12,9 @@ import (
 // problem, not only the first, as field errors joined in an *Error of
 // StageInput. Duplicate node names, and duplicate names
 // among the pods the DaemonSet owns or adopts, are found later, when those
-// are sorted anyway (see cluster.build).
-func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revisions []*appsv1.ControllerRevision) error {
+// are sorted anyway (see cluster.build). objects false skips the checks of
+// each node and pod, for a caller that made them (a Planner's memo).
+func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, revisions []*appsv1.ControllerRevision, objects bool) error {
 	if ds == nil {
 		return NewError(nil, StageInput, field.Required(field.NewPath("daemonSet"), "a DaemonSet is required"))
 	}
@@ -31,6 +32,9 @@ func validateInput(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Po
 
 	// Paths are built only for errors: this loop runs over every node and
 	// pod of the cluster.
+	if !objects {
+		nodes, pods = nil, nil // checked by the caller
+	}
 	for i, n := range nodes {
 		switch {
 		case n == nil:

@@ -3,32 +3,53 @@ package daemon
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
-// Planner computes plans exactly as Compute does, keeping its working
-// memory (the per-pod and per-node slices of the cluster view and of the
-// rolling-update step) from one call to the next, so that a controller that
-// plans all day does not hand the garbage collector a fleet-sized heap on
-// every sync. A warm Planner planning a steady cluster allocates a few
-// hundred small objects (the revision patch, the compiled eligibility, the
-// status) however many nodes there are; see BENCHMARKS.md.
+// Planner computes plans exactly as Compute does, and costs what changed:
+// it remembers, for each DaemonSet it plans (by UID), what it read of
+// every node and pod, and judges again only the objects that changed since
+// that DaemonSet's last plan. Between two syncs of a steady cluster an
+// informer hands the same node and pod objects again, so a warm Planner
+// reads little more than each object's identity; see BENCHMARKS.md.
+//
+// The identity rule: a node or pod is the same as in the last plan when it
+// is the same object (pointer) with the same non-empty resourceVersion.
+// Anything else is read anew: a new object, a changed resourceVersion, or
+// an empty one (an object without a resourceVersion is never remembered).
+// An informer's cache never edits an object in place, so a controller fed
+// by one is never served a stale verdict; a caller that edits objects in
+// place must change their resourceVersion (or clear it) before planning
+// again. What a plan judges from the DaemonSet is compared by value: a
+// change of its placement fields (nodeName, nodeSelector, affinity,
+// tolerations, hostNetwork) judges every node again, a change of its
+// selector or owner claims every pod again, and a new revision or clock
+// re-judges each pod's state from the facts kept (rollout.PodFacts).
 //
 // A Planner may plan any DaemonSets and inputs in any order: no result
-// depends on an earlier call (TestPlannerMatchesCompute checks this over
-// the conformance corpus and generated clusters). Its memory grows to fit
-// the largest cluster it has planned and stays at that size; a plan works
-// in as much of it as its own cluster needs, so a small DaemonSet planned
-// after a large one costs what it costs alone. Until the next call the
-// Planner still points to the last call's nodes and pods (a controller's
-// informer cache holds them anyway), and to nothing of an earlier call;
-// use one Planner per worker goroutine, or drop it to give the memory
-// back.
+// depends on an earlier call (TestPlannerMatchesCompute and
+// TestPlannerHistories check this over the conformance corpus and
+// generated cluster histories, FuzzPlanner over random call sequences).
+// It keeps, per DaemonSet planned, a few hundred bytes per node and pod,
+// for the MemoizedDaemonSets DaemonSets it planned last (planning another
+// drops what it keeps of the one planned longest ago); Forget drops what
+// it keeps of a DaemonSet that is gone. Its working
+// memory (the view's slices) grows to fit the largest cluster it has
+// planned and stays at that size. Until the next call the Planner still
+// points to the nodes and pods it was given (a controller's informer
+// cache holds them anyway).
 //
 // A Planner is not safe for concurrent use: one goroutine at a time. The
 // zero value is ready to use; NewPlanner is the same.
 type Planner struct {
-	c cluster
+	c     cluster
+	memos map[types.UID]*memo
+	calls uint64 // numbers the plans, for the memos' last use
 }
+
+// MemoizedDaemonSets is how many DaemonSets a Planner remembers the
+// objects of (see Planner).
+const MemoizedDaemonSets = 32
 
 // NewPlanner returns an empty Planner.
 func NewPlanner() *Planner {
@@ -44,5 +65,60 @@ func (p *Planner) Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*co
 		return Compute(ds, nodes, pods, opts)
 	}
 	p.c.kept = true
-	return compute(ds, nodes, pods, opts, &p.c)
+	m := p.memoOf(ds)
+	if m != nil && !m.resolve(nodes, pods) {
+		m = nil // the full build names what the memo cannot decide
+	}
+	p.c.memo = m
+	plan, err := compute(ds, nodes, pods, opts, &p.c)
+	if ds != nil && (m == nil || !m.built) {
+		// Nothing planned from the memo, or it fell back: what it holds
+		// no longer matches its orders.
+		delete(p.memos, ds.UID)
+	}
+	p.c.memo = nil
+	return plan, err
+}
+
+// Forget drops what p remembers of the DaemonSet of that UID (a
+// controller calls it when the DaemonSet is deleted). Its next plan, if
+// any, reads every object anew. A nil p forgets nothing.
+func (p *Planner) Forget(uid types.UID) {
+	if p != nil {
+		delete(p.memos, uid)
+	}
+}
+
+// memoOf returns the memo of ds, new if there is none; nil when ds has no
+// UID to key it by (Compute then reports the input).
+func (p *Planner) memoOf(ds *appsv1.DaemonSet) *memo {
+	if ds == nil || ds.UID == "" {
+		return nil
+	}
+	p.calls++
+	m := p.memos[ds.UID]
+	if m == nil {
+		if p.memos == nil {
+			p.memos = make(map[types.UID]*memo)
+		}
+		if len(p.memos) >= MemoizedDaemonSets {
+			p.dropOldestMemo()
+		}
+		m = &memo{}
+		p.memos[ds.UID] = m
+	}
+	m.used = p.calls
+	return m
+}
+
+// dropOldestMemo drops the memo used longest ago.
+func (p *Planner) dropOldestMemo() {
+	var oldest types.UID
+	var at uint64
+	for uid, m := range p.memos {
+		if oldest == "" || m.used < at {
+			oldest, at = uid, m.used
+		}
+	}
+	delete(p.memos, oldest)
 }

@@ -45,14 +45,7 @@ func AvailableAt(pod *corev1.Pod, minReadySeconds int32) (at time.Time, ok bool)
 	if c == nil || c.Status != corev1.ConditionTrue {
 		return time.Time{}, false
 	}
-	if minReadySeconds == 0 {
-		return time.Time{}, true
-	}
-	if c.LastTransitionTime.IsZero() {
-		return time.Time{}, false
-	}
-	// int32 seconds fit in a time.Duration (±68 years), so no overflow.
-	return c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second), true
+	return availableAt(c.LastTransitionTime.Time, minReadySeconds)
 }
 
 // AvailableSince returns when pod, available, became so: its Ready

@@ -45,17 +45,10 @@ func IsPodUpdated(pod *corev1.Pod, hash string, dsTemplateGeneration *int64) boo
 	if pod == nil {
 		return false
 	}
-	if hash != "" && pod.Labels[appsv1.ControllerRevisionHashLabelKey] == hash {
-		return true
-	}
-	if dsTemplateGeneration == nil {
-		return false
+	hashLabel := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	if hash != "" && hashLabel == hash {
+		return true // the usual case, without the second lookup
 	}
 	label, ok := pod.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey]
-	if !ok {
-		// An absent label reads as "", which no decimal rendering equals.
-		return false
-	}
-	var buf [24]byte
-	return string(strconv.AppendInt(buf[:0], *dsTemplateGeneration, 10)) == label
+	return revisionMatches(hashLabel, label, ok, hash, dsTemplateGeneration)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,8 +21,12 @@ import (
 // upstream's own BenchmarkUpdateDaemonSetStatus to BenchmarkStatusShape
 // with impl=upstream-1.37.2.
 const (
-	implCompute     = "compute"
-	implPlanner     = "planner"
+	implCompute = "compute"
+	implPlanner = "planner"
+	// implNodeChanged is a warm Planner where one node changed (a new
+	// object, a new resourceVersion) since its last plan, a different node
+	// each time.
+	implNodeChanged = "planner-node-changed"
 	implEligibility = "eligibility"
 )
 
@@ -89,6 +94,39 @@ func runPlans(b *testing.B, c *cluster, plan planFunc) {
 	}
 }
 
+// runNodeChanges times a warm Planner over c where, at every plan, one
+// node differs from the last plan's: 16 variants of c, each with one node
+// relabelled, planned in turn.
+func runNodeChanges(b *testing.B, c *cluster) {
+	variants := make([]cluster, 16)
+	for i := range variants {
+		v := *c
+		v.nodes = slices.Clone(c.nodes)
+		k := i * 613 % len(v.nodes)
+		n := v.nodes[k].DeepCopy()
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
+		}
+		n.Labels["example.com/relabelled"] = "true"
+		n.ResourceVersion += "-1"
+		v.nodes[k] = n
+		variants[i] = v
+	}
+	plan := callPlanner()
+	if err := plan(&variants[0]); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	runtime.GC()
+	i := 1
+	for b.Loop() {
+		if err := plan(&variants[i%len(variants)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
 // BenchmarkStatusShape plans the clusters of upstream's
 // BenchmarkUpdateDaemonSetStatus (see statusShape) with daemonplan: a whole
 // plan (Compute, and a warm Planner: both also plan the 250 creates and
@@ -143,6 +181,7 @@ func BenchmarkSync(b *testing.B) {
 		b.Run(name(implUpstream()), func(b *testing.B) { benchUpstream(b, get(b)) })
 		b.Run(name(implCompute), func(b *testing.B) { runPlans(b, &get(b).listed, callCompute()) })
 		b.Run(name(implPlanner), func(b *testing.B) { runPlans(b, &get(b).listed, callPlanner()) })
+		b.Run(name(implNodeChanged), func(b *testing.B) { runNodeChanges(b, &get(b).listed) })
 		if u != nil {
 			u.stop()
 			u = nil

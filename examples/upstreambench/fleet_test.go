@@ -151,8 +151,13 @@ func syncFleet(n int, state syncState) (cluster, error) {
 	for i := range n {
 		name := fmt.Sprintf("node-%05d", i)
 		c.nodes[i] = node(name, i)
+		// Stored objects have a resourceVersion (the fake clientset keeps
+		// what it is given): a Planner recognises the objects it has seen
+		// by it.
+		c.nodes[i].ResourceVersion = fmt.Sprint(1000 + i)
 		p := proto.DeepCopy()
 		p.Name, p.UID, p.Spec.NodeName = fmt.Sprintf("agent-%05d", i), types.UID(fmt.Sprintf("pod-%05d", i)), name
+		p.ResourceVersion = fmt.Sprint(100000 + i)
 		c.pods[i] = p
 	}
 	r := rand.New(rand.NewPCG(uint64(n), 1))
