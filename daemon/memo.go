@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon/internal/namesort"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -324,7 +325,7 @@ func insertSorted(kept, added []int32, name func(int32) string) []int32 {
 	if len(added) == 0 {
 		return kept
 	}
-	slices.SortFunc(added, func(a, b int32) int { return cmp.Compare(name(a), name(b)) })
+	sortByName(added, name)
 	if len(kept) == 0 {
 		return append(kept, added...)
 	}
@@ -365,5 +366,24 @@ func (m *memo) packNames(added []int32) {
 		e := &m.nodes[idx]
 		e.name = packed[at : at+len(e.name)]
 		at += len(e.name)
+	}
+}
+
+// sortByName sorts the entries idx by name. A long list (a first plan's)
+// goes through namesort, which reads each name once into its key instead
+// of at every comparison.
+func sortByName(idx []int32, name func(int32) string) {
+	if len(idx) <= 64 {
+		slices.SortFunc(idx, func(a, b int32) int { return cmp.Compare(name(a), name(b)) })
+		return
+	}
+	keys := make([]namesort.Key, len(idx))
+	for k, i := range idx {
+		keys[k] = namesort.KeyOf(name(i), k)
+	}
+	orig := slices.Clone(idx)
+	namesort.Sort(keys, nil, func(k int32) string { return name(orig[k]) })
+	for k, key := range keys {
+		idx[k] = orig[key.Index()]
 	}
 }

@@ -156,7 +156,7 @@ func (m *memo) orderClaimed(c *cluster, reclaim bool) bool {
 	}
 	name := func(idx int32) string { return m.pods[idx].name }
 	added := m.addedPods
-	slices.SortFunc(added, func(a, b int32) int { return cmp.Compare(name(a), name(b)) })
+	sortByName(added, name)
 	for k, idx := range added {
 		if k > 0 && name(added[k-1]) == name(idx) {
 			return false
