@@ -102,8 +102,8 @@ func rollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 				fmt.Sprintf("node %q has %d pods: one state per pod, or none", n.Name, len(n.Pods)))
 		}
 	}
-	order := sortedNodeOrder(nodes)
-	if err := checkNodeNames(nodes, order); err != nil {
+	order, strict := sortedNodeOrder(nodes)
+	if err := checkNodeNames(nodes, order, strict); err != nil {
 		return Step{}, err
 	}
 	if err := checkPolicy(&p); err != nil {
@@ -151,16 +151,27 @@ func rollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 }
 
 // sortedNodeOrder returns the indices of nodes in name order, without
-// touching nodes.
-func sortedNodeOrder(nodes []Node) []int {
-	order := make([]int, len(nodes))
+// touching nodes; strict reports that the names were given strictly
+// increasing, so that no two are equal (checkNodeNames then skips that
+// check).
+func sortedNodeOrder(nodes []Node) (order []int, strict bool) {
+	order = make([]int, len(nodes))
 	for i := range order {
 		order[i] = i
 	}
-	if !slices.IsSortedFunc(nodes, func(a, b Node) int { return cmp.Compare(a.Name, b.Name) }) {
+	// One pass tells the usual case, names given strictly increasing
+	// (sorted and unique), from the rest, which is sorted.
+	strict = true
+	for i := 1; i < len(nodes); i++ {
+		if nodes[i-1].Name >= nodes[i].Name {
+			strict = false
+			break
+		}
+	}
+	if !strict && !slices.IsSortedFunc(nodes, func(a, b Node) int { return cmp.Compare(a.Name, b.Name) }) {
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(nodes[a].Name, nodes[b].Name) })
 	}
-	return order
+	return order, strict
 }
 
 // walkOrder drops the idle nodes from order (node indices in name order)
@@ -202,13 +213,13 @@ func idle(n *Node) bool {
 
 // checkNodeNames rejects an empty node name and a name given twice, naming
 // the index of the offending (later) entry. order lists nodes by name.
-func checkNodeNames(nodes []Node, order []int) error {
+func checkNodeNames(nodes []Node, order []int, strict bool) error {
 	for k, i := range order {
 		name := nodes[i].Name
 		if name == "" {
 			return field.Required(field.NewPath("nodes").Index(i).Child("name"), "")
 		}
-		if k > 0 && nodes[order[k-1]].Name == name {
+		if !strict && k > 0 && nodes[order[k-1]].Name == name {
 			later := max(i, order[k-1])
 			return field.Duplicate(field.NewPath("nodes").Index(later).Child("name"), name)
 		}
