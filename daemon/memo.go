@@ -41,6 +41,10 @@ type memo struct {
 	serial uint32 // the last node entry's serial
 	built  bool   // the last resolve was followed by a build
 	used   uint64 // the Planner's call that last used it
+	// churn counts, in this resolve, the entries added and retired and the
+	// objects found elsewhere than at last plan's index: with none, the
+	// pods are grouped as last time.
+	churn int
 
 	nodes    []nodeEntry
 	nodeFree []int32
@@ -110,6 +114,7 @@ func (m *memo) resolve(nodes []*corev1.Node, pods []*corev1.Pod) bool {
 	m.epoch++
 	m.built = false
 	m.addedNodes = m.addedNodes[:0]
+	m.churn = 0
 	// A first plan's entries are allocated once, not grown into.
 	if len(m.nodes) == 0 {
 		m.nodes = make([]nodeEntry, 0, len(nodes))
@@ -178,12 +183,14 @@ func (m *memo) findNode(i int, n *corev1.Node) int32 {
 		}
 	}
 	if j, ok := m.nodeAt[n]; ok {
+		m.churn++
 		return j
 	}
 	return -1
 }
 
 func (m *memo) addNode(n *corev1.Node) int32 {
+	m.churn++
 	m.serial++
 	e := nodeEntry{node: n, rv: n.ResourceVersion, name: n.Name, seen: m.epoch, added: m.epoch, serial: m.serial, live: true}
 	var idx int32
@@ -202,6 +209,7 @@ func (m *memo) addNode(n *corev1.Node) int32 {
 }
 
 func (m *memo) retireNode(idx int32) {
+	m.churn++
 	e := &m.nodes[idx]
 	if j, ok := m.nodeAt[e.node]; ok && j == idx {
 		delete(m.nodeAt, e.node)
@@ -255,6 +263,7 @@ func (m *memo) findPod(i int, p *corev1.Pod) int32 {
 		}
 	}
 	if j, ok := m.podAt[p]; ok {
+		m.churn++
 		return j
 	}
 	return -1
@@ -262,6 +271,7 @@ func (m *memo) findPod(i int, p *corev1.Pod) int32 {
 
 // addPod reads the facts of p that depend on p alone.
 func (m *memo) addPod(p *corev1.Pod) int32 {
+	m.churn++
 	e := podEntry{pod: p, rv: p.ResourceVersion, name: p.Name, uid: p.UID, seen: m.epoch, added: m.epoch, live: true, node: -1}
 	if target, err := affinity.GetTargetNodeName(p); err == nil {
 		e.target, e.placed = target, true
@@ -284,6 +294,7 @@ func (m *memo) addPod(p *corev1.Pod) int32 {
 }
 
 func (m *memo) retirePod(idx int32) {
+	m.churn++
 	e := &m.pods[idx]
 	if j, ok := m.podAt[e.pod]; ok && j == idx {
 		delete(m.podAt, e.pod)

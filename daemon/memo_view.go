@@ -137,7 +137,7 @@ func (m *memo) build(c *cluster, ds *appsv1.DaemonSet, pods []*corev1.Pod, cl cl
 	if !m.orderClaimed(c, reclaim) {
 		return false
 	}
-	m.group(c)
+	m.group(c, reclaim || m.churn > 0)
 	c.keep()
 	m.built = true
 	return true
@@ -175,13 +175,12 @@ func (m *memo) orderClaimed(c *cluster, reclaim bool) bool {
 	return true
 }
 
-// group orders the placed pods that are not gone by node (m.order), then
-// pod name, followed by the pods of missing nodes by node name, then pod
-// name, and joins them with the nodes, as cluster.group and cluster.join
-// do. Pods keep the node entry they were grouped under; only a pod whose
-// node entry changed looks its node up by name again.
-func (m *memo) group(c *cluster) {
-	s := &c.mem
+// sortPlaced orders the placed pods (indices of c.placed) by node, then
+// pod name, followed by the pods of missing nodes. It returns that order
+// (slots), each node's end in it (next[k], for m.order[k]; next[len]
+// is total) and total, where the missing nodes' pods start. A plan
+// whose pods, nodes and claims are those of the last (build) reuses them.
+func (m *memo) sortPlaced(c *cluster) (slots, next []int32, total int) {
 	m.pos = resize(m.pos, len(m.nodes))
 	for k, idx := range m.order {
 		m.pos[idx] = int32(k)
@@ -207,9 +206,9 @@ func (m *memo) group(c *cluster) {
 	for k := 1; k < len(m.counts); k++ {
 		m.counts[k] += m.counts[k-1]
 	}
-	total := int(m.counts[len(m.counts)-1])
-	slots := resize(m.slots, total+len(missing))
-	next := m.counts // next[k] is where node k's next pod goes
+	total = int(m.counts[len(m.counts)-1])
+	slots = resize(m.slots, total+len(missing))
+	next = m.counts // next[k] is where node k's next pod goes
 	for pi, k := range keys {
 		if k >= 0 {
 			slots[next[k]] = int32(pi)
@@ -231,6 +230,24 @@ func (m *memo) group(c *cluster) {
 	})
 	copy(slots[total:], missing)
 	m.slots, m.missing = slots, missing
+	return slots, next, total
+}
+
+// group orders the placed pods that are not gone by node (m.order), then
+// pod name, followed by the pods of missing nodes by node name, then pod
+// name, and joins them with the nodes, as cluster.group and cluster.join
+// do. Pods keep the node entry they were grouped under; only a pod whose
+// node entry changed looks its node up by name again.
+func (m *memo) group(c *cluster, regroup bool) {
+	s := &c.mem
+	slots, next, total := m.slots, m.counts, 0
+	if regroup || len(next) != len(m.order)+1 {
+		slots, next, total = m.sortPlaced(c)
+	} else {
+		total = int(next[len(m.order)])
+	}
+	placed := c.placed
+	start := int32(0)
 
 	c.grouped = s.grouped.take(len(slots))
 	c.states = s.states.take(len(slots))
