@@ -16,9 +16,10 @@
 // # Compute and the Planner
 //
 // Compute(ds, nodes, pods, opts) plans one sync of one DaemonSet; its doc
-// lists the steps in order. A Planner computes the same plans, keeping its
-// working memory between calls: a controller that plans all day gives
-// each worker goroutine one.
+// lists the steps in order. A Planner computes the same plans, remembering
+// what it read of each node and pod so that a plan costs what changed
+// since the last (see Planner for the identity rule): a controller that
+// plans all day gives each worker goroutine one.
 //
 // # Using a plan
 //
@@ -145,8 +146,9 @@
 // (see BENCHMARKS.md).
 //
 // A Planner computes the same plans as Compute but keeps that per-cluster
-// memory between calls, so that a warm steady plan allocates next to
-// nothing however large the cluster; use one per goroutine. The code that
+// memory between calls, and what it read of each object, so that a warm
+// steady plan reads little more than each object's identity and allocates
+// next to nothing however large the cluster; use one per goroutine. The code that
 // buys the speed and changes no result (a radix sort of names, reading
 // objects in batches ahead of deciding them) lives in internal packages,
 // apart from what the planner decides.
