@@ -76,7 +76,7 @@ func TestReadOut(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("1"))
 			nodes, _ := oldCluster(ds, len(tt.kinds))
-			pods := podsOf(ds, dt.Epoch.Add(-time.Hour), tt.kinds...)
+			pods := dt.PodsByKind(ds, dt.Epoch.Add(-time.Hour), tt.kinds...)
 			opts := daemon.Options{Now: dt.Epoch, Rollout: tt.pol}
 			plain, err := daemon.Compute(ds, nodes, pods, opts)
 			if err != nil {

@@ -27,7 +27,7 @@ func TestAssess(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
 	nodes := zonedNodes("abab")
 	// Zone a (n1, n3) runs the new revision; zone b the old one.
-	pods := podsOf(ds, dt.Epoch.Add(-time.Hour), "new", "old", "new", "old")
+	pods := dt.PodsByKind(ds, dt.Epoch.Add(-time.Hour), "new", "old", "new", "old")
 	annotated := func(kv ...string) progressive.Rollout {
 		d := ds.DeepCopy()
 		d.Annotations = map[string]string{progressive.AnnotationOrderBy: zone, progressive.AnnotationWaveBake: "0s"}
@@ -175,7 +175,7 @@ func ExampleAssess() {
 		return
 	}
 	nodes := zonedNodes("abab")
-	pods := podsOf(ds, dt.Epoch.Add(-time.Hour), "new", "old", "new", "old")
+	pods := dt.PodsByKind(ds, dt.Epoch.Add(-time.Hour), "new", "old", "new", "old")
 	a, err := progressive.Assess(progressive.AssessInput{
 		DaemonSet: r.DaemonSet, Nodes: nodes, Pods: pods,
 		Options: r.Options(daemon.Options{Now: dt.Epoch}),

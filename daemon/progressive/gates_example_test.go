@@ -65,7 +65,7 @@ func ExampleGates_Hold() {
 	}
 	nodes := zonedNodes("abab")
 	// Zone a (n1, n3) runs the new revision; zone b the old one.
-	pods := podsOf(ds, dt.Epoch.Add(-time.Hour), "new", "old", "new", "old")
+	pods := dt.PodsByKind(ds, dt.Epoch.Add(-time.Hour), "new", "old", "new", "old")
 	hold := func(pods []*corev1.Pod) {
 		plan, err := daemon.Compute(r.DaemonSet, nodes, pods, r.Options(daemon.Options{Now: dt.Epoch}))
 		if err != nil {

@@ -186,7 +186,7 @@ func TestGatesHold(t *testing.T) {
 			if readyAgo == 0 {
 				readyAgo = time.Hour
 			}
-			pods := podsOf(ds, dt.Epoch.Add(-readyAgo), tt.kinds...)
+			pods := dt.PodsByKind(ds, dt.Epoch.Add(-readyAgo), tt.kinds...)
 			for i, o := range tt.pods {
 				o(pods[i])
 			}
@@ -236,7 +236,7 @@ func TestGatesHoldWindows(t *testing.T) {
 		t.Skip("ParseWindows is not implemented yet")
 	}
 	ds := dt.DaemonSet("agent")
-	plan, j := planOf(t, ds, zonedNodes("ab"), podsOf(ds, dt.Epoch.Add(-time.Hour), "new", "old"), daemon.RolloutPolicy{})
+	plan, j := planOf(t, ds, zonedNodes("ab"), dt.PodsByKind(ds, dt.Epoch.Add(-time.Hour), "new", "old"), daemon.RolloutPolicy{})
 	zones := func(name string) (*time.Location, error) {
 		if name == "UTC" {
 			return time.UTC, nil

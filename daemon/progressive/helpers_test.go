@@ -2,8 +2,6 @@ package progressive_test
 
 import (
 	"fmt"
-	"strings"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,27 +28,4 @@ func oldCluster(ds *appsv1.DaemonSet, n int) ([]*corev1.Node, []*corev1.Pod) {
 		pods = append(pods, dt.Pod(ds, ds.Name+"-"+name, name, dt.WithHash("v1")))
 	}
 	return nodes, pods
-}
-
-// podsOf builds a pod on n1..n<k>, of kinds[i]: "old", "old-unready",
-// "new", "new-unready", or "" for none; new pods are ready since readyAt.
-func podsOf(ds *appsv1.DaemonSet, readyAt time.Time, kinds ...string) []*corev1.Pod {
-	var pods []*corev1.Pod
-	for i, k := range kinds {
-		node := fmt.Sprintf("n%d", i+1)
-		var opts []dt.PodOption
-		switch k {
-		case "":
-			continue
-		case "old", "old-unready":
-			opts = append(opts, dt.WithHash("v1"))
-		default:
-			opts = append(opts, dt.ReadySince(readyAt))
-		}
-		if strings.HasSuffix(k, "unready") {
-			opts = append(opts, dt.NotReadyPod())
-		}
-		pods = append(pods, dt.Pod(ds, ds.Name+"-"+node+"-"+k, node, opts...))
-	}
-	return pods
 }

@@ -16,7 +16,7 @@ func ExampleJudge() {
 	ds := dt.DaemonSet("agent", dt.WithImage("registry.example/agent:v2"), dt.WithMaxUnavailable("1"))
 	ds.Annotations = map[string]string{progressive.AnnotationScope: zone + "=a"}
 	nodes, _ := oldCluster(ds, 4) // n1, n3 in zone a; n2, n4 in zone b
-	pods := podsOf(ds, dt.Epoch.Add(-time.Hour), "new", "old", "old", "old")
+	pods := dt.PodsByKind(ds, dt.Epoch.Add(-time.Hour), "new", "old", "old", "old")
 
 	r, _ := progressive.ForDaemonSet(ds)
 	plan, _ := daemon.Compute(r.DaemonSet, nodes, pods, r.Options(daemon.Options{Now: dt.Epoch}))

@@ -110,7 +110,7 @@ func TestJudgeReason(t *testing.T) {
 			if readyAgo == 0 {
 				readyAgo = time.Hour
 			}
-			pods := podsOf(ds, dt.Epoch.Add(-readyAgo), tt.kinds...)
+			pods := dt.PodsByKind(ds, dt.Epoch.Add(-readyAgo), tt.kinds...)
 			got, err := judge(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: tt.pol, BurstReplicas: tt.burst})
 			if err != nil {
 				t.Fatal(err)
@@ -160,7 +160,7 @@ func TestJudgeTally(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("1"))
 			nodes, _ := oldCluster(ds, len(tt.kinds))
-			pods := podsOf(ds, dt.Epoch.Add(-time.Hour), tt.kinds...)
+			pods := dt.PodsByKind(ds, dt.Epoch.Add(-time.Hour), tt.kinds...)
 			got, err := judge(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: tt.pol})
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,8 @@
 package syncer
 
 import (
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,8 +13,12 @@ import (
 // The event handlers enqueue only the DaemonSets a change can affect:
 //   - a DaemonSet change: that DaemonSet;
 //   - a node change: the DaemonSets whose placement verdict for the node
-//     (should run, may keep running) differs before and after, or, for an
-//     added or deleted node, is positive;
+//     (should run, may keep running) differs before and after; none, with
+//     no verdict computed, when the node's labels and taints, all the
+//     verdict reads, are unchanged;
+//   - an added node: the DaemonSets that should run there (a new node has
+//     no pod to keep); a deleted node: those that should run or may keep a
+//     pod there;
 //   - a pod or ControllerRevision change: its controlling DaemonSet, or, for
 //     an orphan whose labels changed or that is new, the DaemonSets of its
 //     namespace whose selector matches it (they may adopt it).
@@ -86,7 +92,7 @@ func (s *Syncer) AddNode(obj any) {
 		return
 	}
 	for _, ds := range s.daemonSets("") {
-		if run, keep := s.Placement.Get(ds).Eligibility.ShouldRun(node); run || keep {
+		if run, _ := s.Placement.Get(ds).Eligibility.ShouldRun(node); run {
 			s.enqueue(cache.MetaObjectToName(ds).String())
 		}
 	}
@@ -96,7 +102,7 @@ func (s *Syncer) AddNode(obj any) {
 func (s *Syncer) UpdateNode(old, cur any) {
 	oldNode, ok1 := old.(*corev1.Node)
 	curNode, ok2 := cur.(*corev1.Node)
-	if !ok1 || !ok2 || oldNode.ResourceVersion == curNode.ResourceVersion {
+	if !ok1 || !ok2 || oldNode.ResourceVersion == curNode.ResourceVersion || samePlacementInputs(oldNode, curNode) {
 		return
 	}
 	for _, ds := range s.affectedByNodeChange(oldNode, curNode) {
@@ -117,6 +123,17 @@ func (s *Syncer) affectedByNodeChange(old, cur *corev1.Node) []string {
 		}
 	}
 	return keys
+}
+
+// samePlacementInputs reports whether a and b agree on every field the
+// placement verdict reads: the name (matchFields), the labels and the
+// taints' keys, values and effects, in order. A heartbeat, a status or an
+// annotation change leaves them alone.
+func samePlacementInputs(a, b *corev1.Node) bool {
+	return a.Name == b.Name && labels.Equals(a.Labels, b.Labels) &&
+		slices.EqualFunc(a.Spec.Taints, b.Spec.Taints, func(x, y corev1.Taint) bool {
+			return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect
+		})
 }
 
 // DeleteNode is the delete handler of the Node informer.
