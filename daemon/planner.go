@@ -42,9 +42,10 @@ import (
 // A Planner is not safe for concurrent use: one goroutine at a time. The
 // zero value is ready to use; NewPlanner is the same.
 type Planner struct {
-	c     cluster
-	memos map[types.UID]*memo
-	calls uint64 // numbers the plans, for the memos' last use
+	c      cluster
+	memos  map[types.UID]*memo
+	calls  uint64 // numbers the plans, for the memos' last use
+	reused uint64 // the plans returned as kept (memo_reuse.go), for tests
 }
 
 // MemoizedDaemonSets is how many DaemonSets a Planner remembers the
@@ -69,12 +70,20 @@ func (p *Planner) Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*co
 	if m != nil && !m.resolve(nodes, pods) {
 		m = nil // the full build names what the memo cannot decide
 	}
+	if m != nil {
+		if plan, ok := m.reusePlan(ds, &opts); ok {
+			p.reused++
+			return plan, nil
+		}
+	}
 	p.c.memo = m
 	plan, err := compute(ds, nodes, pods, opts, &p.c)
 	if ds != nil && (m == nil || !m.built) {
 		// Nothing planned from the memo, or it fell back: what it holds
 		// no longer matches its orders.
 		delete(p.memos, ds.UID)
+	} else if m != nil {
+		m.keepPlan(ds, &plan, &opts, err)
 	}
 	p.c.memo = nil
 	return plan, err

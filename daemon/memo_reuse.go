@@ -1,0 +1,167 @@
+package daemon
+
+import (
+	"reflect"
+	"slices"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/daemonplan/daemonplan/daemon/eligibility"
+	"github.com/daemonplan/daemonplan/rollout"
+)
+
+// keptPlan is a memo's last plan, kept to be returned again while nothing
+// it was computed from has changed: the memo's entries (no node or pod
+// added, removed, moved or changed, but nodes replaced by objects of the
+// same verdict: without a policy or a read-out, a plan reads nothing else
+// of a node), the DaemonSet (by value), the revisions (by
+// identity, as nodes and pods) and the options. A plan is kept only when
+// the clock cannot change it: it has nothing to wait for (RequeueAfter 0:
+// no pod is on its way to available, no failed pod is in backoff), and a
+// later clock changes no verdict, as a pod available at one time is
+// available at every later one. Plans under a RolloutPolicy, with a
+// read-out or a failed-pod backoff are never kept.
+type keptPlan struct {
+	plan       Plan              // shares nothing with the plan returned
+	ds         *appsv1.DaemonSet // a copy of the DaemonSet planned
+	elig       *eligibility.Check
+	revisions  []revisionIdentity
+	now        time.Time
+	burst      int
+	comparison bool
+}
+
+type revisionIdentity struct {
+	rev *appsv1.ControllerRevision
+	rv  string
+}
+
+// keepPlan keeps plan, computed for ds with opts and returning err, when
+// it may be reused (see keptPlan); otherwise it drops the kept one.
+func (m *memo) keepPlan(ds *appsv1.DaemonSet, plan *Plan, opts *Options, err error) {
+	m.last = nil
+	if err != nil || plan.Skip != SkipNone || plan.TemplateSkew != nil || plan.RequeueAfter != 0 ||
+		plan.FailedPodBackoff.Len() != 0 || !reusableOptions(opts) {
+		return
+	}
+	revs := make([]revisionIdentity, len(opts.Revisions))
+	for i, r := range opts.Revisions {
+		if r.ResourceVersion == "" {
+			return // never remembered, as a node or pod without one
+		}
+		revs[i] = revisionIdentity{rev: r, rv: r.ResourceVersion}
+	}
+	copied := ds.DeepCopy()
+	m.last = &keptPlan{plan: clonePlan(plan), ds: copied, revisions: revs, now: opts.Now,
+		burst: opts.BurstReplicas, comparison: opts.EnableTaintTolerationComparisonOperators,
+		elig: eligibility.New(copied, opts.EnableTaintTolerationComparisonOperators)}
+}
+
+// reusableOptions reports whether a plan computed with opts may be kept.
+func reusableOptions(opts *Options) bool {
+	return !opts.ReadOut && opts.FailedPodBackoff.Len() == 0 && opts.Rollout.IsZero()
+}
+
+// reusePlan returns a copy of the kept plan when it is what Compute would
+// return for ds and opts over the entries resolve found, and false when
+// the plan must be computed. It judges the replaced nodes again (their
+// entries then hold this plan's verdicts).
+func (m *memo) reusePlan(ds *appsv1.DaemonSet, opts *Options) (Plan, bool) {
+	l := m.last
+	if l == nil || m.churn != 0 || !reusableOptions(opts) || opts.Now.Before(l.now) ||
+		opts.BurstReplicas != l.burst || opts.EnableTaintTolerationComparisonOperators != l.comparison ||
+		len(opts.Revisions) != len(l.revisions) {
+		return Plan{}, false
+	}
+	for i, r := range opts.Revisions {
+		if k := l.revisions[i]; r != k.rev || r.ResourceVersion != k.rv {
+			return Plan{}, false
+		}
+	}
+	if !reflect.DeepEqual(ds, l.ds) {
+		return Plan{}, false
+	}
+	// The DaemonSet is the one the kept verdicts were judged for.
+	same := true
+	for _, idx := range m.refreshed {
+		e := &m.nodes[idx]
+		run, keep := l.elig.ShouldRun(e.node)
+		if run != e.run || keep != e.keep {
+			same = false
+		}
+		e.run, e.keep, e.verdictOf = run, keep, m.verdicts
+	}
+	if !same {
+		return Plan{}, false
+	}
+	m.built = true
+	return clonePlan(&l.plan), true
+}
+
+// clonePlan returns a copy of p that shares no memory p owns: the slices
+// are new, and so are the objects p created (pods, revisions); the
+// caller's objects it names (pods to delete, adopt, ...) are the same.
+// TestClonePlanCoversPlan fails when Plan gains a field this does not
+// know.
+func clonePlan(p *Plan) Plan {
+	c := *p
+	c.Creates = slices.Clone(p.Creates)
+	for i := range c.Creates {
+		c.Creates[i].Pod = c.Creates[i].Pod.DeepCopy()
+	}
+	c.Deletes = slices.Clone(p.Deletes)
+	c.Adopt, c.Release, c.Unplaced = slices.Clone(p.Adopt), slices.Clone(p.Release), slices.Clone(p.Unplaced)
+	c.History = cloneHistory(&p.History)
+	if p.Rolling != nil {
+		c.Rolling = cloneStep(p.Rolling)
+	}
+	p.Status.DeepCopyInto(&c.Status)
+	c.Events = slices.Clone(p.Events)
+	// FailedPodBackoff is empty (keepPlan) and immutable: shared.
+	if p.TemplateSkew != nil {
+		skew := *p.TemplateSkew
+		c.TemplateSkew = &skew
+	}
+	c.ReadOut = nil // never kept (reusableOptions)
+	return c
+}
+
+func cloneHistory(h *rollout.HistoryPlan) rollout.HistoryPlan {
+	c := *h
+	c.Create = h.Create.DeepCopy()
+	c.Update = make([]*appsv1.ControllerRevision, len(h.Update))
+	for i, r := range h.Update {
+		c.Update[i] = r.DeepCopy()
+	}
+	if h.Update == nil {
+		c.Update = nil
+	}
+	c.Delete = slices.Clone(h.Delete)
+	c.Relabel = slices.Clone(h.Relabel)
+	c.Adopt, c.Release = slices.Clone(h.Adopt), slices.Clone(h.Release)
+	if h.CollisionCount != nil {
+		n := *h.CollisionCount
+		c.CollisionCount = &n
+	}
+	return c
+}
+
+func cloneStep(s *rollout.Step) *rollout.Step {
+	c := *s
+	c.Creates = slices.Clone(s.Creates)
+	for i := range c.Creates {
+		c.Creates[i].Pod = c.Creates[i].Pod.DeepCopy()
+	}
+	c.Deletes = slices.Clone(s.Deletes)
+	if s.Policy != nil {
+		policy := *s.Policy
+		if w := s.Policy.Wave; w != nil {
+			wave := *w
+			wave.Waiting = slices.Clone(w.Waiting)
+			policy.Wave = &wave
+		}
+		c.Policy = &policy
+	}
+	return &c
+}
