@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/affinity"
+	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -63,11 +64,17 @@ type memo struct {
 	// verdict is judged again, nothing else moves.
 	refreshed []int32
 	last      *keptPlan // the last plan, when it may be reused (memo_reuse.go)
+	// planned says a first plan was computed; given is what it was
+	// computed from, while that plan is kept and no entries are read.
+	planned bool
+	given   *givenObjects
 
 	placement placementKey
 	claim     claimKey
 	verdicts  uint32 // bumped when placement changes: verdicts older are stale
 	claims    uint32 // bumped when claim changes
+
+	touched int // the sum readahead returns, kept so that its reads stay
 
 	// Per-plan scratch.
 	addedNodes, addedPods []int32
@@ -149,6 +156,9 @@ func (m *memo) resolve(nodes []*corev1.Node, pods []*corev1.Pod) bool {
 func (m *memo) resolveNodes(nodes []*corev1.Node) bool {
 	m.nodeSlot = resize(m.nodeSlot, len(nodes))
 	for i, n := range nodes {
+		if i%readahead.Batch == 0 {
+			m.touched += readahead.NodeIdentities(nodes[i:min(i+readahead.Batch, len(nodes))])
+		}
 		if n == nil || n.Name == "" {
 			return false
 		}
@@ -268,6 +278,9 @@ func (m *memo) retireNode(idx int32) {
 func (m *memo) resolvePods(pods []*corev1.Pod) bool {
 	m.podSlot = resize(m.podSlot, len(pods))
 	for i, p := range pods {
+		if i%readahead.Batch == 0 {
+			m.touched += readahead.PodIdentities(pods[i:min(i+readahead.Batch, len(pods))])
+		}
 		if p == nil || p.Name == "" {
 			return false
 		}

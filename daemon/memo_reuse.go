@@ -6,6 +6,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/daemonplan/daemonplan/daemon/eligibility"
 	"github.com/daemonplan/daemonplan/rollout"
@@ -164,4 +165,61 @@ func cloneStep(s *rollout.Step) *rollout.Step {
 		c.Policy = &policy
 	}
 	return &c
+}
+
+// givenObjects is what a first plan was computed from: each node and pod
+// given, with its resourceVersion, in the order given. A Planner keeps it
+// instead of reading the objects into entries, which costs more than the
+// plan, as long as the same objects come again (see Planner).
+type givenObjects struct {
+	nodes []nodeIdentity
+	pods  []podIdentity
+}
+
+type nodeIdentity struct {
+	node *corev1.Node
+	rv   string
+}
+
+type podIdentity struct {
+	pod *corev1.Pod
+	rv  string
+}
+
+// givenOf returns the identities of nodes and pods, nil when an object
+// has no resourceVersion (it is never remembered) or is nil.
+func givenOf(nodes []*corev1.Node, pods []*corev1.Pod) *givenObjects {
+	g := &givenObjects{nodes: make([]nodeIdentity, len(nodes)), pods: make([]podIdentity, len(pods))}
+	for i, n := range nodes {
+		if n == nil || n.ResourceVersion == "" {
+			return nil
+		}
+		g.nodes[i] = nodeIdentity{node: n, rv: n.ResourceVersion}
+	}
+	for i, p := range pods {
+		if p == nil || p.ResourceVersion == "" {
+			return nil
+		}
+		g.pods[i] = podIdentity{pod: p, rv: p.ResourceVersion}
+	}
+	return g
+}
+
+// same reports whether nodes and pods are the objects g holds, in its
+// order, with the same resourceVersions.
+func (g *givenObjects) same(nodes []*corev1.Node, pods []*corev1.Pod) bool {
+	if len(nodes) != len(g.nodes) || len(pods) != len(g.pods) {
+		return false
+	}
+	for i, n := range nodes {
+		if k := &g.nodes[i]; n != k.node || n.ResourceVersion != k.rv {
+			return false
+		}
+	}
+	for i, p := range pods {
+		if k := &g.pods[i]; p != k.pod || p.ResourceVersion != k.rv {
+			return false
+		}
+	}
+	return true
 }

@@ -67,6 +67,26 @@ func (p *Planner) Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*co
 	}
 	p.c.kept = true
 	m := p.memoOf(ds)
+	if m != nil && !m.planned {
+		// A first plan is computed as Compute does; the memo remembers
+		// only what it needs to return that plan again.
+		m.planned = true
+		plan, err := compute(ds, nodes, pods, opts, &p.c)
+		m.keepPlan(ds, &plan, &opts, err)
+		if m.last != nil {
+			m.given = givenOf(nodes, pods)
+		}
+		return plan, err
+	}
+	if m != nil && m.given != nil {
+		if m.given.same(nodes, pods) {
+			if plan, ok := m.reusePlan(ds, &opts); ok {
+				p.reused++
+				return plan, nil
+			}
+		}
+		m.given = nil // from now on the memo reads its objects into entries
+	}
 	if m != nil && !m.resolve(nodes, pods) {
 		m = nil // the full build names what the memo cannot decide
 	}

@@ -46,18 +46,21 @@ func TestPlannerReusesOnlyWhatCannotChange(t *testing.T) {
 		name   string
 		start  []dt.DaemonSetOption
 		change func(in *reuseInput)
-		reused bool
+		// reused: the plan after the change is the last one, returned
+		// again; nodeChange: only once the Planner reads its objects
+		// into entries.
+		reused, nodeChange bool
 	}{
 		{name: "the same objects again", change: func(*reuseInput) {}, reused: true},
 		{name: "a later clock", change: func(in *reuseInput) { in.opts.Now = in.opts.Now.Add(time.Hour) }, reused: true},
 		{name: "an earlier clock", change: func(in *reuseInput) { in.opts.Now = in.opts.Now.Add(-time.Hour) }},
-		{name: "a node's heartbeat: a new object of the same verdict", reused: true, change: func(in *reuseInput) {
+		{name: "a node's heartbeat: a new object of the same verdict", reused: true, nodeChange: true, change: func(in *reuseInput) {
 			n := in.nodes[1].DeepCopy()
 			n.ResourceVersion, n.Status.Conditions = "999", append(n.Status.Conditions, corev1.NodeCondition{Type: "Heartbeat"})
 			in.nodes = slices.Clone(in.nodes)
 			in.nodes[1] = n
 		}},
-		{name: "a node relabelled, no selector reads the label", reused: true, change: func(in *reuseInput) {
+		{name: "a node relabelled, no selector reads the label", reused: true, nodeChange: true, change: func(in *reuseInput) {
 			n := in.nodes[2].DeepCopy()
 			n.ResourceVersion, n.Labels = "999", map[string]string{"unread": "yes"}
 			in.nodes = slices.Clone(in.nodes)
@@ -105,26 +108,45 @@ func TestPlannerReusesOnlyWhatCannotChange(t *testing.T) {
 		{name: "a pod on its way to available is never kept", start: []dt.DaemonSetOption{dt.WithMinReadySeconds(7200)},
 			change: func(in *reuseInput) { in.opts.Now = in.opts.Now.Add(time.Minute) }},
 	}
+	// heartbeat replaces node i by a new object of its own (a status write).
+	heartbeat := func(in *reuseInput, i int, rv string) {
+		n := in.nodes[i].DeepCopy()
+		n.ResourceVersion = rv
+		in.nodes = slices.Clone(in.nodes)
+		in.nodes[i] = n
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := newReuseInput(tt.start...)
-			p := daemon.NewPlanner()
-			if _, err := p.Compute(in.ds, in.nodes, in.pods, in.opts); err != nil {
-				t.Fatal(err)
-			}
-			tt.change(&in)
-			want := outcomeOf(daemon.Compute(in.ds, in.nodes, in.pods, in.opts))
-			got := outcomeOf(p.Compute(in.ds, in.nodes, in.pods, in.opts))
-			if diff := diffOutcomes(want, got); diff != "" {
-				t.Errorf("Planner.Compute differs from Compute (-Compute +Planner):\n%s", diff)
-			}
-			if reused := daemon.PlansReused(p) == 1; reused != tt.reused {
-				t.Errorf("plan reused = %v, want %v", reused, tt.reused)
-			}
-			again := outcomeOf(p.Compute(in.ds, in.nodes, in.pods, in.opts))
-			if diff := diffOutcomes(want, again); diff != "" {
-				t.Errorf("the next plan differs from Compute (-Compute +Planner):\n%s", diff)
-			}
-		})
+		// After a first plan, a Planner holds only the objects given (see
+		// Planner); once they changed, it reads them into entries.
+		for _, read := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/entries=%v", tt.name, read), func(t *testing.T) {
+				in := newReuseInput(tt.start...)
+				p := daemon.NewPlanner()
+				if _, err := p.Compute(in.ds, in.nodes, in.pods, in.opts); err != nil {
+					t.Fatal(err)
+				}
+				if read {
+					heartbeat(&in, 3, "500")
+					if _, err := p.Compute(in.ds, in.nodes, in.pods, in.opts); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := daemon.PlansReused(p)
+				tt.change(&in)
+				want := outcomeOf(daemon.Compute(in.ds, in.nodes, in.pods, in.opts))
+				got := outcomeOf(p.Compute(in.ds, in.nodes, in.pods, in.opts))
+				if diff := diffOutcomes(want, got); diff != "" {
+					t.Errorf("Planner.Compute differs from Compute (-Compute +Planner):\n%s", diff)
+				}
+				wantReused := tt.reused && (read || !tt.nodeChange)
+				if reused := daemon.PlansReused(p) > before; reused != wantReused {
+					t.Errorf("plan reused = %v, want %v", reused, wantReused)
+				}
+				again := outcomeOf(p.Compute(in.ds, in.nodes, in.pods, in.opts))
+				if diff := diffOutcomes(want, again); diff != "" {
+					t.Errorf("the next plan differs from Compute (-Compute +Planner):\n%s", diff)
+				}
+			})
+		}
 	}
 }
