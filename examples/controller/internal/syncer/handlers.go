@@ -70,7 +70,8 @@ func unwrap[T any](obj any) (T, bool) {
 	return zero, false
 }
 
-// daemonSets returns every DaemonSet of the cache with its key.
+// daemonSetsIn returns the cached DaemonSets of namespace ns; every one
+// when ns is "".
 func (s *Syncer) daemonSetsIn(ns string) []*appsv1.DaemonSet {
 	var list []*appsv1.DaemonSet
 	var err error
