@@ -97,11 +97,13 @@ type nodeEntry struct {
 
 // podEntry is what a memo read of one pod object.
 type podEntry struct {
+	// What resolve reads of every entry, in its first cache line.
 	pod         *corev1.Pod
-	rv, name    string
-	uid         types.UID
+	rv          string
 	seen, added uint32
 	live        bool
+	name        string
+	uid         types.UID
 	// The facts of the pod alone.
 	target         string // its target node, when placed
 	placed         bool   // it has a target node
@@ -150,6 +152,9 @@ func (m *memo) resolve(nodes []*corev1.Node, pods []*corev1.Pod) bool {
 			m.retirePod(int32(i))
 		}
 	}
+	if m.churn == 0 {
+		return true // every node where it was: the order stands
+	}
 	return m.orderNodes()
 }
 
@@ -159,22 +164,29 @@ func (m *memo) resolveNodes(nodes []*corev1.Node) bool {
 		if i%readahead.Batch == 0 {
 			m.touched += readahead.NodeIdentities(nodes[i:min(i+readahead.Batch, len(nodes))])
 		}
-		if n == nil || n.Name == "" {
+		if n == nil {
 			return false
 		}
 		// The common cases, decided at the entry given at i last plan: the
-		// same object again, or its update (a new object of its name).
+		// same object again (whose name was read when it was new), or its
+		// update (a new object of its name).
 		if s := m.nodeSlot[i]; s >= 0 && int(s) < len(m.nodes) {
 			if e := &m.nodes[s]; e.live && e.seen != m.epoch {
 				if e.node == n && e.rv != "" && e.rv == n.ResourceVersion {
 					e.seen = m.epoch
 					continue
 				}
+				if n.Name == "" {
+					return false
+				}
 				if e.name == n.Name {
 					m.refreshNode(i, s, n)
 					continue
 				}
 			}
+		}
+		if n.Name == "" {
+			return false
 		}
 		idx := m.findNode(i, n)
 		if idx >= 0 {
@@ -281,7 +293,7 @@ func (m *memo) resolvePods(pods []*corev1.Pod) bool {
 		if i%readahead.Batch == 0 {
 			m.touched += readahead.PodIdentities(pods[i:min(i+readahead.Batch, len(pods))])
 		}
-		if p == nil || p.Name == "" {
+		if p == nil {
 			return false
 		}
 		if s := m.podSlot[i]; s >= 0 && int(s) < len(m.pods) {
@@ -289,6 +301,9 @@ func (m *memo) resolvePods(pods []*corev1.Pod) bool {
 				e.seen = m.epoch // the same object at the same index: the common case
 				continue
 			}
+		}
+		if p.Name == "" {
+			return false
 		}
 		idx := m.findPod(i, p)
 		if idx >= 0 {
