@@ -29,7 +29,7 @@ const RestWave = "rest"
 var canaryPath = policyPath.Child("canary")
 
 // validate checks the canary's count and spread label.
-func (c *Canary) validate() field.ErrorList {
+func (c *CanarySpec) validate() field.ErrorList {
 	var errs field.ErrorList
 	if _, err := c.size(1); err != nil {
 		errs = append(errs, err)
@@ -44,7 +44,7 @@ func (c *Canary) validate() field.ErrorList {
 
 // size scales Count against desired nodes: a percentage rounded up, at
 // least 1, at most desired.
-func (c *Canary) size(desired int) (int, *field.Error) {
+func (c *CanarySpec) size(desired int) (int, *field.Error) {
 	path := canaryPath.Child("count")
 	v := c.Count
 	if v.Type == intstr.String {
@@ -64,7 +64,7 @@ func (c *Canary) size(desired int) (int, *field.Error) {
 }
 
 // CanaryNodes returns the names of the nodes of the canary wave of a
-// rollout under p (see Canary), in update order (CompareNodes, then name);
+// rollout under p (see CanarySpec), in update order (CompareNodes, then name);
 // nil without p.Canary. It is the canary a plan computes, for a program
 // that shows a rollout's waves before it starts (a plan's ReadOut says of
 // each node whether it is in the canary: NodeReadOut.Wave is CanaryWave).
@@ -139,7 +139,7 @@ func candidate(node *corev1.Node, pods []*corev1.Pod, states []rollout.PodState)
 	return c
 }
 
-// canary picks the canary (see Canary) among cands, the desired nodes in
+// canary picks the canary (see CanarySpec) among cands, the desired nodes in
 // scope (non-nil, distinct names): in[i] says whether cands[i] is in it.
 // p.Canary must be set and valid.
 func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
@@ -192,7 +192,7 @@ func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
 }
 
 // spreadKey is where a node's value of the canary's Spread label goes
-// among the values (see Canary): by rank, then value.
+// among the values (see CanarySpec): by rank, then value.
 type spreadKey struct {
 	rank  int
 	value string

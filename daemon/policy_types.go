@@ -119,8 +119,8 @@ type RolloutPolicy struct {
 	// DomainBudget spent) still takes its slot of maxUnavailable: no
 	// available pod is replaced beyond what the unavailable ones leave.
 	Strict bool
-	// Canary, when set, makes a first wave of a few nodes (see Canary).
-	Canary *Canary
+	// Canary, when set, makes a first wave of a few nodes (see CanarySpec).
+	Canary *CanarySpec
 }
 
 // UpdateOrder orders nodes for update. Keys apply in turn: Label's value
@@ -159,9 +159,10 @@ type DomainBudget struct {
 
 var policyPath = field.NewPath("rollout")
 
-// Canary is a first wave of a few desired nodes in scope, before the
-// waves of the order label (or, without one, before the rest of the
-// nodes as one wave, RestWave): the nodes that run a new revision first,
+// CanarySpec says what the canary (RolloutPolicy.Canary) is: a first
+// wave of a few desired nodes in scope, before the waves of the order
+// label (or, without one, before the rest of the nodes as one wave,
+// RestWave): the nodes that run a new revision first,
 // so that a person or a health gate can judge it before it goes further.
 // It turns on the wave barrier (RolloutPolicy.Waves, with a zero Bake
 // when that is nil; a Bake set there applies after the canary as after
@@ -184,7 +185,7 @@ var policyPath = field.NewPath("rollout")
 // after the template changed but before the canary started, can so trade
 // places with another node that runs the new revision.) Missing nodes,
 // and nodes that should not run the pod, are never in the canary.
-type Canary struct {
+type CanarySpec struct {
 	// Count is the canary's size: an integer at least 1 or a percentage
 	// from 1% to 100% of the desired nodes in scope; anything else is an
 	// error at rollout.canary.count.

@@ -50,7 +50,7 @@
 //
 // A wave is one value of the policy's order label, the nodes a wave
 // barrier starts together (WavesOf lists them before a rollout starts);
-// the canary (canary, daemon.Canary) is a first wave of a few nodes,
+// the canary (canary, daemon.CanarySpec) is a first wave of a few nodes,
 // named daemon.CanaryWave.
 //
 // # Rooms
