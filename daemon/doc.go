@@ -9,7 +9,7 @@
 // The sections below follow a sync: Compute (or a Planner) makes the Plan,
 // the caller executes its actions, Options carry what is not an object
 // (the clock, the revisions, the backoff state, the rollout policy),
-// RolloutPolicy shapes a rollout, the plan's ReadOut says where each node
+// RolloutPolicy shapes a rollout, the plan's Standing says where each node
 // stands, daemon/eligibility is the placement check inside, and Plan.Format
 // prints a plan for people.
 //
@@ -32,17 +32,17 @@
 // nothing to do; Plan.Skip says why a sync does nothing by design (SkipOf
 // gives it from the DaemonSet alone).
 //
-// # The read-out
+// # The standing
 //
-// With Options.ReadOut, a plan also says where each node stands
-// (Plan.ReadOut): every node it judged, desired or not, and the nodes pods
+// With Options.ReportStanding, a plan also says where each node stands
+// (Plan.Standing): every node it judged, desired or not, and the nodes pods
 // target that do not exist; whether a pod should run there; whether the
 // rollout policy holds it (outside the Scope, kept by the Partition, in a
 // wave not yet open, Paused) and its wave; its pods, each judged updated
 // (the current revision) or old, ready, available; and the pod the status
-// counts there, so that counted, the read-out gives Plan.Status. Nothing
+// counts there, so that counted, the standing gives Plan.Status. Nothing
 // has to walk the pods again. Without the option a plan costs what it
-// costs without a read-out (see BENCHMARKS.md); with it, the read-out is
+// costs without a standing (see BENCHMARKS.md); with it, the standing is
 // the plan's own, also from a Planner.
 //
 // # Options

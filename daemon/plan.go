@@ -175,11 +175,11 @@ type Plan struct {
 	// until it is upgraded; nothing else in the plan is set but Status (the
 	// stored one) and FailedPodBackoff.
 	TemplateSkew *rollout.TemplateSkewError
-	// ReadOut says where each node stands: its pods judged, its hold and
-	// its wave under the policy. nil unless Options.ReadOut asks for it,
+	// Standing says where each node stands: its pods judged, its hold and
+	// its wave under the policy. nil unless Options.ReportStanding asks for it,
 	// and when the plan is skipped or stops at an error before the pods
 	// are judged.
-	ReadOut *ReadOut
+	Standing *Standing
 }
 
 // IsZero reports whether the plan asks for nothing: no pod or revision
@@ -191,18 +191,18 @@ func (p Plan) IsZero() bool {
 		p.RequeueAfter == 0
 }
 
-// ReadOut is where each node stands in a plan: what the plan judged of
+// Standing is where each node stands in a plan: what the plan judged of
 // every node and pod, said once so that no program has to walk the pods
-// again. A plan carries one when Options.ReadOut asks for it (see
-// Plan.ReadOut). It belongs to the plan: later plans, of a Planner too,
+// again. A plan carries one when Options.ReportStanding asks for it (see
+// Plan.Standing). It belongs to the plan: later plans, of a Planner too,
 // do not change it. Its pods and nodes are the caller's.
-type ReadOut struct {
+type Standing struct {
 	// Nodes are the existing nodes in name order, then the missing nodes
 	// (node names pods target that are not in the node list) in name
 	// order.
-	Nodes []NodeReadOut
+	Nodes []NodeStanding
 	// Waves are the names of the waves of the nodes that should run the
-	// pod or have pods (NodeReadOut.Wave), in the order the rollout starts
+	// pod or have pods (NodeStanding.Wave), in the order the rollout starts
 	// them: CanaryWave first, then the order-label groups in
 	// RolloutPolicy.CompareNodes order (or RestWave); nil without
 	// Options.Rollout.Order.Label and Canary.
@@ -222,8 +222,8 @@ type ReadOut struct {
 	BurstReplicas int
 }
 
-// NodeReadOut is where one node stands in a plan.
-type NodeReadOut struct {
+// NodeStanding is where one node stands in a plan.
+type NodeStanding struct {
 	// Name is the node's name; Node the caller's node, nil when Missing.
 	Name string
 	Node *corev1.Node
@@ -280,22 +280,22 @@ const (
 
 // HasUpdated reports whether a live (not deleting) pod of n runs the
 // current revision.
-func (n *NodeReadOut) HasUpdated() bool {
+func (n *NodeStanding) HasUpdated() bool {
 	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return s.Updated && !s.Deleting })
 }
 
 // HasOld reports whether a live pod of n runs an old revision.
-func (n *NodeReadOut) HasOld() bool {
+func (n *NodeStanding) HasOld() bool {
 	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return !s.Updated && !s.Deleting })
 }
 
 // HasAvailable reports whether a live pod of n is available.
-func (n *NodeReadOut) HasAvailable() bool {
+func (n *NodeStanding) HasAvailable() bool {
 	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return s.Available && !s.Deleting })
 }
 
 // Live returns the number of n's pods that are not being deleted.
-func (n *NodeReadOut) Live() int {
+func (n *NodeStanding) Live() int {
 	live := 0
 	for _, s := range n.States {
 		if !s.Deleting {

@@ -18,7 +18,7 @@ import (
 )
 
 // CanaryWave is the name of the canary wave (RolloutPolicy.Canary) among
-// a plan's waves (ReadOut.Waves, NodeReadOut.Wave,
+// a plan's waves (Standing.Waves, NodeStanding.Wave,
 // rollout.WaveProgress.Name).
 const CanaryWave = "canary"
 
@@ -66,8 +66,8 @@ func (c *CanarySpec) size(desired int) (int, *field.Error) {
 // CanaryNodes returns the names of the nodes of the canary wave of a
 // rollout under p (see CanarySpec), in update order (CompareNodes, then name);
 // nil without p.Canary. It is the canary a plan computes, for a program
-// that shows a rollout's waves before it starts (a plan's ReadOut says of
-// each node whether it is in the canary: NodeReadOut.Wave is CanaryWave).
+// that shows a rollout's waves before it starts (a plan's Standing says of
+// each node whether it is in the canary: NodeStanding.Wave is CanaryWave).
 //
 // Pass the nodes that should run the pod (placement is the plan's to
 // judge; nil entries are skipped), and updated, which returns a node's

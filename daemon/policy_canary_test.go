@@ -46,8 +46,8 @@ func canaryFleet(ds *appsv1.DaemonSet, n int, zoneOf func(int) string, unready [
 func alternate(i int) string { return string(rune('a' + (i-1)%2)) }
 func blocks(i int) string    { return string(rune('a' + (i-1)/3)) }
 
-// canaryOf lists the read-out's nodes of the canary wave, by name.
-func canaryOf(ro *daemon.ReadOut) []string {
+// canaryOf lists the standing's nodes of the canary wave, by name.
+func canaryOf(ro *daemon.Standing) []string {
 	var out []string
 	for _, n := range ro.Nodes {
 		if n.Wave == daemon.CanaryWave {
@@ -57,8 +57,8 @@ func canaryOf(ro *daemon.ReadOut) []string {
 	return out
 }
 
-// heldBy lists the read-out's nodes the policy holds for h, by name.
-func heldBy(ro *daemon.ReadOut, h daemon.KeepReason) []string {
+// heldBy lists the standing's nodes the policy holds for h, by name.
+func heldBy(ro *daemon.Standing, h daemon.KeepReason) []string {
 	var out []string
 	for _, n := range ro.Nodes {
 		if n.Held == h {
@@ -83,7 +83,7 @@ func TestRolloutPolicyCanary(t *testing.T) {
 		pol      daemon.RolloutPolicy
 		want     []string // actions
 		canary   []string
-		waves    []string // ReadOut.Waves
+		waves    []string // Standing.Waves
 		heldWave []string
 		wave     *rollout.WaveProgress
 		wait     time.Duration
@@ -183,7 +183,7 @@ func TestRolloutPolicyCanary(t *testing.T) {
 				n, p := tt.joined(ds)
 				nodes, pods = append(nodes, n...), append(pods, p...)
 			}
-			opts := daemon.Options{Now: dt.Epoch, Rollout: tt.pol, ReadOut: true}
+			opts := daemon.Options{Now: dt.Epoch, Rollout: tt.pol, ReportStanding: true}
 			plan, err := daemon.Compute(ds, nodes, pods, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -191,13 +191,13 @@ func TestRolloutPolicyCanary(t *testing.T) {
 			if diff := cmp.Diff(tt.want, actedOn(plan)); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.canary, canaryOf(plan.ReadOut)); diff != "" {
+			if diff := cmp.Diff(tt.canary, canaryOf(plan.Standing)); diff != "" {
 				t.Errorf("canary (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.waves, plan.ReadOut.Waves); diff != "" {
-				t.Errorf("ReadOut.Waves (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.waves, plan.Standing.Waves); diff != "" {
+				t.Errorf("Standing.Waves (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.heldWave, heldBy(plan.ReadOut, daemon.HeldWave)); diff != "" {
+			if diff := cmp.Diff(tt.heldWave, heldBy(plan.Standing, daemon.HeldWave)); diff != "" {
 				t.Errorf("held by the barrier (-want +got):\n%s", diff)
 			}
 			var got *rollout.WaveProgress
@@ -325,8 +325,8 @@ func ExampleCanarySpec() {
 	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
 	nodes, pods := oldCluster(ds, 6)
 	pol := daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(2), Spread: zone}}
-	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
-	fmt.Println("waves", plan.ReadOut.Waves, "canary", pol.CanaryNodes(nodes, nil))
+	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReportStanding: true})
+	fmt.Println("waves", plan.Standing.Waves, "canary", pol.CanaryNodes(nodes, nil))
 	fmt.Println(plan.Rolling.Policy.Wave)
 	printPlan(plan)
 
@@ -348,18 +348,18 @@ func ExampleCanarySpec() {
 }
 
 // TestRolloutPolicyCanaryPaused: a paused rollout with a canary replaces
-// nothing; its read-out holds the canary's nodes for the pause and the
+// nothing; its standing holds the canary's nodes for the pause and the
 // others for the barrier, as the step it holds back would.
 func TestRolloutPolicyCanaryPaused(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
 	nodes, pods := canaryFleet(ds, 4, alternate, nil, nil)
 	pol := daemon.RolloutPolicy{Paused: true, Canary: &daemon.CanarySpec{Count: intstr.FromString("50%")}}
-	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReportStanding: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[daemon.KeepReason][]string{}
-	for _, n := range plan.ReadOut.Nodes {
+	for _, n := range plan.Standing.Nodes {
 		got[n.Held] = append(got[n.Held], n.Wave+":"+n.Name)
 	}
 	want := map[daemon.KeepReason][]string{
@@ -372,7 +372,7 @@ func TestRolloutPolicyCanaryPaused(t *testing.T) {
 	if diff := cmp.Diff([]string(nil), actedOn(plan)); diff != "" {
 		t.Errorf("actions (-want +got):\n%s", diff)
 	}
-	if w := plan.ReadOut.Paused.Policy.Wave; w == nil || w.Name != daemon.CanaryWave {
+	if w := plan.Standing.Paused.Policy.Wave; w == nil || w.Name != daemon.CanaryWave {
 		t.Errorf("the paused step's wave = %v, want the canary", w)
 	}
 }

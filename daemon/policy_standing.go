@@ -11,14 +11,14 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// holds writes the policy's facts on the read-out's nodes: their waves and
+// holds writes the policy's facts on the standing's nodes: their waves and
 // holds. step is the rolling step the plan ran (or the paused one), nil
 // when none ran. The canary is picked from the same facts compile picks
 // it from (desired nodes in scope, and whether they run a live updated
 // pod), so the two agree.
-func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
+func (p *RolloutPolicy) holds(ro *Standing, step *RollingStep) {
 	if p.Scope != nil {
-		// A malformed scope fails the plan before any read-out.
+		// A malformed scope fails the plan before any standing.
 		if sel, err := metav1.LabelSelectorAsSelector(p.Scope); err == nil {
 			for i := range ro.Nodes {
 				n := &ro.Nodes[i]
@@ -30,9 +30,9 @@ func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 	}
 	// The desired nodes in scope that run only old pods, in update order:
 	// the partition keeps the last ones, the barrier those of later waves.
-	var old []*NodeReadOut
+	var old []*NodeStanding
 	desired := 0
-	canary := p.canaryOfReadOut(ro)
+	canary := p.canaryOfStanding(ro)
 	for i := range ro.Nodes {
 		n := &ro.Nodes[i]
 		if canary[n] {
@@ -54,7 +54,7 @@ func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 	// The step replaces unavailable old pods before available ones, each
 	// kind in the policy's order (the canary first): the partition keeps
 	// the last ones.
-	slices.SortStableFunc(old, func(a, b *NodeReadOut) int {
+	slices.SortStableFunc(old, func(a, b *NodeStanding) int {
 		return cmp.Or(cmpBool(a.HasAvailable(), b.HasAvailable()), cmpBool(!canary[a], !canary[b]),
 			p.CompareNodes(a.Node, b.Node), cmp.Compare(a.Name, b.Name))
 	})
@@ -92,7 +92,7 @@ func (p *RolloutPolicy) holds(ro *ReadOut, step *RollingStep) {
 
 // waveNames returns the distinct waves of the nodes that should run the
 // pod or have pods, in update order: the canary first.
-func (p *RolloutPolicy) waveNames(nodes []NodeReadOut) []string {
+func (p *RolloutPolicy) waveNames(nodes []NodeStanding) []string {
 	first := map[string]*corev1.Node{}
 	var names []string
 	for i := range nodes {
@@ -122,13 +122,13 @@ func (p *RolloutPolicy) waveNames(nodes []NodeReadOut) []string {
 	return names
 }
 
-// canaryOfReadOut picks the canary among ro's desired nodes in scope
+// canaryOfStanding picks the canary among ro's desired nodes in scope
 // (after holds has set HeldScope); nil without a canary.
-func (p *RolloutPolicy) canaryOfReadOut(ro *ReadOut) map[*NodeReadOut]bool {
+func (p *RolloutPolicy) canaryOfStanding(ro *Standing) map[*NodeStanding]bool {
 	if p.Canary == nil {
 		return nil
 	}
-	var at []*NodeReadOut
+	var at []*NodeStanding
 	var cands []canaryCandidate
 	for i := range ro.Nodes {
 		n := &ro.Nodes[i]
@@ -137,7 +137,7 @@ func (p *RolloutPolicy) canaryOfReadOut(ro *ReadOut) map[*NodeReadOut]bool {
 			cands = append(cands, candidate(n.Node, n.Pods, n.States))
 		}
 	}
-	in := make(map[*NodeReadOut]bool)
+	in := make(map[*NodeStanding]bool)
 	for k, ok := range p.canary(cands) {
 		if ok {
 			in[at[k]] = true

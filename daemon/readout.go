@@ -7,11 +7,11 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// readOut builds the plan's read-out from c, after the plan's rolling
+// readOut builds the plan's standing from c, after the plan's rolling
 // step (step, nil when it did not run). It copies what it keeps out of
 // c's memory, so that a Planner's next plan does not change it.
-func (c *cluster) readOut(p *RolloutPolicy, step *RollingStep, burst int) *ReadOut {
-	ro := &ReadOut{BurstReplicas: burst, Nodes: make([]NodeReadOut, 0, len(c.nodes)+len(c.missing))}
+func (c *cluster) standing(p *RolloutPolicy, step *RollingStep, burst int) *Standing {
+	ro := &Standing{BurstReplicas: burst, Nodes: make([]NodeStanding, 0, len(c.nodes)+len(c.missing))}
 	npods := 0
 	for _, group := range [2][]rollout.Node{c.nodes, c.missing} {
 		for i := range group {
@@ -21,7 +21,7 @@ func (c *cluster) readOut(p *RolloutPolicy, step *RollingStep, burst int) *ReadO
 	pods := make([]*corev1.Pod, 0, npods)
 	states := make([]rollout.PodState, 0, npods)
 	add := func(n *rollout.Node, node *corev1.Node) {
-		r := NodeReadOut{Name: n.Name, Node: node, Missing: n.Missing, ShouldRun: n.ShouldRun && !n.Missing, Oldest: -1}
+		r := NodeStanding{Name: n.Name, Node: node, Missing: n.Missing, ShouldRun: n.ShouldRun && !n.Missing, Oldest: -1}
 		if len(n.Pods) > 0 {
 			at := len(pods)
 			pods = append(pods, n.Pods...)
@@ -43,10 +43,10 @@ func (c *cluster) readOut(p *RolloutPolicy, step *RollingStep, burst int) *ReadO
 	return ro
 }
 
-// readOutOf is the read-out of a plan of ds whose create/delete pass asked
+// standingOf is the standing of a plan of ds whose create/delete pass asked
 // for nothing (idle) or not, and whose rolling step is step: when the
-// policy paused the step, it runs it here, for the read-out only.
-func (c *cluster) readOutOf(ds *appsv1.DaemonSet, hash string, opts *Options, idle bool, step *RollingStep) *ReadOut {
+// policy paused the step, it runs it here, for the standing only.
+func (c *cluster) standingOf(ds *appsv1.DaemonSet, hash string, opts *Options, idle bool, step *RollingStep) *Standing {
 	var paused *RollingStep
 	var pausedErr error
 	if opts.Rollout.Paused && idle && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
@@ -57,7 +57,7 @@ func (c *cluster) readOutOf(ds *appsv1.DaemonSet, hash string, opts *Options, id
 			paused, step = &s, &s
 		}
 	}
-	ro := c.readOut(&opts.Rollout, step, opts.burst())
+	ro := c.standing(&opts.Rollout, step, opts.burst())
 	ro.Paused, ro.PausedErr = paused, pausedErr
 	return ro
 }
