@@ -184,4 +184,21 @@
 // builders and plan invariants for tests. Reading Compute's inputs from
 // kubectl's YAML or JSON is the plugin's job (examples/dsplan), not the
 // library's.
+//
+// # Names
+//
+// One word names one thing. The standing is where each node stands in a
+// plan: a Standing (of NodeStanding values) that Plan.Standing holds when
+// Options.ReportStanding asks for it. The canary is a first wave: a
+// CanarySpec, held by RolloutPolicy.Canary, says what it is; CanaryWave
+// is its name among the waves, and CanaryNodes picks its nodes. A Reason
+// is why a plan creates or deletes a pod; why a node may not run a pod is
+// an eligibility.Ineligibility, and why the policy holds a node's pods a
+// KeepReason.
+//
+// The files form layers: no two files of the package use each other's
+// declarations (TestFileLayering). RolloutPolicy's types are in
+// policy_types.go, its methods in the other policy*.go files; the plan's
+// types, the standing's among them, are in plan.go, and readout.go only
+// reads the standing out of a plan's view of the cluster.
 package daemon
