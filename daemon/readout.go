@@ -7,7 +7,7 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// readOut builds the plan's standing from c, after the plan's rolling
+// standing builds the plan's standing from c, after the plan's rolling
 // step (step, nil when it did not run). It copies what it keeps out of
 // c's memory, so that a Planner's next plan does not change it.
 func (c *cluster) standing(p *RolloutPolicy, step *RollingStep, burst int) *Standing {
