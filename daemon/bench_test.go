@@ -45,6 +45,9 @@ func fleet(n int, state fleetState) (*appsv1.DaemonSet, []*corev1.Node, []*corev
 	if ds != oldDS {
 		revisions = append(revisions, dt.Revision(ds, 2))
 	}
+	for i, r := range revisions {
+		r.ResourceVersion = fmt.Sprint(10 + i)
+	}
 
 	nodes := make([]*corev1.Node, n)
 	var pods []*corev1.Pod

@@ -1,15 +1,13 @@
 package daemon
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/daemonplan/daemonplan/affinity"
-	"github.com/daemonplan/daemonplan/daemon/internal/namesort"
+	"github.com/daemonplan/daemonplan/daemon/internal/readahead"
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
@@ -46,23 +44,37 @@ type memo struct {
 	// pods are grouped as last time.
 	churn int
 
-	nodes    []nodeEntry
-	nodeFree []int32
-	nodeAt   map[*corev1.Node]int32 // nil until a positional lookup misses
-	nameAt   map[string]int32       // live node entries by name
-	nodeSlot []int32                // nodeSlot[i]: the entry of the caller's nodes[i] last plan
-	order    []int32                // live node entries in name order
+	nodes     []nodeEntry
+	nodeFree  []int32
+	liveNodes int                    // the live entries of nodes
+	nodeAt    map[*corev1.Node]int32 // nil until a positional lookup misses
+	nameAt    map[string]int32       // live node entries by name
+	nodeSlot  []int32                // nodeSlot[i]: the entry of the caller's nodes[i] last plan
+	order     []int32                // live node entries in name order
 
-	pods    []podEntry
-	podFree []int32
-	podAt   map[*corev1.Pod]int32 // nil until a positional lookup misses
-	podSlot []int32
-	byName  []int32 // claimed pod entries in name order
+	pods     []podEntry
+	podFree  []int32
+	livePods int
+	podAt    map[*corev1.Pod]int32 // nil until a positional lookup misses
+	podSlot  []int32
+	byName   []int32 // claimed pod entries in name order
+
+	// refreshed lists, in this resolve, the node entries whose object was
+	// replaced by another of the same name (an informer's update): their
+	// verdict is judged again, nothing else moves.
+	refreshed []int32
+	last      *keptPlan // the last plan, when it may be reused (memo_reuse.go)
+	// planned says a first plan was computed; given is what it was
+	// computed from, while that plan is kept and no entries are read.
+	planned bool
+	given   *givenObjects
 
 	placement placementKey
 	claim     claimKey
 	verdicts  uint32 // bumped when placement changes: verdicts older are stale
 	claims    uint32 // bumped when claim changes
+
+	touched int // the sum readahead returns, kept so that its reads stay
 
 	// Per-plan scratch.
 	addedNodes, addedPods []int32
@@ -114,6 +126,7 @@ func (m *memo) resolve(nodes []*corev1.Node, pods []*corev1.Pod) bool {
 	m.epoch++
 	m.built = false
 	m.addedNodes = m.addedNodes[:0]
+	m.refreshed = m.refreshed[:0]
 	m.churn = 0
 	// A first plan's entries are allocated once, not grown into.
 	if len(m.nodes) == 0 {
@@ -125,12 +138,14 @@ func (m *memo) resolve(nodes []*corev1.Node, pods []*corev1.Pod) bool {
 	if !m.resolveNodes(nodes) || !m.resolvePods(pods) {
 		return false
 	}
-	for i := range m.nodes {
+	// Every object given is now a live entry seen in this plan: entries
+	// beyond that many are of objects no longer given.
+	for i := 0; i < len(m.nodes) && m.liveNodes > len(nodes); i++ {
 		if e := &m.nodes[i]; e.live && e.seen != m.epoch {
 			m.retireNode(int32(i))
 		}
 	}
-	for i := range m.pods {
+	for i := 0; i < len(m.pods) && m.livePods > len(pods); i++ {
 		if e := &m.pods[i]; e.live && e.seen != m.epoch {
 			m.retirePod(int32(i))
 		}
@@ -141,8 +156,25 @@ func (m *memo) resolve(nodes []*corev1.Node, pods []*corev1.Pod) bool {
 func (m *memo) resolveNodes(nodes []*corev1.Node) bool {
 	m.nodeSlot = resize(m.nodeSlot, len(nodes))
 	for i, n := range nodes {
+		if i%readahead.Batch == 0 {
+			m.touched += readahead.NodeIdentities(nodes[i:min(i+readahead.Batch, len(nodes))])
+		}
 		if n == nil || n.Name == "" {
 			return false
+		}
+		// The common cases, decided at the entry given at i last plan: the
+		// same object again, or its update (a new object of its name).
+		if s := m.nodeSlot[i]; s >= 0 && int(s) < len(m.nodes) {
+			if e := &m.nodes[s]; e.live && e.seen != m.epoch {
+				if e.node == n && e.rv != "" && e.rv == n.ResourceVersion {
+					e.seen = m.epoch
+					continue
+				}
+				if e.name == n.Name {
+					m.refreshNode(i, s, n)
+					continue
+				}
+			}
 		}
 		idx := m.findNode(i, n)
 		if idx >= 0 {
@@ -155,12 +187,32 @@ func (m *memo) resolveNodes(nodes []*corev1.Node) bool {
 				m.nodeSlot[i] = idx
 				continue
 			}
-			m.retireNode(idx) // edited in place: read anew
+			if e.name == n.Name {
+				m.refreshNode(i, idx, n) // edited in place: judged anew
+				continue
+			}
+			m.retireNode(idx)
 		}
 		idx = m.addNode(n)
 		m.nodeSlot[i] = idx
 	}
 	return true
+}
+
+// refreshNode makes entry idx hold n, a new object (or the same one with a
+// new resourceVersion) of the node it holds, given at index i: its name,
+// order and pods stay; its verdict is judged again.
+func (m *memo) refreshNode(i int, idx int32, n *corev1.Node) {
+	e := &m.nodes[idx]
+	if m.nodeAt != nil {
+		if j, ok := m.nodeAt[e.node]; ok && j == idx {
+			delete(m.nodeAt, e.node)
+		}
+		m.nodeAt[n] = idx
+	}
+	m.refreshed = append(m.refreshed, idx)
+	e.node, e.rv, e.seen, e.verdictOf = n, n.ResourceVersion, m.epoch, 0
+	m.nodeSlot[i] = idx
 }
 
 // findNode returns the entry of n, given at index i: the one given at i
@@ -191,6 +243,7 @@ func (m *memo) findNode(i int, n *corev1.Node) int32 {
 
 func (m *memo) addNode(n *corev1.Node) int32 {
 	m.churn++
+	m.liveNodes++
 	m.serial++
 	e := nodeEntry{node: n, rv: n.ResourceVersion, name: n.Name, seen: m.epoch, added: m.epoch, serial: m.serial, live: true}
 	var idx int32
@@ -210,6 +263,7 @@ func (m *memo) addNode(n *corev1.Node) int32 {
 
 func (m *memo) retireNode(idx int32) {
 	m.churn++
+	m.liveNodes--
 	e := &m.nodes[idx]
 	if j, ok := m.nodeAt[e.node]; ok && j == idx {
 		delete(m.nodeAt, e.node)
@@ -224,8 +278,17 @@ func (m *memo) retireNode(idx int32) {
 func (m *memo) resolvePods(pods []*corev1.Pod) bool {
 	m.podSlot = resize(m.podSlot, len(pods))
 	for i, p := range pods {
+		if i%readahead.Batch == 0 {
+			m.touched += readahead.PodIdentities(pods[i:min(i+readahead.Batch, len(pods))])
+		}
 		if p == nil || p.Name == "" {
 			return false
+		}
+		if s := m.podSlot[i]; s >= 0 && int(s) < len(m.pods) {
+			if e := &m.pods[s]; e.pod == p && e.live && e.seen != m.epoch && e.rv != "" && e.rv == p.ResourceVersion {
+				e.seen = m.epoch // the same object at the same index: the common case
+				continue
+			}
 		}
 		idx := m.findPod(i, p)
 		if idx >= 0 {
@@ -272,6 +335,7 @@ func (m *memo) findPod(i int, p *corev1.Pod) int32 {
 // addPod reads the facts of p that depend on p alone.
 func (m *memo) addPod(p *corev1.Pod) int32 {
 	m.churn++
+	m.livePods++
 	e := podEntry{pod: p, rv: p.ResourceVersion, name: p.Name, uid: p.UID, seen: m.epoch, added: m.epoch, live: true, node: -1}
 	if target, err := affinity.GetTargetNodeName(p); err == nil {
 		e.target, e.placed = target, true
@@ -295,6 +359,7 @@ func (m *memo) addPod(p *corev1.Pod) int32 {
 
 func (m *memo) retirePod(idx int32) {
 	m.churn++
+	m.livePods--
 	e := &m.pods[idx]
 	if j, ok := m.podAt[e.pod]; ok && j == idx {
 		delete(m.podAt, e.pod)
@@ -330,38 +395,6 @@ func (m *memo) orderNodes() bool {
 	return true
 }
 
-// insertSorted returns kept (sorted by name) with added inserted in name
-// order; it sorts added and reuses kept's memory when it can.
-func insertSorted(kept, added []int32, name func(int32) string) []int32 {
-	if len(added) == 0 {
-		return kept
-	}
-	sortByName(added, name)
-	if len(kept) == 0 {
-		return append(kept, added...)
-	}
-	out := make([]int32, 0, len(kept)+len(added))
-	from := 0
-	for _, a := range added {
-		n := name(a)
-		at, _ := slices.BinarySearchFunc(kept[from:], n, func(k int32, n string) int { return cmp.Compare(name(k), n) })
-		out = append(out, kept[from:from+at]...)
-		out = append(out, a)
-		from += at
-	}
-	return append(out, kept[from:]...)
-}
-
-// resize returns s with length n, keeping its elements (a positional
-// lookup checks what it reads, so stale ones past the old length do no
-// harm).
-func resize(s []int32, n int) []int32 {
-	if cap(s) < n {
-		return append(s[:cap(s)], make([]int32, n-cap(s))...)
-	}
-	return s[:n]
-}
-
 // packNames makes the names of the added node entries substrings of one
 // new string. The names are read again in every plan (the rolling step
 // checks their order, and the plan's decisions carry them); packed, they
@@ -377,24 +410,5 @@ func (m *memo) packNames(added []int32) {
 		e := &m.nodes[idx]
 		e.name = packed[at : at+len(e.name)]
 		at += len(e.name)
-	}
-}
-
-// sortByName sorts the entries idx by name. A long list (a first plan's)
-// goes through namesort, which reads each name once into its key instead
-// of at every comparison.
-func sortByName(idx []int32, name func(int32) string) {
-	if len(idx) <= 64 {
-		slices.SortFunc(idx, func(a, b int32) int { return cmp.Compare(name(a), name(b)) })
-		return
-	}
-	keys := make([]namesort.Key, len(idx))
-	for k, i := range idx {
-		keys[k] = namesort.KeyOf(name(i), k)
-	}
-	orig := slices.Clone(idx)
-	namesort.Sort(keys, nil, func(k int32) string { return name(orig[k]) })
-	for k, key := range keys {
-		idx[k] = orig[key.Index()]
 	}
 }

@@ -26,25 +26,45 @@ import (
 // selector or owner claims every pod again, and a new revision or clock
 // re-judges each pod's state from the facts kept (rollout.PodFacts).
 //
+// What a Planner does at each call, cheapest first:
+//   - The first plan of a DaemonSet is computed as Compute computes it, at
+//     Compute's cost; the Planner notes only the objects given.
+//   - A plan is returned again, without computing it, while nothing it
+//     was computed from has changed: the same nodes and pods (by the
+//     identity rule, in the same order), the same revisions (the same
+//     rule), a DaemonSet equal by value and the same options, with a
+//     clock that moved forward. Once the Planner reads objects into what
+//     it remembers (below), nodes replaced by new objects of the same
+//     verdict (a heartbeat, a label no selector reads) count as the same.
+//     Only a plan the clock cannot change is returned again: one with no
+//     RequeueAfter (nothing on its way to available, no failed pod in
+//     backoff), no RolloutPolicy and no read-out; a pod available at one
+//     time is available at every later one.
+//   - Otherwise the Planner reads what changed into what it remembers and
+//     judges only that, as described above. The first change after a
+//     first plan reads every object once.
+//
 // A Planner may plan any DaemonSets and inputs in any order: no result
 // depends on an earlier call (TestPlannerMatchesCompute and
 // TestPlannerHistories check this over the conformance corpus and
-// generated cluster histories, FuzzPlanner over random call sequences).
-// It keeps, per DaemonSet planned, a few hundred bytes per node and pod,
-// for the MemoizedDaemonSets DaemonSets it planned last (planning another
-// drops what it keeps of the one planned longest ago); Forget drops what
-// it keeps of a DaemonSet that is gone. Its working
-// memory (the view's slices) grows to fit the largest cluster it has
-// planned and stays at that size. Until the next call the Planner still
-// points to the nodes and pods it was given (a controller's informer
-// cache holds them anyway).
+// generated cluster histories, FuzzPlannerMatchesCompute and
+// FuzzPlannerHistory over random call sequences). It keeps, per
+// DaemonSet planned, a few hundred bytes per node and pod and a copy of
+// the last plan and DaemonSet, for the MemoizedDaemonSets DaemonSets it
+// planned last (planning another drops what it keeps of the one planned
+// longest ago); Forget drops what it keeps of a DaemonSet that is gone.
+// Its working memory (the view's slices) grows to fit the largest cluster
+// it has planned and stays at that size. Until the next call the Planner
+// still points to the nodes and pods it was given (a controller's
+// informer cache holds them anyway).
 //
 // A Planner is not safe for concurrent use: one goroutine at a time. The
 // zero value is ready to use; NewPlanner is the same.
 type Planner struct {
-	c     cluster
-	memos map[types.UID]*memo
-	calls uint64 // numbers the plans, for the memos' last use
+	c      cluster
+	memos  map[types.UID]*memo
+	calls  uint64 // numbers the plans, for the memos' last use
+	reused uint64 // the plans returned as kept (memo_reuse.go), for tests
 }
 
 // MemoizedDaemonSets is how many DaemonSets a Planner remembers the
@@ -66,8 +86,34 @@ func (p *Planner) Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*co
 	}
 	p.c.kept = true
 	m := p.memoOf(ds)
+	if m != nil && !m.planned {
+		// A first plan is computed as Compute does; the memo remembers
+		// only what it needs to return that plan again.
+		m.planned = true
+		plan, err := compute(ds, nodes, pods, opts, &p.c)
+		m.keepPlan(ds, &plan, &opts, err)
+		if m.last != nil {
+			m.given = givenOf(nodes, pods)
+		}
+		return plan, err
+	}
+	if m != nil && m.given != nil {
+		if m.given.same(nodes, pods) {
+			if plan, ok := m.reusePlan(ds, &opts); ok {
+				p.reused++
+				return plan, nil
+			}
+		}
+		m.given = nil // from now on the memo reads its objects into entries
+	}
 	if m != nil && !m.resolve(nodes, pods) {
 		m = nil // the full build names what the memo cannot decide
+	}
+	if m != nil {
+		if plan, ok := m.reusePlan(ds, &opts); ok {
+			p.reused++
+			return plan, nil
+		}
 	}
 	p.c.memo = m
 	plan, err := compute(ds, nodes, pods, opts, &p.c)
@@ -75,6 +121,8 @@ func (p *Planner) Compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*co
 		// Nothing planned from the memo, or it fell back: what it holds
 		// no longer matches its orders.
 		delete(p.memos, ds.UID)
+	} else if m != nil {
+		m.keepPlan(ds, &plan, &opts, err)
 	}
 	p.c.memo = nil
 	return plan, err

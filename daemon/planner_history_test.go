@@ -35,9 +35,15 @@ func newClusterHistory(r *rand.Rand, cfg dt.ClusterConfig) *clusterHistory {
 			n.ResourceVersion = h.nextRV()
 		}
 	}
+	sparse := r.IntN(2) == 0 // in half the histories, a few objects have none
 	for _, p := range h.in.Pods {
-		if p != nil && r.IntN(10) != 0 { // a few objects have none
+		if p != nil && (!sparse || r.IntN(10) != 0) {
 			p.ResourceVersion = h.nextRV()
+		}
+	}
+	for _, rev := range h.in.Options.Revisions {
+		if rev != nil && rev.ResourceVersion == "" {
+			rev.ResourceVersion = h.nextRV()
 		}
 	}
 	return h
@@ -74,7 +80,7 @@ func (h *clusterHistory) pickPod() int {
 // step makes one change and returns its name.
 func (h *clusterHistory) step() string {
 	in := &h.in
-	switch h.r.IntN(14) {
+	switch h.r.IntN(16) {
 	case 0: // relabel a node
 		if i := h.pickNode(); i >= 0 {
 			n := in.Nodes[i].DeepCopy()
@@ -191,6 +197,20 @@ func (h *clusterHistory) step() string {
 			}
 			return "edit pod in place " + p.Name
 		}
+	case 14: // a node's status is written (a heartbeat): a new object, the same spec and labels
+		if i := h.pickNode(); i >= 0 {
+			n := in.Nodes[i].DeepCopy()
+			n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: "Heartbeat", Status: corev1.ConditionTrue})
+			n.ResourceVersion = h.nextRV()
+			in.Nodes = slices.Clone(in.Nodes)
+			in.Nodes[i] = n
+			return "heartbeat " + n.Name
+		}
+	case 15: // nothing changes but the clock, or nothing at all
+		if h.r.IntN(2) == 0 {
+			in.Options.Now = in.Options.Now.Add(time.Duration(h.r.IntN(3)) * time.Hour)
+		}
+		return "resync"
 	case 13: // a pod moves to another node (a new pod of the same name)
 		if i, j := h.pickPod(), h.pickNode(); i >= 0 && j >= 0 {
 			p := in.Pods[i].DeepCopy()
@@ -214,8 +234,9 @@ func (h *clusterHistory) apply(plan daemon.Plan) {
 }
 
 // runHistory drives one Planner through steps changes of one generated
-// cluster and checks each plan against Compute's.
-func runHistory(t *testing.T, seed uint64, cfg dt.ClusterConfig, steps int) {
+// cluster and checks each plan against Compute's. It returns how many
+// plans the Planner reused as kept.
+func runHistory(t *testing.T, seed uint64, cfg dt.ClusterConfig, steps int) uint64 {
 	t.Helper()
 	h := newClusterHistory(rand.New(rand.NewPCG(seed, 0x68697374)), cfg)
 	p := daemon.NewPlanner()
@@ -229,6 +250,7 @@ func runHistory(t *testing.T, seed uint64, cfg dt.ClusterConfig, steps int) {
 		h.apply(want.plan)
 		change = h.step()
 	}
+	return daemon.PlansReused(p)
 }
 
 // TestPlannerHistories checks the Planner against Compute over generated
@@ -241,6 +263,7 @@ func TestPlannerHistories(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		n = 12
 	}
+	var reused uint64
 	for i := range n {
 		cfg := dt.ClusterConfig{}
 		switch i % 3 {
@@ -249,8 +272,12 @@ func TestPlannerHistories(t *testing.T) {
 		case 2:
 			cfg = dt.ClusterConfig{Healthy: true, Rollout: true, Nodes: 1 + i%30}
 		}
-		runHistory(t, uint64(i), cfg, 40)
+		reused += runHistory(t, uint64(i), cfg, 40)
 	}
+	if reused == 0 {
+		t.Errorf("no Planner reused a plan: the histories never checked a kept plan against Compute")
+	}
+	t.Logf("plans reused: %d of %d", reused, n*40)
 }
 
 // FuzzPlannerHistory drives a Planner through a random history of one

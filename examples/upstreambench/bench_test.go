@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	upstreamdaemon "k8s.io/kubernetes/pkg/controller/daemon"
 
@@ -27,6 +28,10 @@ const (
 	// object, a new resourceVersion) since its last plan, a different node
 	// each time.
 	implNodeChanged = "planner-node-changed"
+	// implNodeTainted is implNodeChanged where the change is a taint the
+	// DaemonSet does not tolerate: the node's verdict changes, and so does
+	// the plan.
+	implNodeTainted = "planner-node-tainted"
 	implEligibility = "eligibility"
 )
 
@@ -96,18 +101,15 @@ func runPlans(b *testing.B, c *cluster, plan planFunc) {
 
 // runNodeChanges times a warm Planner over c where, at every plan, one
 // node differs from the last plan's: 16 variants of c, each with one node
-// relabelled, planned in turn.
-func runNodeChanges(b *testing.B, c *cluster) {
+// changed by change (a new object, a new resourceVersion), planned in turn.
+func runNodeChanges(b *testing.B, c *cluster, change func(*corev1.Node)) {
 	variants := make([]cluster, 16)
 	for i := range variants {
 		v := *c
 		v.nodes = slices.Clone(c.nodes)
 		k := i * 613 % len(v.nodes)
 		n := v.nodes[k].DeepCopy()
-		if n.Labels == nil {
-			n.Labels = map[string]string{}
-		}
-		n.Labels["example.com/relabelled"] = "true"
+		change(n)
 		n.ResourceVersion += "-1"
 		v.nodes[k] = n
 		variants[i] = v
@@ -125,6 +127,20 @@ func runNodeChanges(b *testing.B, c *cluster) {
 		}
 		i++
 	}
+}
+
+// relabel gives n a label no DaemonSet reads.
+func relabel(n *corev1.Node) {
+	if n.Labels == nil {
+		n.Labels = map[string]string{}
+	}
+	n.Labels["example.com/relabelled"] = "true"
+}
+
+// taint gives n a NoSchedule taint the DaemonSet does not tolerate: it
+// should no longer run a pod there, and may keep the one it has.
+func taint(n *corev1.Node) {
+	n.Spec.Taints = append(slices.Clone(n.Spec.Taints), corev1.Taint{Key: "example.com/drain", Effect: corev1.TaintEffectNoSchedule})
 }
 
 // BenchmarkStatusShape plans the clusters of upstream's
@@ -181,7 +197,8 @@ func BenchmarkSync(b *testing.B) {
 		b.Run(name(implUpstream()), func(b *testing.B) { benchUpstream(b, get(b)) })
 		b.Run(name(implCompute), func(b *testing.B) { runPlans(b, &get(b).listed, callCompute()) })
 		b.Run(name(implPlanner), func(b *testing.B) { runPlans(b, &get(b).listed, callPlanner()) })
-		b.Run(name(implNodeChanged), func(b *testing.B) { runNodeChanges(b, &get(b).listed) })
+		b.Run(name(implNodeChanged), func(b *testing.B) { runNodeChanges(b, &get(b).listed, relabel) })
+		b.Run(name(implNodeTainted), func(b *testing.B) { runNodeChanges(b, &get(b).listed, taint) })
 		if u != nil {
 			u.stop()
 			u = nil

@@ -145,6 +145,9 @@ func syncFleet(n int, state syncState) (cluster, error) {
 		c.ds = dt.DaemonSet("agent", append(opts, dt.WithImage("registry.example/agent:v2"))...)
 		c.revisions = append(c.revisions, dt.Revision(c.ds, 2))
 	}
+	for i, r := range c.revisions {
+		r.ResourceVersion = fmt.Sprint(10 + i) // as stored objects have (below)
+	}
 	c.nodes = make([]*corev1.Node, n)
 	c.pods = make([]*corev1.Pod, n)
 	proto := dt.Pod(oldDS, "proto", "proto") // hashing once, not per pod

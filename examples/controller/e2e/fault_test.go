@@ -68,7 +68,7 @@ func TestFaultAPIServerRestart(t *testing.T) {
 // same data directory and ports. A write in flight can then fail with 500
 // although etcd committed it (it did, often, with etcd SIGKILLed); the
 // example controller waits until its cache agrees with the API server
-// before it plans again (see WriteFence in internal/syncer: before
+// before it plans again (see writeFence in internal/syncer: before
 // that fix it once created a second pod for a node here). etcd is stopped
 // with SIGTERM: SIGKILLed, it restarted with every write the store watch
 // had seen, but in some runs both controllers' rollouts then stalled (in

@@ -35,7 +35,7 @@ func SlowStartBatch(n, limit int, fn func(i int) error) (calls int, errs []error
 
 // parallel calls fn for the indexes 0..n-1, at most limit at once, and
 // returns the errors in index order.
-func Parallel(n, limit int, fn func(i int) error) []error {
+func parallel(n, limit int, fn func(i int) error) []error {
 	limit = max(limit, 1)
 	all := make([]error, n)
 	sem := make(chan struct{}, limit)

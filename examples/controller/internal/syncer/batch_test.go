@@ -108,7 +108,7 @@ func TestParallel(t *testing.T) {
 	boom := errors.New("boom")
 	var mu sync.Mutex
 	running, peak, called := 0, 0, 0
-	errs := Parallel(20, 3, func(i int) error {
+	errs := parallel(20, 3, func(i int) error {
 		mu.Lock()
 		running++
 		called++

@@ -24,10 +24,10 @@ func BenchmarkNodeHeartbeat(b *testing.B) {
 	cur := old.DeepCopy()
 	cur.ResourceVersion = "2"
 	cur.Status.Conditions[0].LastHeartbeatTime = metav1.Now()
-	h.c.UpdateNode(old, cur) // compile the placement checks
+	h.c.updateNode(old, cur) // compile the placement checks
 	b.ReportAllocs()
 	for b.Loop() {
-		h.c.UpdateNode(old, cur)
+		h.c.updateNode(old, cur)
 	}
 	if h.c.Queue.Len() != 0 {
 		b.Fatalf("a heartbeat enqueued %d DaemonSets", h.c.Queue.Len())

@@ -20,7 +20,7 @@ import (
 // DaemonSet that is gone, whose state is all forgotten); with an error
 // wrapping ErrCacheBehind when a cache has not yet seen the controller's
 // own writes for it (the key is requeued with backoff), or, for a key with
-// a pod write of unknown outcome (see WriteFence), until its cached pods
+// a pod write of unknown outcome (see writeFence), until its cached pods
 // agree with the API server's; with the error of a cache that fails.
 func (s *Syncer) CachedDaemonSet(ctx context.Context, key string) (*appsv1.DaemonSet, error) {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
@@ -32,12 +32,12 @@ func (s *Syncer) CachedDaemonSet(ctx context.Context, key string) (*appsv1.Daemo
 	if err := s.Fence.behind(key); err != nil {
 		return nil, fmt.Errorf("daemonset %q: %w", key, err)
 	}
-	ds, err := s.DaemonSets.DaemonSets(ns).Get(name)
+	ds, err := s.daemonSets.DaemonSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
 		s.Expectations.Forget(key)
 		s.Fence.forget(key)
-		s.Spacing.Forget(key)
-		s.Warnings.forget(key)
+		s.spacing.forget(key)
+		s.warnings.forget(key)
 		if s.ForgetGone != nil {
 			s.ForgetGone(key)
 		}
@@ -109,7 +109,7 @@ func (s *Syncer) cacheAgrees(ctx context.Context, ds *appsv1.DaemonSet) error {
 // Cached returns what a sync plans from, read from the informers' caches:
 // every node, and the pods and ControllerRevisions of namespace ns.
 func (s *Syncer) Cached(ns string) ([]*corev1.Node, []*corev1.Pod, []*appsv1.ControllerRevision, error) {
-	nodes, err := s.Nodes.List(labels.Everything())
+	nodes, err := s.nodes.List(labels.Everything())
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("list nodes: %w", err)
 	}
@@ -117,7 +117,7 @@ func (s *Syncer) Cached(ns string) ([]*corev1.Node, []*corev1.Pod, []*appsv1.Con
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("list pods: %w", err)
 	}
-	revs, err := s.Revisions.ControllerRevisions(ns).List(labels.Everything())
+	revs, err := s.revisions.ControllerRevisions(ns).List(labels.Everything())
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("list revisions: %w", err)
 	}

@@ -10,10 +10,10 @@ import (
 	"github.com/daemonplan/daemonplan/daemon"
 )
 
-// DefaultExpectationsTimeout is how long a sync waits for the informers to
+// defaultExpectationsTimeout is how long a sync waits for the informers to
 // observe the creates and deletes it issued before it acts again anyway (as
 // kube-controller-manager, five minutes).
-const DefaultExpectationsTimeout = 5 * time.Minute
+const defaultExpectationsTimeout = 5 * time.Minute
 
 // Config tunes a controller, in either mode. The zero value works: one
 // worker, the default burst, no metrics, the real clock and an event
@@ -28,7 +28,7 @@ type Config struct {
 	BurstReplicas int
 	// ExpectationsTimeout is how long a sync waits for its creates and
 	// deletes to be observed before acting again; 0 means
-	// DefaultExpectationsTimeout.
+	// five minutes (as kube-controller-manager).
 	ExpectationsTimeout time.Duration
 	// EnableTaintTolerationComparisonOperators is the
 	// TaintTolerationComparisonOperators feature gate (Gt and Lt
@@ -55,10 +55,10 @@ type Config struct {
 	StatusWriteInterval time.Duration
 	// SyncSpacing spaces the syncs of one DaemonSet by the cost of its
 	// plans: the next sync starts no sooner than SyncSpacing times the time
-	// the last plan took after that plan started (at most MaxSyncSpacing),
-	// so that planning one DaemonSet takes at most about 1/SyncSpacing of
-	// a core however fast its pods change; a key dequeued sooner is
-	// requeued for that time. 0 means DefaultSyncSpacing; a negative value
+	// the last plan took after that plan started (at most 1s), so that
+	// planning one DaemonSet takes at most about 1/SyncSpacing of a core
+	// however fast its pods change; a key dequeued sooner is requeued for
+	// that time. 0 means DefaultSyncSpacing; a negative value
 	// syncs a key as soon as it is dequeued.
 	SyncSpacing int
 }
@@ -71,7 +71,7 @@ func (c Config) withDefaults() Config {
 		c.BurstReplicas = daemon.DefaultBurstReplicas
 	}
 	if c.ExpectationsTimeout <= 0 {
-		c.ExpectationsTimeout = DefaultExpectationsTimeout
+		c.ExpectationsTimeout = defaultExpectationsTimeout
 	}
 	if c.Clock == nil {
 		c.Clock = clock.RealClock{}

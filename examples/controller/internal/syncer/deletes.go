@@ -21,11 +21,11 @@ import (
 // by another pod, is observed (the pod meant is deleted either way); any
 // other failure is observed too (it will never be seen), recorded as a
 // FailedDelete event on ds and added to errs; one that may have been
-// applied all the same marks key unsure (see WriteFence).
+// applied all the same marks key unsure (see writeFence).
 func (s *Syncer) DeletePods(ctx context.Context, key string, ds *appsv1.DaemonSet, deletes []daemon.Delete, errs *ErrorList, deleted func(daemon.Delete)) (n int) {
 	pods := s.Client.CoreV1().Pods(ds.Namespace)
 	var mu sync.Mutex
-	Parallel(len(deletes), s.Config.BurstReplicas, func(i int) error {
+	parallel(len(deletes), s.Config.BurstReplicas, func(i int) error {
 		d := deletes[i]
 		err := pods.Delete(ctx, d.Pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &d.Pod.UID}})
 		switch {

@@ -8,7 +8,7 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// Expectations remember, per DaemonSet key, the pod creates and deletes a
+// expectations remember, per DaemonSet key, the pod creates and deletes a
 // sync has issued and the informers have not yet observed. A sync acts on
 // pods only when its DaemonSet's expectations are satisfied: every create
 // and delete observed, or the timeout passed since they were set (a watch
@@ -17,8 +17,8 @@ import (
 // one twice (an update with a deletion timestamp, then the delete) counts
 // once.
 //
-// An Expectations is safe for concurrent use.
-type Expectations struct {
+// An expectations is safe for concurrent use.
+type expectations struct {
 	clock   clock.PassiveClock
 	timeout time.Duration
 
@@ -32,14 +32,14 @@ type expectation struct {
 	set     time.Time
 }
 
-// NewExpectations returns empty expectations judged by clk with timeout.
-func NewExpectations(clk clock.PassiveClock, timeout time.Duration) *Expectations {
-	return &Expectations{clock: clk, timeout: timeout, entries: map[string]*expectation{}}
+// newExpectations returns empty expectations judged by clk with timeout.
+func newExpectations(clk clock.PassiveClock, timeout time.Duration) *expectations {
+	return &expectations{clock: clk, timeout: timeout, entries: map[string]*expectation{}}
 }
 
 // Expect records that the DaemonSet key is about to issue creates pod creates
 // and to delete the pods deleteUIDs, replacing what was expected before.
-func (e *Expectations) Expect(key string, creates int, deleteUIDs []types.UID) {
+func (e *expectations) Expect(key string, creates int, deleteUIDs []types.UID) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := &expectation{creates: max(creates, 0), deletes: make(map[types.UID]struct{}, len(deleteUIDs)), set: e.clock.Now()}
@@ -51,7 +51,7 @@ func (e *Expectations) Expect(key string, creates int, deleteUIDs []types.UID) {
 
 // CreationObserved lowers the creates expected for key by one: the informer
 // saw a new pod of the DaemonSet, or a create failed and will not be seen.
-func (e *Expectations) CreationObserved(key string) {
+func (e *expectations) CreationObserved(key string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if x, ok := e.entries[key]; ok && x.creates > 0 {
@@ -62,7 +62,7 @@ func (e *Expectations) CreationObserved(key string) {
 // DeletionObserved marks the delete of pod uid as observed for key: the
 // informer saw the pod deleted or being deleted, or the delete failed and
 // will not be seen. Unexpected UIDs are ignored.
-func (e *Expectations) DeletionObserved(key string, uid types.UID) {
+func (e *expectations) DeletionObserved(key string, uid types.UID) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if x, ok := e.entries[key]; ok {
@@ -73,7 +73,7 @@ func (e *Expectations) DeletionObserved(key string, uid types.UID) {
 // Satisfied reports whether the DaemonSet key may act on pods: nothing is
 // expected for it, everything expected was observed, or the expectations
 // are older than the timeout.
-func (e *Expectations) Satisfied(key string) bool {
+func (e *expectations) Satisfied(key string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x, ok := e.entries[key]
@@ -87,7 +87,7 @@ func (e *Expectations) Satisfied(key string) bool {
 }
 
 // Pending returns the creates and deletes still expected for key.
-func (e *Expectations) Pending(key string) (creates, deletes int) {
+func (e *expectations) Pending(key string) (creates, deletes int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if x, ok := e.entries[key]; ok {
@@ -97,7 +97,7 @@ func (e *Expectations) Pending(key string) (creates, deletes int) {
 }
 
 // Forget drops the expectations of key (its DaemonSet is gone).
-func (e *Expectations) Forget(key string) {
+func (e *expectations) Forget(key string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.entries, key)

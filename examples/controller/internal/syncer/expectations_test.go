@@ -81,7 +81,7 @@ func TestExpectations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clocktesting.NewFakePassiveClock(t0)
-			e := NewExpectations(clk, 2*time.Minute)
+			e := newExpectations(clk, 2*time.Minute)
 			for i, s := range tt.steps {
 				clk.SetTime(clk.Now().Add(s.advance))
 				if s.expect != nil {

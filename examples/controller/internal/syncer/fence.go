@@ -28,7 +28,7 @@ type RVSource interface {
 	LastStoreSyncResourceVersion() string
 }
 
-// WriteFence makes a sync read its own writes. It remembers, per DaemonSet
+// writeFence makes a sync read its own writes. It remembers, per DaemonSet
 // key, the newest resourceVersion the API server returned for the
 // controller's pod creates and patches and for its DaemonSet status writes;
 // a sync of that key waits until the pod and DaemonSet informer caches have
@@ -47,7 +47,7 @@ type RVSource interface {
 // budget again. Such a key is marked unsure; its next sync plans only once
 // the cache agrees with the API server on the DaemonSet's pods (see
 // Syncer.CachedDaemonSet), and then clears the mark.
-type WriteFence struct {
+type writeFence struct {
 	stores map[string]RVSource
 
 	mu      sync.Mutex
@@ -57,13 +57,13 @@ type WriteFence struct {
 
 // NewWriteFence returns a fence reading the newest versions of stores, by
 // resource (FencePods, FenceDaemonSets).
-func NewWriteFence(stores map[string]RVSource) *WriteFence {
-	return &WriteFence{stores: stores, written: map[string]map[string]string{}, unsure: map[string]bool{}}
+func NewWriteFence(stores map[string]RVSource) *writeFence {
+	return &writeFence{stores: stores, written: map[string]map[string]string{}, unsure: map[string]bool{}}
 }
 
 // MarkUnsure records that a pod write for key failed in a way that does
 // not tell whether the API server applied it.
-func (f *WriteFence) MarkUnsure(key string) {
+func (f *writeFence) MarkUnsure(key string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.unsure[key] = true
@@ -71,14 +71,14 @@ func (f *WriteFence) MarkUnsure(key string) {
 
 // isUnsure reports whether key has a pod write of unknown outcome not yet
 // settled.
-func (f *WriteFence) isUnsure(key string) bool {
+func (f *writeFence) isUnsure(key string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.unsure[key]
 }
 
 // clearUnsure drops the mark of key.
-func (f *WriteFence) clearUnsure(key string) {
+func (f *writeFence) clearUnsure(key string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.unsure, key)
@@ -100,7 +100,7 @@ func MayHaveApplied(err error) bool {
 
 // Wrote records that a write for the DaemonSet key returned version rv of
 // resource. An empty or malformed version is ignored.
-func (f *WriteFence) Wrote(key, resource, rv string) {
+func (f *writeFence) Wrote(key, resource, rv string) {
 	if rv == "" {
 		return
 	}
@@ -124,7 +124,7 @@ func (f *WriteFence) Wrote(key, resource, rv string) {
 // versions. Once every cache has caught up the key's record is dropped. A
 // cache that reports no version, or versions that cannot be compared, do
 // not hold a sync back.
-func (f *WriteFence) behind(key string) error {
+func (f *writeFence) behind(key string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w := f.written[key]
@@ -151,7 +151,7 @@ func (f *WriteFence) behind(key string) error {
 }
 
 // forget drops what was recorded for key.
-func (f *WriteFence) forget(key string) {
+func (f *writeFence) forget(key string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.written, key)

@@ -25,30 +25,30 @@ import (
 //
 // Pod events also feed the expectations.
 
-// AddDaemonSet is the add handler of the DaemonSet informer.
-func (s *Syncer) AddDaemonSet(obj any) {
+// addDaemonSet is the add handler of the DaemonSet informer.
+func (s *Syncer) addDaemonSet(obj any) {
 	if ds, ok := obj.(*appsv1.DaemonSet); ok {
 		s.enqueue(cache.MetaObjectToName(ds).String())
 	}
 }
 
-// UpdateDaemonSet is the update handler of the DaemonSet informer.
-func (s *Syncer) UpdateDaemonSet(_, cur any) {
+// updateDaemonSet is the update handler of the DaemonSet informer.
+func (s *Syncer) updateDaemonSet(_, cur any) {
 	if ds, ok := cur.(*appsv1.DaemonSet); ok {
 		s.enqueue(cache.MetaObjectToName(ds).String())
 	}
 }
 
-// DeleteDaemonSet is the delete handler of the DaemonSet informer.
-func (s *Syncer) DeleteDaemonSet(obj any) {
+// deleteDaemonSet is the delete handler of the DaemonSet informer.
+func (s *Syncer) deleteDaemonSet(obj any) {
 	if ds, ok := unwrap[*appsv1.DaemonSet](obj); ok {
 		key := cache.MetaObjectToName(ds).String()
 		// Forget now, not in the sync: a DaemonSet re-created under the
 		// same name before the sync must not inherit the old one's
 		// expectations or backoff.
-		s.Placement.Forget(ds.UID)
+		s.placement.forget(ds.UID)
 		s.Expectations.Forget(key)
-		s.Spacing.Forget(key)
+		s.spacing.forget(key)
 		if s.ForgetDeleted != nil {
 			s.ForgetDeleted(key)
 		}
@@ -70,14 +70,15 @@ func unwrap[T any](obj any) (T, bool) {
 	return zero, false
 }
 
-// daemonSets returns every DaemonSet of the cache with its key.
-func (s *Syncer) daemonSets(ns string) []*appsv1.DaemonSet {
+// daemonSetsIn returns the cached DaemonSets of namespace ns; every one
+// when ns is "".
+func (s *Syncer) daemonSetsIn(ns string) []*appsv1.DaemonSet {
 	var list []*appsv1.DaemonSet
 	var err error
 	if ns == "" {
-		list, err = s.DaemonSets.List(labels.Everything())
+		list, err = s.daemonSets.List(labels.Everything())
 	} else {
-		list, err = s.DaemonSets.DaemonSets(ns).List(labels.Everything())
+		list, err = s.daemonSets.DaemonSets(ns).List(labels.Everything())
 	}
 	if err != nil {
 		return nil
@@ -85,21 +86,21 @@ func (s *Syncer) daemonSets(ns string) []*appsv1.DaemonSet {
 	return list
 }
 
-// AddNode is the add handler of the Node informer.
-func (s *Syncer) AddNode(obj any) {
+// addNode is the add handler of the Node informer.
+func (s *Syncer) addNode(obj any) {
 	node, ok := obj.(*corev1.Node)
 	if !ok {
 		return
 	}
-	for _, ds := range s.daemonSets("") {
-		if run, _ := s.Placement.Get(ds).Eligibility.ShouldRun(node); run {
+	for _, ds := range s.daemonSetsIn("") {
+		if run, _ := s.placement.get(ds).eligibility.ShouldRun(node); run {
 			s.enqueue(cache.MetaObjectToName(ds).String())
 		}
 	}
 }
 
-// UpdateNode is the update handler of the Node informer.
-func (s *Syncer) UpdateNode(old, cur any) {
+// updateNode is the update handler of the Node informer.
+func (s *Syncer) updateNode(old, cur any) {
 	oldNode, ok1 := old.(*corev1.Node)
 	curNode, ok2 := cur.(*corev1.Node)
 	if !ok1 || !ok2 || oldNode.ResourceVersion == curNode.ResourceVersion || samePlacementInputs(oldNode, curNode) {
@@ -114,8 +115,8 @@ func (s *Syncer) UpdateNode(old, cur any) {
 // verdict differs between old and cur.
 func (s *Syncer) affectedByNodeChange(old, cur *corev1.Node) []string {
 	var keys []string
-	for _, ds := range s.daemonSets("") {
-		elig := s.Placement.Get(ds).Eligibility
+	for _, ds := range s.daemonSetsIn("") {
+		elig := s.placement.get(ds).eligibility
 		run0, keep0 := elig.ShouldRun(old)
 		run1, keep1 := elig.ShouldRun(cur)
 		if run0 != run1 || keep0 != keep1 {
@@ -136,14 +137,14 @@ func samePlacementInputs(a, b *corev1.Node) bool {
 		})
 }
 
-// DeleteNode is the delete handler of the Node informer.
-func (s *Syncer) DeleteNode(obj any) {
+// deleteNode is the delete handler of the Node informer.
+func (s *Syncer) deleteNode(obj any) {
 	node, ok := unwrap[*corev1.Node](obj)
 	if !ok {
 		return
 	}
-	for _, ds := range s.daemonSets("") {
-		if run, keep := s.Placement.Get(ds).Eligibility.ShouldRun(node); run || keep {
+	for _, ds := range s.daemonSetsIn("") {
+		if run, keep := s.placement.get(ds).eligibility.ShouldRun(node); run || keep {
 			s.enqueue(cache.MetaObjectToName(ds).String())
 		}
 	}
@@ -156,7 +157,7 @@ func (s *Syncer) owner(ns string, ref *metav1.OwnerReference) string {
 	if ref == nil || ref.Kind != "DaemonSet" || ref.APIVersion != appsv1.SchemeGroupVersion.String() {
 		return ""
 	}
-	ds, err := s.DaemonSets.DaemonSets(ns).Get(ref.Name)
+	ds, err := s.daemonSets.DaemonSets(ns).Get(ref.Name)
 	if err != nil || ds.UID != ref.UID {
 		return ""
 	}
@@ -167,8 +168,8 @@ func (s *Syncer) owner(ns string, ref *metav1.OwnerReference) string {
 // set: those that may adopt an orphan with these labels.
 func (s *Syncer) matching(ns string, set map[string]string) []string {
 	var keys []string
-	for _, ds := range s.daemonSets(ns) {
-		if sel := s.Placement.Get(ds).Selector; sel != nil && sel.Matches(labels.Set(set)) {
+	for _, ds := range s.daemonSetsIn(ns) {
+		if sel := s.placement.get(ds).selector; sel != nil && sel.Matches(labels.Set(set)) {
 			keys = append(keys, cache.MetaObjectToName(ds).String())
 		}
 	}
@@ -200,8 +201,8 @@ func (s *Syncer) AddPod(obj any) {
 	}
 }
 
-// UpdatePod is the update handler of the Pod informer.
-func (s *Syncer) UpdatePod(old, cur any) {
+// updatePod is the update handler of the Pod informer.
+func (s *Syncer) updatePod(old, cur any) {
 	oldPod, ok1 := old.(*corev1.Pod)
 	curPod, ok2 := cur.(*corev1.Pod)
 	if !ok1 || !ok2 || oldPod.ResourceVersion == curPod.ResourceVersion {
@@ -249,8 +250,8 @@ func sameRef(a, b *metav1.OwnerReference) bool {
 	return a.UID == b.UID
 }
 
-// AddRevision is the add handler of the ControllerRevision informer.
-func (s *Syncer) AddRevision(obj any) {
+// addRevision is the add handler of the ControllerRevision informer.
+func (s *Syncer) addRevision(obj any) {
 	rev, ok := obj.(*appsv1.ControllerRevision)
 	if !ok {
 		return
@@ -268,8 +269,8 @@ func (s *Syncer) AddRevision(obj any) {
 	}
 }
 
-// UpdateRevision is the update handler of the ControllerRevision informer.
-func (s *Syncer) UpdateRevision(old, cur any) {
+// updateRevision is the update handler of the ControllerRevision informer.
+func (s *Syncer) updateRevision(old, cur any) {
 	oldRev, ok1 := old.(*appsv1.ControllerRevision)
 	curRev, ok2 := cur.(*appsv1.ControllerRevision)
 	if !ok1 || !ok2 || oldRev.ResourceVersion == curRev.ResourceVersion {
@@ -295,8 +296,8 @@ func (s *Syncer) UpdateRevision(old, cur any) {
 	}
 }
 
-// DeleteRevision is the delete handler of the ControllerRevision informer.
-func (s *Syncer) DeleteRevision(obj any) {
+// deleteRevision is the delete handler of the ControllerRevision informer.
+func (s *Syncer) deleteRevision(obj any) {
 	rev, ok := unwrap[*appsv1.ControllerRevision](obj)
 	if !ok {
 		return

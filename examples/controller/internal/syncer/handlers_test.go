@@ -84,11 +84,11 @@ func TestNodeEventsEnqueueOnlyAffectedDaemonSets(t *testing.T) {
 			h := newHarness(t, Config{}, all, poolA, tolerant)
 			switch {
 			case tt.old == nil:
-				h.c.AddNode(tt.cur)
+				h.c.addNode(tt.cur)
 			case tt.cur == nil:
-				h.c.DeleteNode(cache.DeletedFinalStateUnknown{Key: tt.old.Name, Obj: tt.old})
+				h.c.deleteNode(cache.DeletedFinalStateUnknown{Key: tt.old.Name, Obj: tt.old})
 			default:
-				h.c.UpdateNode(tt.old, tt.cur)
+				h.c.updateNode(tt.old, tt.cur)
 			}
 			if diff := cmp.Diff(tt.want, queued(h.c)); diff != "" {
 				t.Errorf("enqueued (-want,+got):\n%s", diff)
@@ -131,13 +131,13 @@ func TestPodAndRevisionEventsEnqueueOwnerOrMatchingDaemonSets(t *testing.T) {
 		{name: "orphan added: the DaemonSets that may adopt it", do: func(s *Syncer) { s.AddPod(orphanB) }, want: []string{"ns/b"}},
 		{name: "pod of another controller", do: func(s *Syncer) { s.AddPod(foreign) }},
 		{name: "owner reference with an old UID", do: func(s *Syncer) { s.AddPod(staleOwner) }},
-		{name: "orphan relabelled to another selector", do: func(s *Syncer) { s.UpdatePod(orphanB, relabelled) }, want: []string{"ns/a"}},
-		{name: "owned pod updated", do: func(s *Syncer) { s.UpdatePod(owned, deleting) }, want: []string{"ns/a"}},
+		{name: "orphan relabelled to another selector", do: func(s *Syncer) { s.updatePod(orphanB, relabelled) }, want: []string{"ns/a"}},
+		{name: "owned pod updated", do: func(s *Syncer) { s.updatePod(owned, deleting) }, want: []string{"ns/a"}},
 		{name: "owned pod deleted", do: func(s *Syncer) { s.DeletePod(cache.DeletedFinalStateUnknown{Obj: owned}) }, want: []string{"ns/a"}},
 		{name: "orphan deleted", do: func(s *Syncer) { s.DeletePod(orphanB) }},
-		{name: "owned revision added", do: func(s *Syncer) { s.AddRevision(rev) }, want: []string{"ns/a"}},
-		{name: "orphan revision added", do: func(s *Syncer) { s.AddRevision(orphanRev) }, want: []string{"ns/b"}},
-		{name: "owned revision deleted", do: func(s *Syncer) { s.DeleteRevision(rev) }, want: []string{"ns/a"}},
+		{name: "owned revision added", do: func(s *Syncer) { s.addRevision(rev) }, want: []string{"ns/a"}},
+		{name: "orphan revision added", do: func(s *Syncer) { s.addRevision(orphanRev) }, want: []string{"ns/b"}},
+		{name: "owned revision deleted", do: func(s *Syncer) { s.deleteRevision(rev) }, want: []string{"ns/a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +162,7 @@ func TestPodEventsFeedExpectations(t *testing.T) {
 	deleting := p.DeepCopy()
 	deleting.ResourceVersion = "2"
 	deleting.DeletionTimestamp = &metav1.Time{}
-	h.c.UpdatePod(p, deleting)
+	h.c.updatePod(p, deleting)
 	h.c.DeletePod(deleting) // observed twice, counted once
 	if !h.c.Expectations.Satisfied("ns/a") {
 		t.Error("not satisfied after the create and the delete were observed")
@@ -181,7 +181,7 @@ func TestDeletedDaemonSetLeavesNoStateToItsSuccessor(t *testing.T) {
 	a := testDS("ns", "a")
 	h := newHarness(t, Config{}, a)
 	h.c.Expectations.Expect("ns/a", 3, nil)
-	h.c.DeleteDaemonSet(cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a})
+	h.c.deleteDaemonSet(cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a})
 	if !h.c.Expectations.Satisfied("ns/a") {
 		t.Error("the deleted DaemonSet's expectations would hold back its successor")
 	}

@@ -55,9 +55,9 @@ func (f SyncFacts) Result(err error) string {
 	return resultSuccess
 }
 
-// Metrics are the controller's Prometheus collectors. They work unregistered
+// metrics are the controller's Prometheus collectors. They work unregistered
 // when Config.Registerer is nil.
-type Metrics struct {
+type metrics struct {
 	syncs        *prometheus.CounterVec
 	syncDuration prometheus.Histogram
 	// Actions counts the plan actions carried out, by action and reason;
@@ -65,10 +65,10 @@ type Metrics struct {
 	Actions, ActionErrors *prometheus.CounterVec
 }
 
-// NewMetrics returns the collectors, registered with reg unless it is nil,
+// newMetrics returns the collectors, registered with reg unless it is nil,
 // with a gauge of queue's depth.
-func NewMetrics(reg prometheus.Registerer, queue workqueue.TypedRateLimitingInterface[string]) *Metrics {
-	m := &Metrics{
+func newMetrics(reg prometheus.Registerer, queue workqueue.TypedRateLimitingInterface[string]) *metrics {
+	m := &metrics{
 		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: MetricsNamespace, Name: "syncs_total",
 			Help: "DaemonSet syncs by result (success, error, invalid, waiting, gone, behind).",
@@ -103,7 +103,7 @@ func NewMetrics(reg prometheus.Registerer, queue workqueue.TypedRateLimitingInte
 }
 
 // ObserveSync counts a sync that ended with result and took d.
-func (m *Metrics) ObserveSync(result string, d time.Duration) {
+func (m *metrics) ObserveSync(result string, d time.Duration) {
 	m.syncs.WithLabelValues(result).Inc()
 	m.syncDuration.Observe(d.Seconds())
 }

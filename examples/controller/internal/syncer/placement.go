@@ -11,37 +11,37 @@ import (
 	"github.com/daemonplan/daemonplan/daemon/eligibility"
 )
 
-// PlacementCache keeps, per DaemonSet UID, the compiled placement check and
+// placementCache keeps, per DaemonSet UID, the compiled placement check and
 // the parsed selector of its current spec, so that event handlers judge a
 // node or a pod without parsing or allocating anything. Entries are rebuilt
 // when the DaemonSet's generation changes.
-type PlacementCache struct {
+type placementCache struct {
 	comparisonOperators bool
 
 	mu      sync.Mutex
-	entries map[types.UID]*DaemonSetPlacement
+	entries map[types.UID]*daemonSetPlacement
 }
 
-// DaemonSetPlacement is what the handlers need of one DaemonSet spec.
-type DaemonSetPlacement struct {
+// daemonSetPlacement is what the handlers need of one DaemonSet spec.
+type daemonSetPlacement struct {
 	uid        types.UID
 	generation int64
 	version    string // resourceVersion, when generation is not set
-	// Eligibility is the compiled placement check of the spec.
-	Eligibility *eligibility.Check
-	// Selector is nil when the selector is invalid or empty: such a DaemonSet
+	// eligibility is the compiled placement check of the spec.
+	eligibility *eligibility.Check
+	// selector is nil when the selector is invalid or empty: such a DaemonSet
 	// adopts nothing.
-	Selector labels.Selector
+	selector labels.Selector
 }
 
-// NewPlacementCache returns an empty cache; comparisonOperators is the
+// newPlacementCache returns an empty cache; comparisonOperators is the
 // TaintTolerationComparisonOperators feature gate.
-func NewPlacementCache(comparisonOperators bool) *PlacementCache {
-	return &PlacementCache{comparisonOperators: comparisonOperators, entries: map[types.UID]*DaemonSetPlacement{}}
+func newPlacementCache(comparisonOperators bool) *placementCache {
+	return &placementCache{comparisonOperators: comparisonOperators, entries: map[types.UID]*daemonSetPlacement{}}
 }
 
 // get returns the entry of ds, compiling it when missing or stale.
-func (p *PlacementCache) Get(ds *appsv1.DaemonSet) *DaemonSetPlacement {
+func (p *placementCache) get(ds *appsv1.DaemonSet) *daemonSetPlacement {
 	version := ""
 	if ds.Generation == 0 {
 		version = ds.ResourceVersion
@@ -51,18 +51,18 @@ func (p *PlacementCache) Get(ds *appsv1.DaemonSet) *DaemonSetPlacement {
 	if e, ok := p.entries[ds.UID]; ok && e.generation == ds.Generation && e.version == version {
 		return e
 	}
-	e := &DaemonSetPlacement{uid: ds.UID, generation: ds.Generation, version: version, Eligibility: eligibility.New(ds, p.comparisonOperators)}
+	e := &daemonSetPlacement{uid: ds.UID, generation: ds.Generation, version: version, eligibility: eligibility.New(ds, p.comparisonOperators)}
 	if ds.Spec.Selector != nil && (len(ds.Spec.Selector.MatchLabels) > 0 || len(ds.Spec.Selector.MatchExpressions) > 0) {
 		if sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector); err == nil {
-			e.Selector = sel
+			e.selector = sel
 		}
 	}
 	p.entries[ds.UID] = e
 	return e
 }
 
-// Forget drops the entry of the DaemonSet with uid.
-func (p *PlacementCache) Forget(uid types.UID) {
+// forget drops the entry of the DaemonSet with uid.
+func (p *placementCache) forget(uid types.UID) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.entries, uid)

@@ -8,17 +8,17 @@ import (
 )
 
 // Plan computes the plan of ds, the DaemonSet of key, with an idle Planner,
-// and spaces the key's next sync by the time it took (see SyncSpacer).
+// and spaces the key's next sync by the time it took (see syncSpacer).
 func (s *Syncer) Plan(key string, ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (daemon.Plan, error) {
 	planner := s.Planners.get()
 	start := s.Config.Clock.Now()
 	plan, err := planner.Compute(ds, nodes, pods, opts)
-	s.Spacing.Planned(key, start, s.Config.Clock.Since(start))
+	s.spacing.planned(key, start, s.Config.Clock.Since(start))
 	s.Planners.put(planner)
 	return plan, err
 }
 
-// PlannerPool holds the idle daemon.Planners of the workers. A sync takes
+// plannerPool holds the idle daemon.Planners of the workers. A sync takes
 // one for its Compute call and puts it back at once (the plan shares no
 // memory with it). At most Config.Workers syncs run at a time, so the pool
 // settles at one Planner per worker: each keeps the working memory of the
@@ -27,17 +27,17 @@ func (s *Syncer) Plan(key string, ds *appsv1.DaemonSet, nodes []*corev1.Node, po
 // with daemon.Compute).
 //
 // A nil pool hands out nil Planners, which plan as daemon.Compute.
-type PlannerPool struct {
+type plannerPool struct {
 	idle chan *daemon.Planner
 }
 
-// NewPlannerPool returns a pool that keeps up to n idle Planners.
-func NewPlannerPool(n int) *PlannerPool {
-	return &PlannerPool{idle: make(chan *daemon.Planner, n)}
+// newPlannerPool returns a pool that keeps up to n idle Planners.
+func newPlannerPool(n int) *plannerPool {
+	return &plannerPool{idle: make(chan *daemon.Planner, n)}
 }
 
 // get returns an idle Planner, or a new one when none is idle.
-func (p *PlannerPool) get() *daemon.Planner {
+func (p *plannerPool) get() *daemon.Planner {
 	if p == nil {
 		return nil
 	}
@@ -51,7 +51,7 @@ func (p *PlannerPool) get() *daemon.Planner {
 
 // put gives pl back; beyond the pool's size it is dropped, and its memory
 // with it.
-func (p *PlannerPool) put(pl *daemon.Planner) {
+func (p *plannerPool) put(pl *daemon.Planner) {
 	if p == nil || pl == nil {
 		return
 	}

@@ -34,30 +34,31 @@ const ComponentName = "daemonplan-controller"
 // sets Sync (and its Forget hooks) before Run, and reads the cluster and
 // acts through its fields.
 type Syncer struct {
+	// Client writes to the API server.
 	Client kubernetes.Interface
+	// Config is the Config New was given, with its defaults filled in.
 	Config Config
+	// Logger logs the syncs.
 	Logger klog.Logger
 	// Recorder records the events of both modes; Run sets it when
 	// Config.Recorder is nil.
 	Recorder record.EventRecorder
 
-	DaemonSets appslisters.DaemonSetLister
-	Nodes      corelisters.NodeLister
-	Pods       corelisters.PodLister
-	Revisions  appslisters.ControllerRevisionLister
+	// Pods reads the pod informer's cache.
+	Pods corelisters.PodLister
+	// Queue holds the keys of the DaemonSets to sync.
+	Queue workqueue.TypedRateLimitingInterface[string]
+	// Expectations are the pod creates and deletes issued and not yet
+	// observed, per key.
+	Expectations *expectations
+	// Fence makes a sync wait for the caches to see its own writes.
+	Fence *writeFence
+	// Planners are the workers' idle daemon.Planners.
+	Planners *plannerPool
+	// Metrics are the syncs' and actions' Prometheus collectors.
+	Metrics *metrics
 
-	Queue        workqueue.TypedRateLimitingInterface[string]
-	Expectations *Expectations
-	Placement    *PlacementCache
-	Fence        *WriteFence
-	Planners     *PlannerPool
-	// Spacing spaces the syncs of a key by its plans' cost
-	// (Config.SyncSpacing).
-	Spacing  *SyncSpacer
-	Metrics  *Metrics
-	Warnings *Warnings
-
-	// Sync is the mode's sync of one key (see processNextItem for what
+	// Sync is the mode's sync of one key (see ProcessNextItem for what
 	// its error means). Set it before Run.
 	Sync func(ctx context.Context, key string) error
 	// ForgetDeleted, when set, drops what the mode keeps of key when the
@@ -66,8 +67,16 @@ type Syncer struct {
 	// then.
 	ForgetDeleted, ForgetGone func(key string)
 
-	factory informers.SharedInformerFactory
-	synced  []cache.InformerSynced
+	factory    informers.SharedInformerFactory
+	synced     []cache.InformerSynced
+	daemonSets appslisters.DaemonSetLister
+	nodes      corelisters.NodeLister
+	revisions  appslisters.ControllerRevisionLister
+	placement  *placementCache
+	// spacing spaces the syncs of a key by its plans' cost
+	// (Config.SyncSpacing).
+	spacing  *syncSpacer
+	warnings *warnings
 }
 
 // New returns a Syncer that reads the cluster through factory's DaemonSet,
@@ -89,20 +98,20 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 		Queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset", Clock: tickerOf(cfg.Clock)}),
-		Expectations: NewExpectations(cfg.Clock, cfg.ExpectationsTimeout),
-		Placement:    NewPlacementCache(cfg.EnableTaintTolerationComparisonOperators),
-		Planners:     NewPlannerPool(cfg.Workers),
-		Spacing:      NewSyncSpacer(cfg.SyncSpacing),
-		Warnings:     NewWarnings(),
+		Expectations: newExpectations(cfg.Clock, cfg.ExpectationsTimeout),
+		placement:    newPlacementCache(cfg.EnableTaintTolerationComparisonOperators),
+		Planners:     newPlannerPool(cfg.Workers),
+		spacing:      newSyncSpacer(cfg.SyncSpacing),
+		warnings:     newWarnings(),
 		Recorder:     cfg.Recorder,
 	}
-	s.Metrics = NewMetrics(cfg.Registerer, s.Queue)
+	s.Metrics = newMetrics(cfg.Registerer, s.Queue)
 
 	dsInf := factory.Apps().V1().DaemonSets()
 	nodeInf := factory.Core().V1().Nodes()
 	podInf := factory.Core().V1().Pods()
 	revInf := factory.Apps().V1().ControllerRevisions()
-	s.DaemonSets, s.Nodes, s.Pods, s.Revisions = dsInf.Lister(), nodeInf.Lister(), podInf.Lister(), revInf.Lister()
+	s.daemonSets, s.nodes, s.Pods, s.revisions = dsInf.Lister(), nodeInf.Lister(), podInf.Lister(), revInf.Lister()
 	s.Fence = NewWriteFence(map[string]RVSource{
 		FencePods:       podInf.Informer().GetStore(),
 		FenceDaemonSets: dsInf.Informer().GetStore(),
@@ -121,16 +130,16 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 	// AddEventHandler only fails on a stopped informer, which a new
 	// syncer is not given.
 	_, _ = dsInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: s.AddDaemonSet, UpdateFunc: s.UpdateDaemonSet, DeleteFunc: s.DeleteDaemonSet,
+		AddFunc: s.addDaemonSet, UpdateFunc: s.updateDaemonSet, DeleteFunc: s.deleteDaemonSet,
 	})
 	_, _ = nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: s.AddNode, UpdateFunc: s.UpdateNode, DeleteFunc: s.DeleteNode,
+		AddFunc: s.addNode, UpdateFunc: s.updateNode, DeleteFunc: s.deleteNode,
 	})
 	_, _ = podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: s.AddPod, UpdateFunc: s.UpdatePod, DeleteFunc: s.DeletePod,
+		AddFunc: s.AddPod, UpdateFunc: s.updatePod, DeleteFunc: s.DeletePod,
 	})
 	_, _ = revInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: s.AddRevision, UpdateFunc: s.UpdateRevision, DeleteFunc: s.DeleteRevision,
+		AddFunc: s.addRevision, UpdateFunc: s.updateRevision, DeleteFunc: s.deleteRevision,
 	})
 	return s
 }
@@ -189,7 +198,7 @@ func (s *Syncer) runWorker(ctx context.Context) {
 
 // ProcessNextItem syncs one key; it returns false when the queue is shut
 // down. A key dequeued before the time its last plan's cost sets (see
-// SyncSpacer) is not synced now but requeued for that time: the events
+// syncSpacer) is not synced now but requeued for that time: the events
 // that come in meanwhile are all answered by that one sync. A sync that
 // returns nil forgets the key's rate limit; one that returns an error
 // requeues it with backoff (logged as an error unless it wraps
@@ -200,7 +209,7 @@ func (s *Syncer) ProcessNextItem(ctx context.Context) bool {
 		return false
 	}
 	defer s.Queue.Done(key)
-	if wait := s.Spacing.Wait(key, s.Config.Clock.Now()); wait > 0 {
+	if wait := s.spacing.wait(key, s.Config.Clock.Now()); wait > 0 {
 		s.Queue.AddAfter(key, wait)
 		return true
 	}

@@ -55,22 +55,22 @@ func TestSyncSpacer(t *testing.T) {
 		{name: "within factor×took", factor: 10, took: 8 * time.Millisecond, at: 30 * time.Millisecond, want: 50 * time.Millisecond},
 		{name: "after it", factor: 10, took: 8 * time.Millisecond, at: 80 * time.Millisecond, want: 0},
 		{name: "a cheap plan spaces next to nothing", factor: 10, took: 5 * time.Microsecond, at: time.Millisecond, want: 0},
-		{name: "at most MaxSyncSpacing", factor: 10, took: time.Second, at: 0, want: MaxSyncSpacing},
+		{name: "at most maxSyncSpacing", factor: 10, took: time.Second, at: 0, want: maxSyncSpacing},
 		{name: "factor 0 spaces nothing", factor: 0, took: time.Second, at: 0, want: 0},
 		{name: "negative factor spaces nothing", factor: -1, took: time.Second, at: 0, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewSyncSpacer(tt.factor)
-			s.Planned("ns/a", t0, tt.took)
-			if got := s.Wait("ns/a", t0.Add(tt.at)); got != tt.want {
+			s := newSyncSpacer(tt.factor)
+			s.planned("ns/a", t0, tt.took)
+			if got := s.wait("ns/a", t0.Add(tt.at)); got != tt.want {
 				t.Errorf("wait = %s, want %s", got, tt.want)
 			}
-			if got := s.Wait("ns/other", t0); got != 0 {
+			if got := s.wait("ns/other", t0); got != 0 {
 				t.Errorf("another key: wait = %s, want 0", got)
 			}
-			s.Forget("ns/a")
-			if got := s.Wait("ns/a", t0); got != 0 {
+			s.forget("ns/a")
+			if got := s.wait("ns/a", t0); got != 0 {
 				t.Errorf("after forget: wait = %s, want 0", got)
 			}
 		})
@@ -87,7 +87,7 @@ func TestSyncSpacing(t *testing.T) {
 	planTook := map[string]time.Duration{"ns/big": 10 * time.Millisecond, "ns/small": 10 * time.Microsecond}
 	h.c.Sync = func(_ context.Context, key string) error {
 		synced = append(synced, key)
-		h.c.Spacing.Planned(key, h.Clock.Now(), planTook[key])
+		h.c.spacing.planned(key, h.Clock.Now(), planTook[key])
 		return nil
 	}
 	ctx := context.Background()

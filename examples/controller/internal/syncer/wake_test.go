@@ -105,11 +105,11 @@ func TestNodeEventsWakeOnlyForWhatMatters(t *testing.T) {
 			h := newHarness(t, Config{}, zoneA, zoneB, gpu, tolerant, anywhere)
 			switch tt.event {
 			case "add":
-				h.c.AddNode(tt.cur)
+				h.c.addNode(tt.cur)
 			case "update":
-				h.c.UpdateNode(tt.old, tt.cur)
+				h.c.updateNode(tt.old, tt.cur)
 			case "delete":
-				h.c.DeleteNode(cache.DeletedFinalStateUnknown{Key: tt.old.Name, Obj: tt.old})
+				h.c.deleteNode(cache.DeletedFinalStateUnknown{Key: tt.old.Name, Obj: tt.old})
 			}
 			got := queued(h.c)
 			if diff := cmp.Diff(tt.want, got); diff != "" {

@@ -11,24 +11,24 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Warnings remembers the warnings already recorded, one per DaemonSet
+// warnings remembers the warnings already recorded, one per DaemonSet
 // spec, rollout annotations and warning, so that a DaemonSet that stays
 // wrong gets one Warning event, not one per sync. It keeps the last
 // warning of each reason, so that two reasons warned in one sync do not
 // displace each other.
-type Warnings struct {
+type warnings struct {
 	mu     sync.Mutex
 	warned map[string]map[string]string
 }
 
-// NewWarnings returns a Warnings that remembers none.
-func NewWarnings() *Warnings {
-	return &Warnings{warned: map[string]map[string]string{}}
+// newWarnings returns a warnings that remembers none.
+func newWarnings() *warnings {
+	return &warnings{warned: map[string]map[string]string{}}
 }
 
 // once reports whether the warning fingerprint fp (the DaemonSet's UID,
 // generation, annotations and the warning) is new for key and reason.
-func (w *Warnings) once(key, reason, fp string) bool {
+func (w *warnings) once(key, reason, fp string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.warned[key][reason] == fp {
@@ -41,7 +41,7 @@ func (w *Warnings) once(key, reason, fp string) bool {
 	return true
 }
 
-func (w *Warnings) forget(key string) {
+func (w *warnings) forget(key string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.warned, key)
@@ -62,7 +62,7 @@ func fingerprint(ds *appsv1.DaemonSet, what string) string {
 // Warn records a Warning event on ds, the DaemonSet of key, once per spec,
 // rollout annotations, reason and message, and logs it.
 func (s *Syncer) Warn(key string, ds *appsv1.DaemonSet, reason, msg string) {
-	if s.Warnings.once(key, reason, fingerprint(ds, reason+"\x00"+msg)) {
+	if s.warnings.once(key, reason, fingerprint(ds, reason+"\x00"+msg)) {
 		s.Recorder.Event(ds, corev1.EventTypeWarning, reason, msg)
 		s.Logger.Info("DaemonSet not rolled out", "daemonset", key, "reason", reason, "detail", msg)
 	}
