@@ -148,14 +148,14 @@ func BenchmarkCompute(b *testing.B) { benchmarkFleets(b, callCompute) }
 // per fleet, which has planned it once before the timed loop.
 func BenchmarkPlanner(b *testing.B) { benchmarkFleets(b, callPlanner) }
 
-// BenchmarkPlannerReadOut is BenchmarkPlanner with Options.ReadOut: what
-// the read-out costs a caller that asks for it (one per-node slice and one
-// per-pod slice pair, copied out of the Planner's memory).
-func BenchmarkPlannerReadOut(b *testing.B) {
+// BenchmarkPlannerStanding is BenchmarkPlanner with Options.ReportStanding:
+// what the standing costs a caller that asks for it (one per-node slice and
+// one per-pod slice pair, copied out of the Planner's memory).
+func BenchmarkPlannerStanding(b *testing.B) {
 	for _, state := range []fleetState{steady, rolloutStart} {
 		b.Run(fmt.Sprintf("state=%s/nodes=10000", state), func(b *testing.B) {
 			f := newBenchFleet(10_000, state)
-			f.opts.ReadOut = true
+			f.opts.ReportStanding = true
 			runPlans(b, []benchFleet{f}, callPlanner())
 		})
 	}

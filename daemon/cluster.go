@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -16,39 +15,6 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 	"github.com/daemonplan/daemonplan/selector"
 )
-
-// nodeInfo is what one plan knows of one existing node beyond what the
-// rolling-update step is given (its rollout.Node in cluster.nodes, at the
-// same index).
-type nodeInfo struct {
-	node           *corev1.Node
-	shouldContinue bool
-	// terminal: a pod of the node is failed or succeeded and not being
-	// deleted. running counts the pods neither being deleted nor terminal.
-	// With both, the create/delete pass decides most nodes without
-	// reading their pods again.
-	terminal bool
-	running  int32
-}
-
-// podKind is what the create/delete pass needs to know of a pod of a node.
-type podKind uint8
-
-const (
-	podRunning  podKind = iota // neither being deleted nor failed or succeeded
-	podTerminal                // failed or succeeded, not being deleted
-	podDeleting                // being deleted
-)
-
-func kindOf(p *placedPod) podKind {
-	switch {
-	case p.state.Deleting:
-		return podDeleting
-	case p.terminal:
-		return podTerminal
-	}
-	return podRunning
-}
 
 // cluster is the DaemonSet's view of the cluster, built in one pass over
 // the pods and one over the nodes: the pods claimed, adopted and released,
@@ -68,39 +34,6 @@ type cluster struct {
 	memo *memo
 }
 
-// view is what a cluster knows of one plan's input; build sets all of it.
-type view struct {
-	// nodes are the existing nodes in name order, each with its name, its
-	// eligibility (ShouldRun) and the pods that target it (Pods, terminal
-	// pods being deleted excluded, sorted by pod name, with their judged
-	// States; subslices of grouped and states): the rolling-update step's
-	// view, which it is given as is, with no copy. info[i] is the rest of
-	// what the plan knows of nodes[i].
-	nodes []rollout.Node
-	info  []nodeInfo
-	// missing are the groups of pods targeting nodes not in the node list,
-	// sorted by node name, as Missing nodes.
-	missing []rollout.Node
-	// claimed are the pods the DaemonSet controls after the claim (adopted
-	// ones included), sorted by name (names are unique: a name claimed
-	// twice is an error); adopt and release are the claim's changes, sorted
-	// by name, then UID.
-	claimed, adopt, release []*corev1.Pod
-	// unplaced are claimed pods with no resolvable target node.
-	unplaced []*corev1.Pod
-	// placed are the claimed pods with a target node, terminal pods being
-	// deleted included, in the order of the caller's pods.
-	placed []placedPod
-	// grouped holds the pods of placed that are not terminal and being
-	// deleted, ordered by target node name, then pod name: the pods every
-	// node decision looks at.
-	grouped []*corev1.Pod
-	// states[i] is the judged state of grouped[i]: each pod is judged once
-	// per plan, and the create/delete pass, the rolling step, the status and
-	// the requeue share the verdict.
-	states []rollout.PodState
-}
-
 // podJudge judges pods against the current revision at the plan's clock.
 type podJudge struct {
 	hash       string
@@ -111,16 +44,6 @@ type podJudge struct {
 
 func (j podJudge) state(pod *corev1.Pod) rollout.PodState {
 	return rollout.StateOf(pod, j.hash, j.generation, j.minReady, j.now)
-}
-
-// placedPod is a claimed pod with its target node and, unless it is
-// terminal and being deleted (gone), its state.
-type placedPod struct {
-	node     string
-	pod      *corev1.Pod
-	gone     bool
-	terminal bool // failed or succeeded
-	state    rollout.PodState
 }
 
 // claimer decides the claim of each pod.
@@ -349,10 +272,6 @@ func (c *cluster) placedName(i int32) string {
 	return c.placed[i].node
 }
 
-func comparePodNames(a, b *corev1.Pod) int {
-	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
-}
-
 // addMissing records the group of pods starting at byNode[g], whose node
 // is not in the node list, and returns the index after it. name is
 // c.placedName.
@@ -381,34 +300,22 @@ func (c *cluster) rolloutNodes() []rollout.Node {
 	return out
 }
 
-func isTerminal(pod *corev1.Pod) bool {
-	return pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded
+// keep records the slices the view grew by appending, so that the next
+// plan starts with their capacity.
+func (c *cluster) keep() {
+	c.mem.adopt, c.mem.release, c.mem.unplaced = c.adopt, c.release, c.unplaced
+	c.mem.missing = c.missing
 }
 
-// compareAge orders pods the way upstream keeps the oldest one: scheduled
-// pods first, then by creation time, then by name.
-func compareAge(a, b *corev1.Pod) int {
-	aScheduled, bScheduled := a.Spec.NodeName != "", b.Spec.NodeName != ""
-	if aScheduled != bScheduled {
-		if aScheduled {
-			return -1
-		}
-		return 1
+// detach returns pods as a plan may hold them: as is when the view's
+// memory is not kept (Compute), else a copy, nil when empty, that no later
+// plan overwrites.
+func (c *cluster) detach(pods []*corev1.Pod) []*corev1.Pod {
+	if !c.kept {
+		return pods
 	}
-	if c := a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time); c != 0 {
-		return c
+	if len(pods) == 0 {
+		return nil
 	}
-	return cmp.Compare(a.Name, b.Name)
-}
-
-// oldest returns the index of the first pod of pods in compareAge order,
-// without reordering pods. pods must not be empty.
-func oldest(pods []*corev1.Pod) int {
-	o := 0
-	for i, p := range pods[1:] {
-		if compareAge(p, pods[o]) < 0 {
-			o = i + 1
-		}
-	}
-	return o
+	return append([]*corev1.Pod(nil), pods...)
 }

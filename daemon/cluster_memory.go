@@ -89,26 +89,6 @@ func reuse[T any](p *[]T, n int) []T {
 	return s[:0]
 }
 
-// keep records the slices the view grew by appending, so that the next
-// plan starts with their capacity.
-func (c *cluster) keep() {
-	c.mem.adopt, c.mem.release, c.mem.unplaced = c.adopt, c.release, c.unplaced
-	c.mem.missing = c.missing
-}
-
-// detach returns pods as a plan may hold them: as is when the view's
-// memory is not kept (Compute), else a copy, nil when empty, that no later
-// plan overwrites.
-func (c *cluster) detach(pods []*corev1.Pod) []*corev1.Pod {
-	if !c.kept {
-		return pods
-	}
-	if len(pods) == 0 {
-		return nil
-	}
-	return append([]*corev1.Pod(nil), pods...)
-}
-
 // ownDecisions returns the manager's decisions d as the plan may hold
 // them: d itself when the view's memory is not kept (kept false, Compute),
 // which spares a copy, else a copy that no later plan overwrites.

@@ -193,8 +193,8 @@ func compute(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opt
 			m.deletes = append(m.deletes, step.Deletes...)
 		}
 	}
-	if opts.ReadOut {
-		plan.ReadOut = c.readOutOf(ds, hist.Hash, &opts, len(m.creates)+len(m.deletes) == 0, plan.Rolling)
+	if opts.ReportStanding {
+		plan.Standing = c.standingOf(ds, hist.Hash, &opts, len(m.creates)+len(m.deletes) == 0, plan.Rolling)
 	}
 	if stepErr == nil && len(hist.Old) > rollout.HistoryLimit(ds) {
 		old := rollout.CleanupHistory(ds, hist.Old, c.livePods())

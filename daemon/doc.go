@@ -9,7 +9,7 @@
 // The sections below follow a sync: Compute (or a Planner) makes the Plan,
 // the caller executes its actions, Options carry what is not an object
 // (the clock, the revisions, the backoff state, the rollout policy),
-// RolloutPolicy shapes a rollout, the plan's ReadOut says where each node
+// RolloutPolicy shapes a rollout, the plan's Standing says where each node
 // stands, daemon/eligibility is the placement check inside, and Plan.Format
 // prints a plan for people.
 //
@@ -32,17 +32,17 @@
 // nothing to do; Plan.Skip says why a sync does nothing by design (SkipOf
 // gives it from the DaemonSet alone).
 //
-// # The read-out
+// # The standing
 //
-// With Options.ReadOut, a plan also says where each node stands
-// (Plan.ReadOut): every node it judged, desired or not, and the nodes pods
+// With Options.ReportStanding, a plan also says where each node stands
+// (Plan.Standing): every node it judged, desired or not, and the nodes pods
 // target that do not exist; whether a pod should run there; whether the
 // rollout policy holds it (outside the Scope, kept by the Partition, in a
 // wave not yet open, Paused) and its wave; its pods, each judged updated
 // (the current revision) or old, ready, available; and the pod the status
-// counts there, so that counted, the read-out gives Plan.Status. Nothing
+// counts there, so that counted, the standing gives Plan.Status. Nothing
 // has to walk the pods again. Without the option a plan costs what it
-// costs without a read-out (see BENCHMARKS.md); with it, the read-out is
+// costs without a standing (see BENCHMARKS.md); with it, the standing is
 // the plan's own, also from a Planner.
 //
 // # Options
@@ -184,4 +184,21 @@
 // builders and plan invariants for tests. Reading Compute's inputs from
 // kubectl's YAML or JSON is the plugin's job (examples/dsplan), not the
 // library's.
+//
+// # Names
+//
+// One word names one thing. The standing is where each node stands in a
+// plan: a Standing (of NodeStanding values) that Plan.Standing holds when
+// Options.ReportStanding asks for it. The canary is a first wave: a
+// CanarySpec, held by RolloutPolicy.Canary, says what it is; CanaryWave
+// is its name among the waves, and CanaryNodes picks its nodes. A Reason
+// is why a plan creates or deletes a pod; why a node may not run a pod is
+// an eligibility.Ineligibility, and why the policy holds a node's pods a
+// KeepReason.
+//
+// The files form layers: no two files of the package use each other's
+// declarations (TestFileLayering). RolloutPolicy's types are in
+// policy_types.go, its methods in the other policy*.go files; the plan's
+// types, the standing's among them, are in plan.go, and readout.go only
+// reads the standing out of a plan's view of the cluster.
 package daemon

@@ -47,7 +47,7 @@ const (
 // Error is an error of the plan of one DaemonSet, in the spirit of
 // *os.PathError: the DaemonSet, named once, the stage of the sync, and the
 // cause. Every error Compute and Planner.Compute return is an *Error (and
-// so is ReadOut.PausedErr); the packages around the planner
+// so is Standing.PausedErr); the packages around the planner
 // (daemon/whatif) return them too (see NewError).
 //
 // The cause names the field or the fact (a *field.Error, several joined, a

@@ -178,11 +178,11 @@ func TestComputeErrorText(t *testing.T) {
 			if diff := cmp.Diff(tt.want, shapeOf(perr)); diff != "" {
 				t.Errorf("Planner.Compute error (-want,+got):\n%s", diff)
 			}
-			// With the read-out, the same error.
+			// With the standing, the same error.
 			ro := tt.in.opts
-			ro.ReadOut = true
+			ro.ReportStanding = true
 			if _, rerr := daemon.Compute(tt.in.ds, tt.in.nodes, tt.in.pods, ro); cmp.Diff(tt.want, shapeOf(rerr)) != "" {
-				t.Errorf("Compute with ReadOut error = %v, want %+v", rerr, tt.want)
+				t.Errorf("Compute with ReportStanding error = %v, want %+v", rerr, tt.want)
 			}
 		})
 	}

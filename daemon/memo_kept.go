@@ -14,14 +14,14 @@ import (
 // keptPlan is a memo's last plan, kept to be returned again while nothing
 // it was computed from has changed: the memo's entries (no node or pod
 // added, removed, moved or changed, but nodes replaced by objects of the
-// same verdict: without a policy or a read-out, a plan reads nothing else
+// same verdict: without a policy or a standing, a plan reads nothing else
 // of a node), the DaemonSet (by value), the revisions (by
 // identity, as nodes and pods) and the options. A plan is kept only when
 // the clock cannot change it: it has nothing to wait for (RequeueAfter 0:
 // no pod is on its way to available, no failed pod is in backoff), and a
 // later clock changes no verdict, as a pod available at one time is
 // available at every later one. Plans under a RolloutPolicy, with a
-// read-out or a failed-pod backoff are never kept.
+// standing or a failed-pod backoff are never kept.
 type keptPlan struct {
 	plan       Plan              // shares nothing with the plan returned
 	ds         *appsv1.DaemonSet // a copy of the DaemonSet planned
@@ -61,7 +61,7 @@ func clonePlan(p *Plan) Plan {
 		skew := *p.TemplateSkew
 		c.TemplateSkew = &skew
 	}
-	c.ReadOut = nil // never kept (reusableOptions)
+	c.Standing = nil // never kept (reusableOptions)
 	return c
 }
 

@@ -31,7 +31,7 @@ func (m *memo) keepPlan(ds *appsv1.DaemonSet, plan *Plan, opts *Options, err err
 
 // reusableOptions reports whether a plan computed with opts may be kept.
 func reusableOptions(opts *Options) bool {
-	return !opts.ReadOut && opts.FailedPodBackoff.Len() == 0 && opts.Rollout.IsZero()
+	return !opts.ReportStanding && opts.FailedPodBackoff.Len() == 0 && opts.Rollout.IsZero()
 }
 
 // reusePlan returns a copy of the kept plan when it is what Compute would

@@ -18,7 +18,7 @@ import (
 func TestClonePlanCoversPlan(t *testing.T) {
 	known := []string{"Skip", "Hash", "Creates", "Deletes", "Adopt", "Release", "DeferredCreates", "DeferredDeletes",
 		"Unplaced", "History", "Rolling", "Status", "StatusChanged", "Events", "RequeueAfter", "FailedPodBackoff",
-		"TemplateSkew", "ReadOut"}
+		"TemplateSkew", "Standing"}
 	var fields []string
 	for f := range reflect.TypeFor[Plan]().Fields() {
 		fields = append(fields, f.Name)

@@ -36,10 +36,10 @@ type Options struct {
 	// scope, pause, order, per-domain and strict budgets); the zero value
 	// is upstream's behaviour. See RolloutPolicy.
 	Rollout RolloutPolicy
-	// ReadOut asks the plan to say where each node stands (Plan.ReadOut).
-	// It changes nothing else in the plan; off, a plan costs what it
-	// costs without it.
-	ReadOut bool
+	// ReportStanding asks the plan to say where each node stands
+	// (Plan.Standing). It changes nothing else in the plan; off, a plan
+	// costs what it costs without it.
+	ReportStanding bool
 }
 
 func (o Options) burst() int {

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"reflect"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -174,11 +175,11 @@ type Plan struct {
 	// until it is upgraded; nothing else in the plan is set but Status (the
 	// stored one) and FailedPodBackoff.
 	TemplateSkew *rollout.TemplateSkewError
-	// ReadOut says where each node stands: its pods judged, its hold and
-	// its wave under the policy. nil unless Options.ReadOut asks for it,
+	// Standing says where each node stands: its pods judged, its hold and
+	// its wave under the policy. nil unless Options.ReportStanding asks for it,
 	// and when the plan is skipped or stops at an error before the pods
 	// are judged.
-	ReadOut *ReadOut
+	Standing *Standing
 }
 
 // IsZero reports whether the plan asks for nothing: no pod or revision
@@ -188,4 +189,118 @@ func (p Plan) IsZero() bool {
 	return len(p.Creates) == 0 && len(p.Deletes) == 0 && len(p.Adopt) == 0 &&
 		len(p.Release) == 0 && p.History.IsZero() && !p.StatusChanged &&
 		p.RequeueAfter == 0
+}
+
+// Standing is where each node stands in a plan: what the plan judged of
+// every node and pod, said once so that no program has to walk the pods
+// again. A plan carries one when Options.ReportStanding asks for it (see
+// Plan.Standing). It belongs to the plan: later plans, of a Planner too,
+// do not change it. Its pods and nodes are the caller's.
+type Standing struct {
+	// Nodes are the existing nodes in name order, then the missing nodes
+	// (node names pods target that are not in the node list) in name
+	// order.
+	Nodes []NodeStanding
+	// Waves are the names of the waves of the nodes that should run the
+	// pod or have pods (NodeStanding.Wave), in the order the rollout starts
+	// them: CanaryWave first, then the order-label groups in
+	// RolloutPolicy.CompareNodes order (or RestWave); nil without
+	// Options.Rollout.Order.Label and Canary.
+	Waves []string
+	// Paused is the rolling-update step Options.Rollout.Paused held back:
+	// the step the plan would have run, and what it would have asked for,
+	// had the rollout not been paused (nil when the plan is not paused, or
+	// the step would not have run: the create/delete pass acted, or the
+	// strategy is not RollingUpdate). PausedErr is that step's error (an
+	// *Error of StageRollingUpdate: an invalid budget, a surge step over a
+	// pod on a missing node), which the plan does not return while it is
+	// paused.
+	Paused    *RollingStep
+	PausedErr error
+	// BurstReplicas is the cap on creates, and on deletes, the plan
+	// applied (Options.BurstReplicas, or DefaultBurstReplicas).
+	BurstReplicas int
+}
+
+// NodeStanding is where one node stands in a plan.
+type NodeStanding struct {
+	// Name is the node's name; Node the caller's node, nil when Missing.
+	Name string
+	Node *corev1.Node
+	// Missing: pods target the node but it is not in the node list.
+	Missing bool
+	// ShouldRun: a daemon pod should run on the node (a desired node,
+	// counted in desiredNumberScheduled); never for a missing node.
+	ShouldRun bool
+	// Held says whether, and why, the policy keeps the node's pods as they
+	// are (HeldNone when it does not); see KeepReason.
+	Held KeepReason
+	// Wave is the node's wave: CanaryWave for a node in the canary (see
+	// RolloutPolicy.CanaryNodes), RolloutPolicy.WaveOf otherwise (its
+	// order-label group, or RestWave); "" without Options.Rollout's
+	// Order.Label and Canary.
+	Wave string
+	// Pods are the DaemonSet's pods targeting the node, sorted by name
+	// (terminal pods being deleted left out), and States their judgement
+	// against the current revision at Options.Now, index for index:
+	// Updated (the current revision; old otherwise), Ready, Available,
+	// Deleting.
+	Pods   []*corev1.Pod
+	States []rollout.PodState
+	// Oldest is the index in Pods of the pod the status counts on the node
+	// (scheduled first, then by creation time, then name); -1 without
+	// pods.
+	Oldest int
+}
+
+// KeepReason is why a policy keeps a node's pods as they are: the
+// reason a node is held.
+type KeepReason string
+
+// The holds, for desired nodes (Held is HeldScope for any node outside the
+// scope, desired or not).
+const (
+	// HeldNone: the policy does not hold the node.
+	HeldNone KeepReason = ""
+	// HeldScope: the node is outside RolloutPolicy.Scope (missing nodes
+	// are outside any scope).
+	HeldScope KeepReason = "Scope"
+	// HeldPartition: the node runs only old pods and is among the last
+	// ones in update order (unavailable old pods go first, then available
+	// ones, each in the policy's order) that RolloutPolicy.Partition
+	// keeps.
+	HeldPartition KeepReason = "Partition"
+	// HeldWave: the node runs only old pods, in a wave after the one the
+	// wave barrier (RolloutPolicy.Waves, or Canary) has open.
+	HeldWave KeepReason = "Wave"
+	// HeldPaused: the node runs only old pods and RolloutPolicy.Paused
+	// holds the rollout.
+	HeldPaused KeepReason = "Paused"
+)
+
+// HasUpdated reports whether a live (not deleting) pod of n runs the
+// current revision.
+func (n *NodeStanding) HasUpdated() bool {
+	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return s.Updated && !s.Deleting })
+}
+
+// HasOld reports whether a live pod of n runs an old revision.
+func (n *NodeStanding) HasOld() bool {
+	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return !s.Updated && !s.Deleting })
+}
+
+// HasAvailable reports whether a live pod of n is available.
+func (n *NodeStanding) HasAvailable() bool {
+	return slices.ContainsFunc(n.States, func(s rollout.PodState) bool { return s.Available && !s.Deleting })
+}
+
+// Live returns the number of n's pods that are not being deleted.
+func (n *NodeStanding) Live() int {
+	live := 0
+	for _, s := range n.States {
+		if !s.Deleting {
+			live++
+		}
+	}
+	return live
 }

@@ -38,7 +38,7 @@ import (
 //     verdict (a heartbeat, a label no selector reads) count as the same.
 //     Only a plan the clock cannot change is returned again: one with no
 //     RequeueAfter (nothing on its way to available, no failed pod in
-//     backoff), no RolloutPolicy and no read-out; a pod available at one
+//     backoff), no RolloutPolicy and no standing; a pod available at one
 //     time is available at every later one.
 //   - Otherwise the Planner reads what changed into what it remembers and
 //     judges only that, as described above. The first change after a

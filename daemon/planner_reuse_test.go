@@ -102,7 +102,7 @@ func TestPlannerReusesOnlyWhatCannotChange(t *testing.T) {
 			r.ResourceVersion = "99"
 			in.opts.Revisions = []*appsv1.ControllerRevision{r}
 		}},
-		{name: "a read-out asked for", change: func(in *reuseInput) { in.opts.ReadOut = true }},
+		{name: "a standing asked for", change: func(in *reuseInput) { in.opts.ReportStanding = true }},
 		{name: "a policy", change: func(in *reuseInput) { in.opts.Rollout.Paused = true }},
 		{name: "another burst", change: func(in *reuseInput) { in.opts.BurstReplicas = 1 }},
 		{name: "a pod on its way to available is never kept", start: []dt.DaemonSetOption{dt.WithMinReadySeconds(7200)},

@@ -231,10 +231,10 @@ func FuzzPlannerMatchesCompute(f *testing.F) {
 		if kind&0x80 != 0 {
 			b.Options.Rollout = policy
 		}
-		// The read-out of either is the plan's own: the other plan must not
+		// The standing of either is the plan's own: the other plan must not
 		// change it.
-		a.Options.ReadOut = kind&0x20 != 0
-		b.Options.ReadOut = kind&0x10 != 0
+		a.Options.ReportStanding = kind&0x20 != 0
+		b.Options.ReportStanding = kind&0x10 != 0
 		wantA, wantB := outcomeOf(a.Compute()), outcomeOf(b.Compute())
 		p := daemon.NewPlanner()
 		firstA := outcomeOf(p.Compute(a.DaemonSet, a.Nodes, a.Pods, a.Options))

@@ -32,7 +32,7 @@ func BenchmarkComputePolicy(b *testing.B) {
 			DomainBudget: &daemon.DomainBudget{Label: "kubernetes.io/hostname", MaxUnavailable: pios("1")},
 			Strict:       true,
 		}},
-		{"canary", daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromString("5%"), Spread: "kubernetes.io/hostname"}}},
+		{"canary", daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromString("5%"), Spread: "kubernetes.io/hostname"}}},
 	}
 	for _, state := range []fleetState{steady, rolloutStart} {
 		for _, n := range []int{1_000, 10_000} {

@@ -18,7 +18,7 @@ import (
 )
 
 // CanaryWave is the name of the canary wave (RolloutPolicy.Canary) among
-// a plan's waves (ReadOut.Waves, NodeReadOut.Wave,
+// a plan's waves (Standing.Waves, NodeStanding.Wave,
 // rollout.WaveProgress.Name).
 const CanaryWave = "canary"
 
@@ -26,46 +26,10 @@ const CanaryWave = "canary"
 // policy has no Order.Label (RolloutPolicy.WaveOf).
 const RestWave = "rest"
 
-// Canary is a first wave of a few desired nodes in scope, before the
-// waves of the order label (or, without one, before the rest of the
-// nodes as one wave, RestWave): the nodes that run a new revision first,
-// so that a person or a health gate can judge it before it goes further.
-// It turns on the wave barrier (RolloutPolicy.Waves, with a zero Bake
-// when that is nil; a Bake set there applies after the canary as after
-// every wave), and the canary's nodes go first in the update order, so
-// that a Partition never keeps them unless it keeps every other node.
-//
-// Which nodes (RolloutPolicy.CanaryNodes): Count of the desired nodes in
-// scope (a percentage of them rounded up; at least 1, at most all of
-// them), taken in turn from each value of Spread, one node of each value
-// per round: the values in Order's order when Spread is Order.Label
-// (Order.Values first, then string order), in string order otherwise;
-// nodes without the label as one last value. Within a value, nodes go in
-// update order (CompareNodes, then name). Nodes that already run a live
-// updated pod are taken before every node that does not, the earliest
-// updated first (by their updated pod's creation time; ties in the turns
-// above), so that the canary of a rollout under way stays the nodes it
-// started with when nodes join or leave: a node that joins gets the
-// current revision from the create pass, but later than the canary did.
-// (A canary node whose updated pod is recreated, or a node that joined
-// after the template changed but before the canary started, can so trade
-// places with another node that runs the new revision.) Missing nodes,
-// and nodes that should not run the pod, are never in the canary.
-type Canary struct {
-	// Count is the canary's size: an integer at least 1 or a percentage
-	// from 1% to 100% of the desired nodes in scope; anything else is an
-	// error at rollout.canary.count.
-	Count intstr.IntOrString
-	// Spread is the node label whose values the canary is spread across,
-	// "" for none (update order only); a malformed key is an error at
-	// rollout.canary.spread.
-	Spread string
-}
-
 var canaryPath = policyPath.Child("canary")
 
 // validate checks the canary's count and spread label.
-func (c *Canary) validate() field.ErrorList {
+func (c *CanarySpec) validate() field.ErrorList {
 	var errs field.ErrorList
 	if _, err := c.size(1); err != nil {
 		errs = append(errs, err)
@@ -80,7 +44,7 @@ func (c *Canary) validate() field.ErrorList {
 
 // size scales Count against desired nodes: a percentage rounded up, at
 // least 1, at most desired.
-func (c *Canary) size(desired int) (int, *field.Error) {
+func (c *CanarySpec) size(desired int) (int, *field.Error) {
 	path := canaryPath.Child("count")
 	v := c.Count
 	if v.Type == intstr.String {
@@ -100,10 +64,10 @@ func (c *Canary) size(desired int) (int, *field.Error) {
 }
 
 // CanaryNodes returns the names of the nodes of the canary wave of a
-// rollout under p (see Canary), in update order (CompareNodes, then name);
+// rollout under p (see CanarySpec), in update order (CompareNodes, then name);
 // nil without p.Canary. It is the canary a plan computes, for a program
-// that shows a rollout's waves before it starts (a plan's ReadOut says of
-// each node whether it is in the canary: NodeReadOut.Wave is CanaryWave).
+// that shows a rollout's waves before it starts (a plan's Standing says of
+// each node whether it is in the canary: NodeStanding.Wave is CanaryWave).
 //
 // Pass the nodes that should run the pod (placement is the plan's to
 // judge; nil entries are skipped), and updated, which returns a node's
@@ -175,7 +139,7 @@ func candidate(node *corev1.Node, pods []*corev1.Pod, states []rollout.PodState)
 	return c
 }
 
-// canary picks the canary (see Canary) among cands, the desired nodes in
+// canary picks the canary (see CanarySpec) among cands, the desired nodes in
 // scope (non-nil, distinct names): in[i] says whether cands[i] is in it.
 // p.Canary must be set and valid.
 func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
@@ -228,7 +192,7 @@ func (p *RolloutPolicy) canary(cands []canaryCandidate) (in []bool) {
 }
 
 // spreadKey is where a node's value of the canary's Spread label goes
-// among the values (see Canary): by rank, then value.
+// among the values (see CanarySpec): by rank, then value.
 type spreadKey struct {
 	rank  int
 	value string
@@ -279,28 +243,4 @@ func (p *RolloutPolicy) canaryOfCluster(c *cluster) func(i int) bool {
 		in[at[k]] = ok
 	}
 	return func(i int) bool { return i < len(in) && in[i] }
-}
-
-// canaryOfReadOut picks the canary among ro's desired nodes in scope
-// (after holds has set HeldScope); nil without a canary.
-func (p *RolloutPolicy) canaryOfReadOut(ro *ReadOut) map[*NodeReadOut]bool {
-	if p.Canary == nil {
-		return nil
-	}
-	var at []*NodeReadOut
-	var cands []canaryCandidate
-	for i := range ro.Nodes {
-		n := &ro.Nodes[i]
-		if n.ShouldRun && n.Held != HeldScope {
-			at = append(at, n)
-			cands = append(cands, candidate(n.Node, n.Pods, n.States))
-		}
-	}
-	in := make(map[*NodeReadOut]bool)
-	for k, ok := range p.canary(cands) {
-		if ok {
-			in[at[k]] = true
-		}
-	}
-	return in
 }

@@ -46,8 +46,8 @@ func canaryFleet(ds *appsv1.DaemonSet, n int, zoneOf func(int) string, unready [
 func alternate(i int) string { return string(rune('a' + (i-1)%2)) }
 func blocks(i int) string    { return string(rune('a' + (i-1)/3)) }
 
-// canaryOf lists the read-out's nodes of the canary wave, by name.
-func canaryOf(ro *daemon.ReadOut) []string {
+// canaryOf lists the standing's nodes of the canary wave, by name.
+func canaryOf(ro *daemon.Standing) []string {
 	var out []string
 	for _, n := range ro.Nodes {
 		if n.Wave == daemon.CanaryWave {
@@ -57,8 +57,8 @@ func canaryOf(ro *daemon.ReadOut) []string {
 	return out
 }
 
-// heldBy lists the read-out's nodes the policy holds for h, by name.
-func heldBy(ro *daemon.ReadOut, h daemon.KeepReason) []string {
+// heldBy lists the standing's nodes the policy holds for h, by name.
+func heldBy(ro *daemon.Standing, h daemon.KeepReason) []string {
 	var out []string
 	for _, n := range ro.Nodes {
 		if n.Held == h {
@@ -69,7 +69,7 @@ func heldBy(ro *daemon.ReadOut, h daemon.KeepReason) []string {
 }
 
 func TestRolloutPolicyCanary(t *testing.T) {
-	one := &daemon.Canary{Count: intstr.FromInt32(1)}
+	one := &daemon.CanarySpec{Count: intstr.FromInt32(1)}
 	bake := &rollout.WaveBarrier{Bake: 10 * time.Minute}
 	ago := func(d time.Duration) time.Time { return dt.Epoch.Add(-d) }
 	tests := []struct {
@@ -83,7 +83,7 @@ func TestRolloutPolicyCanary(t *testing.T) {
 		pol      daemon.RolloutPolicy
 		want     []string // actions
 		canary   []string
-		waves    []string // ReadOut.Waves
+		waves    []string // Standing.Waves
 		heldWave []string
 		wave     *rollout.WaveProgress
 		wait     time.Duration
@@ -94,7 +94,7 @@ func TestRolloutPolicyCanary(t *testing.T) {
 			canary: []string{"n01"}, waves: []string{"canary", "rest"}, heldWave: []string{"n02", "n03", "n04", "n05", "n06"},
 			wave: &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 1, Waiting: []string{"n01"}}},
 		{name: "10% of 25 nodes is 3", nodes: 25, zoneOf: alternate, maxU: "100%",
-			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromString("10%")}},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromString("10%")}},
 			want:   []string{"delete n01", "delete n02", "delete n03"},
 			canary: []string{"n01", "n02", "n03"}, waves: []string{"canary", "rest"},
 			heldWave: []string{"n04", "n05", "n06", "n07", "n08", "n09", "n10", "n11", "n12", "n13", "n14",
@@ -107,14 +107,14 @@ func TestRolloutPolicyCanary(t *testing.T) {
 			canary: []string{"n01"}, waves: []string{"canary", "rest"}, heldWave: []string{"n02", "n03", "n04", "n05", "n06"},
 			wave: &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 1, Waiting: []string{"n01"}}},
 		{name: "spread across 3 zones: one of each", nodes: 9, zoneOf: blocks, maxU: "100%",
-			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(3), Spread: zone}},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(3), Spread: zone}},
 			want:   []string{"delete n01", "delete n04", "delete n07"},
 			canary: []string{"n01", "n04", "n07"}, waves: []string{"canary", "rest"},
 			heldWave: []string{"n02", "n03", "n05", "n06", "n08", "n09"},
 			wave:     &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 3, Waiting: []string{"n01", "n04", "n07"}}},
 		{name: "spread over the order label: its values' order, round after round", nodes: 9, zoneOf: blocks, maxU: "100%",
 			pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone, Values: []string{"c"}},
-				Canary: &daemon.Canary{Count: intstr.FromInt32(4), Spread: zone}},
+				Canary: &daemon.CanarySpec{Count: intstr.FromInt32(4), Spread: zone}},
 			want:   []string{"delete n01", "delete n04", "delete n07", "delete n08"},
 			canary: []string{"n01", "n04", "n07", "n08"}, waves: []string{"canary", zone + "=c", zone + "=a", zone + "=b"},
 			heldWave: []string{"n02", "n03", "n05", "n06", "n09"},
@@ -126,13 +126,13 @@ func TestRolloutPolicyCanary(t *testing.T) {
 			canary: []string{"n02"}, waves: []string{"canary", "rest"}, heldWave: []string{"n03", "n04", "n05", "n06"},
 			wave: &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 1, Waiting: []string{"n02"}}},
 		{name: "partition keeps the last nodes after the canary, never the canary", nodes: 9, zoneOf: blocks, maxU: "100%",
-			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(3), Spread: zone}, Partition: pios("6")},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(3), Spread: zone}, Partition: pios("6")},
 			want:   []string{"delete n01", "delete n04", "delete n07"},
 			canary: []string{"n01", "n04", "n07"}, waves: []string{"canary", "rest"},
 			wave: &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 3, Waiting: []string{"n01", "n04", "n07"}}},
 		{name: "partition: the canary done, the rest is kept", nodes: 9, zoneOf: blocks, maxU: "100%",
 			updated: map[string]time.Time{"n01": ago(time.Hour), "n04": ago(time.Hour), "n07": ago(time.Hour)},
-			pol:     daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(3), Spread: zone}, Partition: pios("6")},
+			pol:     daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(3), Spread: zone}, Partition: pios("6")},
 			canary:  []string{"n01", "n04", "n07"}, waves: []string{"canary", "rest"},
 			wave: &rollout.WaveProgress{Wave: 1, Name: "rest", Index: 1, Waves: 2, Desired: 6,
 				Waiting: []string{"n02", "n03", "n05", "n06", "n08", "n09"}}},
@@ -156,7 +156,7 @@ func TestRolloutPolicyCanary(t *testing.T) {
 				return []*corev1.Node{dt.Node("m1", dt.WithLabel(zone, "a"))},
 					[]*corev1.Pod{dt.Pod(ds, "agent-m1-v2", "m1", dt.CreatedAt(dt.Epoch), dt.NotReadyPod())}
 			},
-			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(2)}, Waves: bake},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(2)}, Waves: bake},
 			canary: []string{"n01", "n02"}, waves: []string{"canary", "rest"},
 			heldWave: []string{"n03", "n04", "n05", "n06"},
 			wave:     &rollout.WaveProgress{Name: "canary", Waves: 2, Desired: 2, Done: 2, BakeUntil: dt.Epoch.Add(5 * time.Minute)},
@@ -166,11 +166,11 @@ func TestRolloutPolicyCanary(t *testing.T) {
 			joined: func(ds *appsv1.DaemonSet) ([]*corev1.Node, []*corev1.Pod) {
 				return []*corev1.Node{dt.Node("m1", dt.WithLabel(zone, "a"))}, nil
 			},
-			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(2)}, Waves: bake},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(2)}, Waves: bake},
 			want:   []string{"create m1"},
 			canary: []string{"n01", "n02"}, waves: []string{"canary", "rest"}},
 		{name: "canary larger than the desired nodes: all of them, one wave", nodes: 3, zoneOf: alternate, maxU: "100%",
-			pol:    daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(5)}},
+			pol:    daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(5)}},
 			want:   []string{"delete n01", "delete n02", "delete n03"},
 			canary: []string{"n01", "n02", "n03"}, waves: []string{"canary"},
 			wave: &rollout.WaveProgress{Name: "canary", Waves: 1, Desired: 3, Waiting: []string{"n01", "n02", "n03"}}},
@@ -183,7 +183,7 @@ func TestRolloutPolicyCanary(t *testing.T) {
 				n, p := tt.joined(ds)
 				nodes, pods = append(nodes, n...), append(pods, p...)
 			}
-			opts := daemon.Options{Now: dt.Epoch, Rollout: tt.pol, ReadOut: true}
+			opts := daemon.Options{Now: dt.Epoch, Rollout: tt.pol, ReportStanding: true}
 			plan, err := daemon.Compute(ds, nodes, pods, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -191,13 +191,13 @@ func TestRolloutPolicyCanary(t *testing.T) {
 			if diff := cmp.Diff(tt.want, actedOn(plan)); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.canary, canaryOf(plan.ReadOut)); diff != "" {
+			if diff := cmp.Diff(tt.canary, canaryOf(plan.Standing)); diff != "" {
 				t.Errorf("canary (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.waves, plan.ReadOut.Waves); diff != "" {
-				t.Errorf("ReadOut.Waves (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.waves, plan.Standing.Waves); diff != "" {
+				t.Errorf("Standing.Waves (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.heldWave, heldBy(plan.ReadOut, daemon.HeldWave)); diff != "" {
+			if diff := cmp.Diff(tt.heldWave, heldBy(plan.Standing, daemon.HeldWave)); diff != "" {
 				t.Errorf("held by the barrier (-want +got):\n%s", diff)
 			}
 			var got *rollout.WaveProgress
@@ -265,7 +265,7 @@ func TestCanaryNodes(t *testing.T) {
 			return nil
 		}
 	}
-	count := func(s string) *daemon.Canary { return &daemon.Canary{Count: intstr.Parse(s), Spread: zone} }
+	count := func(s string) *daemon.CanarySpec { return &daemon.CanarySpec{Count: intstr.Parse(s), Spread: zone} }
 	tests := []struct {
 		name    string
 		pol     daemon.RolloutPolicy
@@ -309,7 +309,7 @@ func cmpNames(a, b string) int {
 }
 
 func TestRolloutPolicyCanaryIsNotZero(t *testing.T) {
-	p := daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(1)}}
+	p := daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(1)}}
 	if p.IsZero() {
 		t.Error("a policy with a canary is zero")
 	}
@@ -321,12 +321,12 @@ func TestRolloutPolicyCanaryIsNotZero(t *testing.T) {
 // A canary of two nodes, one per zone, before the rest: the first plan
 // replaces only the canary's nodes; once they run the new revision,
 // available, the rest (one wave without an order label) goes.
-func ExampleCanary() {
+func ExampleCanarySpec() {
 	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
 	nodes, pods := oldCluster(ds, 6)
-	pol := daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(2), Spread: zone}}
-	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
-	fmt.Println("waves", plan.ReadOut.Waves, "canary", pol.CanaryNodes(nodes, nil))
+	pol := daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(2), Spread: zone}}
+	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReportStanding: true})
+	fmt.Println("waves", plan.Standing.Waves, "canary", pol.CanaryNodes(nodes, nil))
 	fmt.Println(plan.Rolling.Policy.Wave)
 	printPlan(plan)
 
@@ -348,18 +348,18 @@ func ExampleCanary() {
 }
 
 // TestRolloutPolicyCanaryPaused: a paused rollout with a canary replaces
-// nothing; its read-out holds the canary's nodes for the pause and the
+// nothing; its standing holds the canary's nodes for the pause and the
 // others for the barrier, as the step it holds back would.
 func TestRolloutPolicyCanaryPaused(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
 	nodes, pods := canaryFleet(ds, 4, alternate, nil, nil)
-	pol := daemon.RolloutPolicy{Paused: true, Canary: &daemon.Canary{Count: intstr.FromString("50%")}}
-	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
+	pol := daemon.RolloutPolicy{Paused: true, Canary: &daemon.CanarySpec{Count: intstr.FromString("50%")}}
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReportStanding: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[daemon.KeepReason][]string{}
-	for _, n := range plan.ReadOut.Nodes {
+	for _, n := range plan.Standing.Nodes {
 		got[n.Held] = append(got[n.Held], n.Wave+":"+n.Name)
 	}
 	want := map[daemon.KeepReason][]string{
@@ -372,7 +372,7 @@ func TestRolloutPolicyCanaryPaused(t *testing.T) {
 	if diff := cmp.Diff([]string(nil), actedOn(plan)); diff != "" {
 		t.Errorf("actions (-want +got):\n%s", diff)
 	}
-	if w := plan.ReadOut.Paused.Policy.Wave; w == nil || w.Name != daemon.CanaryWave {
+	if w := plan.Standing.Paused.Policy.Wave; w == nil || w.Name != daemon.CanaryWave {
 		t.Errorf("the paused step's wave = %v, want the canary", w)
 	}
 }

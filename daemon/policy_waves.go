@@ -8,13 +8,13 @@ import (
 
 // WaveOf returns the name of the wave node n belongs to under p's order
 // label, unless it is in the canary (whose nodes form the wave
-// CanaryWave; see CanaryNodes, and NodeReadOut.Wave, which is either):
+// CanaryWave; see CanaryNodes, and NodeStanding.Wave, which is either):
 // "<label>=<value>" for a node with the label, "!<label>" for a node
 // without it and for nil (a missing node): the label selector that picks
 // the wave's nodes. Without Order.Label it is RestWave when p has a
 // Canary, "" otherwise. It does not need Waves set, so that a rollout's
 // waves can be shown before it starts. The names of a plan's waves
-// (rollout.WaveProgress.Name, ReadOut.Waves) are these and CanaryWave.
+// (rollout.WaveProgress.Name, Standing.Waves) are these and CanaryWave.
 func (p *RolloutPolicy) WaveOf(n *corev1.Node) string {
 	k := p.Order.Label
 	if k == "" {

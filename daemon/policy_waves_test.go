@@ -135,8 +135,8 @@ func ExampleRolloutPolicy_waves() {
 	ds := dt.DaemonSet("agent", dt.WithMaxUnavailable("100%"))
 	nodes, pods := oldCluster(ds, 4)
 	pol := daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &rollout.WaveBarrier{Bake: 15 * time.Minute}}
-	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
-	fmt.Println("waves", plan.ReadOut.Waves)
+	plan, _ := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReportStanding: true})
+	fmt.Println("waves", plan.Standing.Waves)
 	printPlan(plan)
 
 	// Ten minutes later zone a runs the new revision.

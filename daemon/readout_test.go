@@ -16,7 +16,7 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// nodeLine is what TestReadOut checks of a NodeReadOut.
+// nodeLine is what TestStanding checks of a NodeStanding.
 type nodeLine struct {
 	Name      string
 	ShouldRun bool
@@ -25,7 +25,7 @@ type nodeLine struct {
 	Pods      string // per pod: "u" updated or "o" old, then "a" available, "r" ready, "-" neither
 }
 
-func linesOf(ro *daemon.ReadOut) []nodeLine {
+func linesOf(ro *daemon.Standing) []nodeLine {
 	var out []nodeLine
 	for _, n := range ro.Nodes {
 		l := nodeLine{Name: n.Name, ShouldRun: n.ShouldRun, Held: n.Held, Wave: n.Wave}
@@ -45,8 +45,8 @@ func linesOf(ro *daemon.ReadOut) []nodeLine {
 	return out
 }
 
-// TestReadOut: every node with its pods judged, and the policy's holds.
-func TestReadOut(t *testing.T) {
+// TestStanding: every node with its pods judged, and the policy's holds.
+func TestStanding(t *testing.T) {
 	zoneA := &metav1.LabelSelector{MatchLabels: map[string]string{zone: "a"}}
 	tests := []struct {
 		name      string
@@ -82,38 +82,38 @@ func TestReadOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if plain.ReadOut != nil {
-				t.Error("a plan without Options.ReadOut has a read-out")
+			if plain.Standing != nil {
+				t.Error("a plan without Options.ReportStanding has a standing")
 			}
-			opts.ReadOut = true
+			opts.ReportStanding = true
 			plan, err := daemon.Compute(ds, nodes, pods, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, linesOf(plan.ReadOut)); diff != "" {
+			if diff := cmp.Diff(tt.want, linesOf(plan.Standing)); diff != "" {
 				t.Errorf("nodes (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantWaves, plan.ReadOut.Waves); diff != "" {
+			if diff := cmp.Diff(tt.wantWaves, plan.Standing.Waves); diff != "" {
 				t.Errorf("waves (-want +got):\n%s", diff)
 			}
-			// The read-out changes nothing else in the plan.
-			plan.ReadOut = nil
+			// The standing changes nothing else in the plan.
+			plan.Standing = nil
 			if diff := cmp.Diff(plain, plan, conformancePlanOptions); diff != "" {
-				t.Errorf("plan with a read-out differs (-without +with):\n%s", diff)
+				t.Errorf("plan with a standing differs (-without +with):\n%s", diff)
 			}
 		})
 	}
 }
 
-// The read-out of a plan in the middle of a canary: n1 updated, the
+// The standing of a plan in the middle of a canary: n1 updated, the
 // partition keeps the others.
-func ExamplePlan_readOut() {
+func ExamplePlan_standing() {
 	ds := dt.DaemonSet("agent", dt.WithImage("registry.example/agent:v2"), dt.WithMaxUnavailable("1"))
 	nodes, pods := oldCluster(ds, 3)
 	pods = settle(dt.Pod(ds, "v2", ""), pods, "n1")
-	opts := daemon.Options{Now: dt.Epoch, Rollout: daemon.RolloutPolicy{Partition: pios("2")}, ReadOut: true}
+	opts := daemon.Options{Now: dt.Epoch, Rollout: daemon.RolloutPolicy{Partition: pios("2")}, ReportStanding: true}
 	plan, _ := daemon.Compute(ds, nodes, pods, opts)
-	for _, n := range plan.ReadOut.Nodes {
+	for _, n := range plan.Standing.Nodes {
 		fmt.Printf("%s desired=%v updated=%v available=%v held=%q\n", n.Name, n.ShouldRun, n.HasUpdated(), n.HasAvailable(), n.Held)
 	}
 	// Output:
@@ -122,9 +122,9 @@ func ExamplePlan_readOut() {
 	// n3 desired=true updated=false available=true held="Partition"
 }
 
-// countStatus counts a read-out into the counters of a status, with the
+// countStatus counts a standing into the counters of a status, with the
 // pod the status counts on each node.
-func countStatus(ro *daemon.ReadOut) appsv1.DaemonSetStatus {
+func countStatus(ro *daemon.Standing) appsv1.DaemonSetStatus {
 	var st appsv1.DaemonSetStatus
 	for _, n := range ro.Nodes {
 		if n.Missing {
@@ -158,18 +158,18 @@ func countStatus(ro *daemon.ReadOut) appsv1.DaemonSetStatus {
 	return st
 }
 
-// TestReadOutCountsToStatus holds the read-out to the plan's status over
+// TestStandingCountsToStatus holds the standing to the plan's status over
 // generated clusters (under drawn policies too) and the conformance
 // corpus: counted, its nodes give every counter of the status.
-func TestReadOutCountsToStatus(t *testing.T) {
+func TestStandingCountsToStatus(t *testing.T) {
 	checked := 0
 	check := func(name string, ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) {
 		t.Helper()
-		opts.ReadOut = true
+		opts.ReportStanding = true
 		plan, err := daemon.Compute(ds, nodes, pods, opts)
-		if plan.ReadOut == nil {
+		if plan.Standing == nil {
 			if err == nil && plan.Skip == "" {
-				t.Errorf("%s: a plan without error or skip has no read-out", name)
+				t.Errorf("%s: a plan without error or skip has no standing", name)
 			}
 			return
 		}
@@ -179,17 +179,17 @@ func TestReadOutCountsToStatus(t *testing.T) {
 			NumberMisscheduled: want.NumberMisscheduled, NumberReady: want.NumberReady, UpdatedNumberScheduled: want.UpdatedNumberScheduled,
 			NumberAvailable: want.NumberAvailable, NumberUnavailable: want.NumberUnavailable,
 		}
-		if diff := cmp.Diff(want, countStatus(plan.ReadOut)); diff != "" {
-			t.Errorf("%s: read-out counted (-status +counted):\n%s", name, diff)
+		if diff := cmp.Diff(want, countStatus(plan.Standing)); diff != "" {
+			t.Errorf("%s: standing counted (-status +counted):\n%s", name, diff)
 		}
 		existing := 0
-		for _, n := range plan.ReadOut.Nodes {
+		for _, n := range plan.Standing.Nodes {
 			if !n.Missing {
 				existing++
 			}
 		}
 		if existing != len(nodes) {
-			t.Errorf("%s: the read-out has %d nodes for %d", name, existing, len(nodes))
+			t.Errorf("%s: the standing has %d nodes for %d", name, existing, len(nodes))
 		}
 		checked++
 	}

@@ -56,9 +56,9 @@ func TestPolicyInvariants(t *testing.T) {
 			broken: dt.InvariantWaveBarrier},
 		{name: "waves hold unavailable old pods too", in: policyInput("1", 1), pol: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zoneKey}, Waves: &rollout.WaveBarrier{}},
 			broken: dt.InvariantWaveBarrier},
-		{name: "canary", in: policyInput("100%"), pol: daemon.RolloutPolicy{Canary: &daemon.Canary{Count: *intOrStr("1")}},
+		{name: "canary", in: policyInput("100%"), pol: daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: *intOrStr("1")}},
 			broken: dt.InvariantWaveBarrier},
-		{name: "canary spread", in: policyInput("2"), pol: daemon.RolloutPolicy{Canary: &daemon.Canary{Count: *intOrStr("2"), Spread: zoneKey},
+		{name: "canary spread", in: policyInput("2"), pol: daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: *intOrStr("2"), Spread: zoneKey},
 			Order: daemon.UpdateOrder{Compare: func(a, b *corev1.Node) int { return strings.Compare(b.Name, a.Name) }}},
 			broken: dt.InvariantOrder},
 	}
@@ -89,7 +89,7 @@ func TestPolicyInvariants(t *testing.T) {
 // budget, breaks CanaryWave.
 func TestCanaryInvariant(t *testing.T) {
 	in := policyInput("1")
-	in.Options.Rollout = daemon.RolloutPolicy{Canary: &daemon.Canary{Count: *intOrStr("2")}}
+	in.Options.Rollout = daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: *intOrStr("2")}}
 	plan, err := in.Compute()
 	if err != nil {
 		t.Fatal(err)

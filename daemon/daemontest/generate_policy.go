@@ -50,7 +50,7 @@ func GeneratePolicy(r *rand.Rand, domain string) daemon.RolloutPolicy {
 		p.Waves = &rollout.WaveBarrier{Bake: []time.Duration{0, 3 * time.Second, time.Minute}[r.IntN(3)]}
 	}
 	if r.IntN(3) == 0 {
-		p.Canary = &daemon.Canary{Count: intstr.Parse([]string{"1", "2", "7", "10%", "50%", "100%"}[r.IntN(6)]),
+		p.Canary = &daemon.CanarySpec{Count: intstr.Parse([]string{"1", "2", "7", "10%", "50%", "100%"}[r.IntN(6)]),
 			Spread: []string{"", domain}[r.IntN(2)]}
 		if p.Waves == nil && r.IntN(2) == 0 {
 			p.Waves = &rollout.WaveBarrier{Bake: 3 * time.Second}

@@ -49,7 +49,7 @@ type Verdict struct {
 	// ShouldContinueRunning: a daemon pod already on the node may stay.
 	ShouldContinueRunning bool
 	// Reason is why ShouldRun is false; "" when it is true.
-	Reason Reason
+	Reason Ineligibility
 	// Taint is the deciding untolerated taint, for the taint reasons: the
 	// first NoExecute one when there is one, else the first NoSchedule one.
 	Taint corev1.Taint
@@ -69,25 +69,26 @@ type Verdict struct {
 	UntoleratedTaints []corev1.Taint
 }
 
-// Reason says why a node may not run a new daemon pod.
-type Reason string
+// Ineligibility says why a node may not run a new daemon pod (see
+// Verdict.Reason).
+type Ineligibility string
 
 // The reasons a node may not run a new daemon pod, in the order they are
 // checked.
 const (
 	// IneligibleNilNode: the node is nil (or the DaemonSet was nil).
-	IneligibleNilNode Reason = "NilNode"
+	IneligibleNilNode Ineligibility = "NilNode"
 	// IneligibleNodeName: the template's nodeName names another node.
-	IneligibleNodeName Reason = "NodeNameMismatch"
+	IneligibleNodeName Ineligibility = "NodeNameMismatch"
 	// IneligibleNodeAffinity: the template's nodeSelector or required node
 	// affinity does not match the node.
-	IneligibleNodeAffinity Reason = "NodeAffinityMismatch"
+	IneligibleNodeAffinity Ineligibility = "NodeAffinityMismatch"
 	// IneligibleTaint: the node has an untolerated NoSchedule taint and
 	// every NoExecute taint is tolerated: a running pod may stay.
-	IneligibleTaint Reason = "UntoleratedTaint"
+	IneligibleTaint Ineligibility = "UntoleratedTaint"
 	// IneligibleNoExecuteTaint: the node has an untolerated NoExecute taint:
 	// a running pod must go too.
-	IneligibleNoExecuteTaint Reason = "UntoleratedNoExecuteTaint"
+	IneligibleNoExecuteTaint Ineligibility = "UntoleratedNoExecuteTaint"
 )
 
 // ShouldRun returns upstream's NodeShouldRunDaemonPod verdict for node:

@@ -31,8 +31,8 @@ func TestParseAnnotationsGates(t *testing.T) {
 	required := func(k string) *field.Error {
 		return field.Required(field.NewPath("metadata", "annotations").Key(k), "")
 	}
-	canary := func(count, spread string) *daemon.Canary {
-		return &daemon.Canary{Count: intstr.Parse(count), Spread: spread}
+	canary := func(count, spread string) *daemon.CanarySpec {
+		return &daemon.CanarySpec{Count: intstr.Parse(count), Spread: spread}
 	}
 	tests := []struct {
 		name       string
@@ -189,7 +189,7 @@ func TestAnnotationsFormatGates(t *testing.T) {
 		wantErr string
 	}{
 		{name: "every gate key", in: progressive.Annotations{
-			Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Canary: &daemon.Canary{Count: intstr.FromString("10%"), Spread: "zone"}},
+			Policy: daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: "zone"}, Canary: &daemon.CanarySpec{Count: intstr.FromString("10%"), Spread: "zone"}},
 			Gates: progressive.Gates{
 				Health:     health(false, 0, time.Minute),
 				PauseAfter: []string{"canary", "a"},
@@ -206,7 +206,7 @@ func TestAnnotationsFormatGates(t *testing.T) {
 			MaxUnavailable: ios("2"), Gates: progressive.Gates{Health: defaultHealth}, OnFailure: progressive.OnFailurePause,
 		}, want: map[string]string{pfx + "max-unavailable": "2"}},
 		{name: "a canary spread the annotations cannot say", in: progressive.Annotations{
-			Policy: daemon.RolloutPolicy{Canary: &daemon.Canary{Count: intstr.FromInt32(1), Spread: "rack"}}}, wantErr: "Canary.Spread (canary)"},
+			Policy: daemon.RolloutPolicy{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(1), Spread: "rack"}}}, wantErr: "Canary.Spread (canary)"},
 		{name: "a health gate without a ready timeout", in: progressive.Annotations{Gates: progressive.Gates{Health: health(true, 3, 0)}},
 			wantErr: "metadata.annotations[rollout.daemonplan.io/ready-timeout]"},
 		{name: "an unknown on-failure", in: progressive.Annotations{OnFailure: "explode"}, wantErr: "metadata.annotations[rollout.daemonplan.io/on-failure]"},

@@ -32,7 +32,7 @@ type AssessInput struct {
 	Nodes []*corev1.Node
 	Pods  []*corev1.Pod
 	// Options are the planner's options, used as they are: set them with
-	// Rollout.Options, which asks for the read-out the judge reads.
+	// Rollout.Options, which asks for the standing the judge reads.
 	// Options.Now is also the clock of the gates.
 	Options daemon.Options
 	// Plan is the plan when the caller computed it already (with Options):
@@ -72,7 +72,7 @@ type AssessStep string
 const (
 	// AssessPlan: the plan's computation (AssessInput.Compute) failed.
 	AssessPlan AssessStep = "plan"
-	// AssessJudge: Judge refused the plan (no read-out, or the paused
+	// AssessJudge: Judge refused the plan (no standing, or the paused
 	// step's error).
 	AssessJudge AssessStep = "judge"
 	// AssessGates: Gates.Hold failed (a window's time zone that Zones do

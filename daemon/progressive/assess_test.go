@@ -113,10 +113,10 @@ func TestAssess(t *testing.T) {
 		},
 		want: want{step: progressive.AssessPlan},
 	}, {
-		name: "a plan without a read-out is refused by the judge",
+		name: "a plan without a standing is refused by the judge",
 		in: func() progressive.AssessInput {
 			in := input(annotated(), dt.Epoch)
-			in.Options.ReadOut = false
+			in.Options.ReportStanding = false
 			return in
 		},
 		want: want{step: progressive.AssessJudge},

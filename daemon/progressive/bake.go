@@ -47,7 +47,7 @@ type bake struct {
 
 // bakeOf returns what the restart rule watches in j under the policy's
 // bake d: the bake under way, or, with d > 0, the current wave.
-func bakeOf(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement, d time.Duration) bake {
+func bakeOf(ds *appsv1.DaemonSet, ro *daemon.Standing, j Judgement, d time.Duration) bake {
 	if j.Reason.Cause == CauseWaveBaking {
 		return bakingOf(ds, ro, j)
 	}
@@ -74,7 +74,7 @@ func bakeOf(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement, d time.Durati
 }
 
 // bakingOf returns the bake under way in j.
-func bakingOf(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement) bake {
+func bakingOf(ds *appsv1.DaemonSet, ro *daemon.Standing, j Judgement) bake {
 	k := slices.IndexFunc(j.Waves, func(t Tally) bool { return t.Wave == j.Reason.Wave })
 	if k < 0 {
 		return bake{}
@@ -101,7 +101,7 @@ func bakingOf(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement) bake {
 
 // restarted returns the signal of pod, on node n, when the restart rule
 // finds a restart during a bake.
-func (b bake) restarted(pod *corev1.Pod, n *daemon.NodeReadOut) (PodSignal, bool) {
+func (b bake) restarted(pod *corev1.Pod, n *daemon.NodeStanding) (PodSignal, bool) {
 	switch {
 	case !b.since.IsZero() && slices.Contains(b.waves, n.Wave):
 		for _, list := range [2][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {

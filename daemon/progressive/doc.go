@@ -13,10 +13,10 @@
 //   - The step from a DaemonSet to what the planner needs: ForDaemonSet
 //     gives the DaemonSet to plan with (an OnDelete DaemonSet is planned as
 //     RollingUpdate with the annotated budget) and the policy;
-//     Rollout.Options sets them, and the plan's read-out, on the planner's
+//     Rollout.Options sets them, and the plan's standing, on the planner's
 //     daemon.Options.
-//   - The judgement of a plan: Judge reads one plan and its read-out
-//     (daemon.Plan.ReadOut) and says whether the rollout is complete, why
+//   - The judgement of a plan: Judge reads one plan and its standing
+//     (daemon.Plan.Standing) and says whether the rollout is complete, why
 //     not (Reason, in the policy's terms), the counts of its desired nodes
 //     in all and per wave (Tally), and, with Judgement.Deadline, whether
 //     it has gone past its progress deadline. It computes no plan of its
@@ -50,7 +50,7 @@
 //
 // A wave is one value of the policy's order label, the nodes a wave
 // barrier starts together (WavesOf lists them before a rollout starts);
-// the canary (canary, daemon.Canary) is a first wave of a few nodes,
+// the canary (canary, daemon.CanarySpec) is a first wave of a few nodes,
 // named daemon.CanaryWave.
 //
 // # Rooms

@@ -109,8 +109,8 @@ type Hold struct {
 func (h Hold) Held() bool { return h.Cause != HoldNone }
 
 // Hold decides whether g holds the rollout of ds (Rollout.DaemonSet) at
-// now, from its plan (computed with Options.ReadOut) and j, Judge of that
-// plan. The first of these that applies holds it:
+// now, from its plan (computed with Options.ReportStanding) and j, Judge of
+// that plan. The first of these that applies holds it:
 //
 //  0. A reference that resolves to nothing (Gates.Unresolved): a
 //     pause-after value, the approved wave, order-by, order-values,
@@ -120,7 +120,7 @@ func (h Hold) Held() bool { return h.Cause != HoldNone }
 //     next revision it would hold), until the annotation or the cluster
 //     changes.
 //  1. The health gates (Health, when On): a new-revision pod (the
-//     read-out's pods that are Updated and not Deleting) of a desired node
+//     standing's pods that are Updated and not Deleting) of a desired node
 //     in scope fails HealthGates.Check, or restarted during a bake
 //     (SignalRestartedDuringBake): while a wave bakes
 //     (CauseWaveBaking), a container of a new-revision pod of a finished
@@ -150,7 +150,7 @@ func (h Hold) Held() bool { return h.Cause != HoldNone }
 // zones resolves the windows' time zones (time.LoadLocation is one); it
 // is needed only when there are windows. An unknown zone is an error at
 // the window annotation, as is a nil zones with windows; a plan without a
-// read-out (and not skipped) is an error, as for Judge. A nil g holds
+// standing (and not skipped) is an error, as for Judge. A nil g holds
 // nothing. It modifies nothing; the Hold shares nothing with its inputs
 // but names.
 func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now time.Time, zones window.Zones) (Hold, error) {
@@ -160,12 +160,12 @@ func (g *Gates) Hold(ds *appsv1.DaemonSet, plan *daemon.Plan, j Judgement, now t
 	if g == nil || plan.Skip != daemon.SkipNone {
 		return Hold{}, nil
 	}
-	ro := plan.ReadOut
+	ro := plan.Standing
 	switch {
 	case ro == nil && j.Complete:
 		return Hold{}, nil
 	case ro == nil:
-		return Hold{}, daemon.NewError(ds, daemon.StageInput, errors.New("the plan has no read-out: compute it with Options.ReadOut"))
+		return Hold{}, daemon.NewError(ds, daemon.StageInput, errors.New("the plan has no standing: compute it with Options.ReportStanding"))
 	}
 	if u := g.Unresolved(plan, j); len(u) > 0 {
 		return Hold{Cause: HoldUnresolved, Unresolved: u}, nil
@@ -213,7 +213,7 @@ func earliest(a, b time.Time) time.Time {
 // health returns the failing new-revision pods of ro, sorted by node and
 // pod, and the earliest ready timeout still ahead of a pod that is not
 // Ready (zero when none is).
-func (g *Gates) health(ds *appsv1.DaemonSet, ro *daemon.ReadOut, j Judgement, now time.Time) ([]PodSignal, time.Time) {
+func (g *Gates) health(ds *appsv1.DaemonSet, ro *daemon.Standing, j Judgement, now time.Time) ([]PodSignal, time.Time) {
 	h := g.Health
 	if !h.On {
 		return nil, time.Time{}

@@ -32,7 +32,7 @@ func BenchmarkGatesHold(b *testing.B) {
 		pods = append(pods, dt.Pod(ds, "agent-"+name, name, append(opts, withContainers(container("agent", 1)))...))
 	}
 	pol := daemon.RolloutPolicy{Order: daemon.UpdateOrder{Label: zone}, Waves: &rollout.WaveBarrier{}}
-	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReportStanding: true})
 	if err != nil {
 		b.Fatal(err)
 	}

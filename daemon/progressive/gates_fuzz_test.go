@@ -151,7 +151,7 @@ func FuzzHold(f *testing.F) {
 			PauseAfter: [][]string{nil, {"every-wave"}, {"a"}, {"b", "a"}}[points%4],
 		}
 		hold := func(nodes []*corev1.Node, pods []*corev1.Pod) (progressive.Hold, progressive.Judgement) {
-			plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: now, Rollout: pol, ReadOut: true})
+			plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: now, Rollout: pol, ReportStanding: true})
 			if err != nil {
 				t.Skip(err)
 			}

@@ -27,10 +27,10 @@ func zonedNodes(zones string) []*corev1.Node {
 	return nodes
 }
 
-// planOf computes ds's plan with the read-out and judges it.
+// planOf computes ds's plan with the standing and judges it.
 func planOf(t *testing.T, ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, pol daemon.RolloutPolicy) (*daemon.Plan, progressive.Judgement) {
 	t.Helper()
-	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReadOut: true})
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch, Rollout: pol, ReportStanding: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestGatesHoldErrors(t *testing.T) {
 		t.Errorf("nil plan: error %v, want ErrInvalidInput", err)
 	}
 	if _, err := g.Hold(ds, &daemon.Plan{}, progressive.Judgement{}, dt.Epoch, nil); !errors.Is(err, daemon.ErrInvalidInput) {
-		t.Errorf("no read-out: error %v, want ErrInvalidInput", err)
+		t.Errorf("no standing: error %v, want ErrInvalidInput", err)
 	}
 	skipped := &daemon.Plan{Skip: daemon.SkipDeleting}
 	if got, err := g.Hold(ds, skipped, progressive.Judgement{}, dt.Epoch, nil); err != nil || got.Held() {

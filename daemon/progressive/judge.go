@@ -55,12 +55,12 @@ type Tally struct {
 func (t Tally) Done() bool { return t.Updated == t.Desired }
 
 // Judge judges the rollout of ds from plan, a plan of ds computed with
-// Options.ReadOut (see Rollout.Options): it reads the plan and its
-// read-out, and computes no plan of its own. ds must be the DaemonSet the
+// Options.ReportStanding (see Rollout.Options): it reads the plan and its
+// standing, and computes no plan of its own. ds must be the DaemonSet the
 // plan was computed for (Rollout.DaemonSet).
 //
 // The rollout is complete when the plan asks for nothing (a paused plan:
-// when the step the pause held back, ReadOut.Paused, asks for nothing) and:
+// when the step the pause held back, Standing.Paused, asks for nothing) and:
 //   - under the zero policy, or a strategy other than RollingUpdate,
 //     rollout.Complete holds for ds with the plan's status (every desired
 //     node runs one available pod of the current revision);
@@ -79,8 +79,8 @@ func (t Tally) Done() bool { return t.Updated == t.Desired }
 // wave waits for its nodes. Otherwise: nodes without an available pod,
 // nodes not updated (zero policy), nodes in flight.
 //
-// It fails when the plan has no read-out (and is not skipped), and with
-// the paused step's error (ReadOut.PausedErr), which the plan would return
+// It fails when the plan has no standing (and is not skipped), and with
+// the paused step's error (Standing.PausedErr), which the plan would return
 // once resumed. It modifies nothing; the Judgement shares nothing with the
 // plan but node names.
 func Judge(ds *appsv1.DaemonSet, plan *daemon.Plan) (Judgement, error) {
@@ -91,9 +91,9 @@ func Judge(ds *appsv1.DaemonSet, plan *daemon.Plan) (Judgement, error) {
 		r := Reason{Cause: CauseSkipped, Skip: plan.Skip}
 		return Judgement{Reason: r}, nil
 	}
-	ro := plan.ReadOut
+	ro := plan.Standing
 	if ro == nil {
-		return Judgement{}, daemon.NewError(ds, daemon.StageInput, errors.New("the plan has no read-out: compute it with Options.ReadOut"))
+		return Judgement{}, daemon.NewError(ds, daemon.StageInput, errors.New("the plan has no standing: compute it with Options.ReportStanding"))
 	}
 	if ro.PausedErr != nil {
 		return Judgement{}, ro.PausedErr
@@ -131,7 +131,7 @@ func (j Judgement) Current() int {
 }
 
 // tally counts the desired nodes of ro.
-func tally(ds *appsv1.DaemonSet, ro *daemon.ReadOut) Judgement {
+func tally(ds *appsv1.DaemonSet, ro *daemon.Standing) Judgement {
 	var j Judgement
 	waves := make([]Tally, len(ro.Waves))
 	for i, name := range ro.Waves {

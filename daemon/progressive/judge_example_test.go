@@ -22,7 +22,7 @@ func ExampleJudge() {
 	plan, _ := daemon.Compute(r.DaemonSet, nodes, pods, r.Options(daemon.Options{Now: dt.Epoch}))
 	j, _ := progressive.Judge(r.DaemonSet, &plan)
 	fmt.Printf("%d/%d updated (%d outside the scope); complete: %v: %s\n", j.Total.Updated, j.Total.Desired, j.Total.Held, j.Complete, j.Reason)
-	for _, n := range plan.ReadOut.Nodes {
+	for _, n := range plan.Standing.Nodes {
 		fmt.Printf("%s held=%q updated=%v\n", n.Name, n.Held, n.HasUpdated())
 	}
 	// Output:

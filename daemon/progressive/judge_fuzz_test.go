@@ -28,7 +28,7 @@ func zoned(c *simulate.Cluster) {
 // them, under a drawn policy, and every sync of a simulated rollout from
 // the healthy ones, and checks what a judgement promises: the judgement of
 // a Planner's plan is Compute's, also after the Planner planned another
-// cluster (the read-out is the plan's own); Complete is the reason's; a
+// cluster (the standing is the plan's own); Complete is the reason's; a
 // complete rollout's plan asks for nothing; the counts add up (per wave to
 // the total; updated and waiting within desired; kept within old); a
 // paused cause only under Paused. Until the judge replaced it, this target
@@ -49,10 +49,10 @@ func FuzzJudge(f *testing.F) {
 		check := func(cl *simulate.Cluster) {
 			in := cl.Input()
 			opts := in.Options
-			opts.ReadOut = true
+			opts.ReportStanding = true
 			want, wantErr := judge(in.DaemonSet, in.Nodes, in.Pods, opts)
 			plan, err := p.Compute(in.DaemonSet, in.Nodes, in.Pods, opts)
-			_, _ = p.Compute(other.DaemonSet, other.Nodes, other.Pods, daemon.Options{Now: other.Options.Now, Rollout: c.Rollout, ReadOut: true})
+			_, _ = p.Compute(other.DaemonSet, other.Nodes, other.Pods, daemon.Options{Now: other.Options.Now, Rollout: c.Rollout, ReportStanding: true})
 			var got progressive.Judgement
 			if err == nil {
 				got, err = progressive.Judge(in.DaemonSet, &plan)

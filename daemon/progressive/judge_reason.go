@@ -10,8 +10,8 @@ import (
 )
 
 // reasonOf is Judge's reason for plan, which is not skipped, and its
-// read-out ro.
-func reasonOf(ds *appsv1.DaemonSet, plan *daemon.Plan, ro *daemon.ReadOut) Reason {
+// standing ro.
+func reasonOf(ds *appsv1.DaemonSet, plan *daemon.Plan, ro *daemon.Standing) Reason {
 	creates, deletes := len(plan.Creates)+plan.DeferredCreates, len(plan.Deletes)+plan.DeferredDeletes
 	if creates+deletes > 0 {
 		var where []string
@@ -50,7 +50,7 @@ func reasonOf(ds *appsv1.DaemonSet, plan *daemon.Plan, ro *daemon.ReadOut) Reaso
 		}
 		if st.UpdatedNumberScheduled < st.DesiredNumberScheduled {
 			return Reason{Cause: CauseNotUpdated, Count: int(st.UpdatedNumberScheduled), Of: int(st.DesiredNumberScheduled)}.
-				withNodes(desiredNames(ro, func(n *daemon.NodeReadOut) bool { return !n.HasUpdated() }))
+				withNodes(desiredNames(ro, func(n *daemon.NodeStanding) bool { return !n.HasUpdated() }))
 		}
 		return unavailable(ro, st)
 	}
@@ -78,7 +78,7 @@ func reasonOf(ds *appsv1.DaemonSet, plan *daemon.Plan, ro *daemon.ReadOut) Reaso
 
 // blocked says why a step that left nodes to update did nothing; false
 // when no cause of the policy's explains it.
-func blocked(step *daemon.RollingStep, ro *daemon.ReadOut) (Reason, bool) {
+func blocked(step *daemon.RollingStep, ro *daemon.Standing) (Reason, bool) {
 	w := step.Policy.Wave
 	if w != nil && !w.BakeUntil.IsZero() {
 		return Reason{Cause: CauseWaveBaking, Wave: w.Name, Until: w.BakeUntil}, true
@@ -86,15 +86,15 @@ func blocked(step *daemon.RollingStep, ro *daemon.ReadOut) (Reason, bool) {
 	if step.Candidates > 0 {
 		surge := step.MaxSurge != 0
 		budget, used := step.MaxUnavailable, step.NumUnavailable
-		busy := func(n *daemon.NodeReadOut) bool { return !n.HasAvailable() }
+		busy := func(n *daemon.NodeStanding) bool { return !n.HasAvailable() }
 		if surge {
 			budget, used, busy = step.MaxSurge, step.NumSurge, inFlight
 		}
 		if used < budget {
 			return Reason{Cause: CauseDomainBudget, Count: step.Candidates}.
-				withNodes(desiredNames(ro, func(n *daemon.NodeReadOut) bool { return !n.HasAvailable() })), true
+				withNodes(desiredNames(ro, func(n *daemon.NodeStanding) bool { return !n.HasAvailable() })), true
 		}
-		if held := desiredNames(ro, func(n *daemon.NodeReadOut) bool { return n.Held == daemon.HeldScope && busy(n) }); len(held) > 0 {
+		if held := desiredNames(ro, func(n *daemon.NodeStanding) bool { return n.Held == daemon.HeldScope && busy(n) }); len(held) > 0 {
 			return Reason{Cause: CauseBudgetOutsideScope, Count: len(held), Of: budget, Surge: surge}.withNodes(held), true
 		}
 		var all []string
@@ -115,14 +115,14 @@ func blocked(step *daemon.RollingStep, ro *daemon.ReadOut) (Reason, bool) {
 }
 
 // unavailable is CauseUnavailable for the plan's status.
-func unavailable(ro *daemon.ReadOut, st appsv1.DaemonSetStatus) Reason {
+func unavailable(ro *daemon.Standing, st appsv1.DaemonSetStatus) Reason {
 	return Reason{Cause: CauseUnavailable, Count: int(st.NumberAvailable), Of: int(st.DesiredNumberScheduled)}.
-		withNodes(desiredNames(ro, func(n *daemon.NodeReadOut) bool { return !n.HasAvailable() }))
+		withNodes(desiredNames(ro, func(n *daemon.NodeStanding) bool { return !n.HasAvailable() }))
 }
 
 // desiredNames returns the names of the nodes that should run the pod and
 // pass keep, sorted.
-func desiredNames(ro *daemon.ReadOut, keep func(*daemon.NodeReadOut) bool) []string {
+func desiredNames(ro *daemon.Standing, keep func(*daemon.NodeStanding) bool) []string {
 	var out []string
 	for i := range ro.Nodes {
 		if n := &ro.Nodes[i]; n.ShouldRun && keep(n) {
@@ -136,7 +136,7 @@ func desiredNames(ro *daemon.ReadOut, keep func(*daemon.NodeReadOut) bool) []str
 // rolling step counts without surge: desired nodes without an available
 // pod, and other nodes (not desired, or missing from the node list) that
 // keep a live pod none of which is available; existing nodes first.
-func unavailableNames(ro *daemon.ReadOut) []string {
+func unavailableNames(ro *daemon.Standing) []string {
 	var out []string
 	for i := range ro.Nodes {
 		n := &ro.Nodes[i]
@@ -149,7 +149,7 @@ func unavailableNames(ro *daemon.ReadOut) []string {
 }
 
 // inFlight reports whether n runs more than one live pod, or none.
-func inFlight(n *daemon.NodeReadOut) bool { return n.Live() != 1 }
+func inFlight(n *daemon.NodeStanding) bool { return n.Live() != 1 }
 
 // sortedSet sorts names and drops repeats.
 func sortedSet(names []string) []string {

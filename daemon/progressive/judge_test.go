@@ -18,9 +18,9 @@ import (
 	"github.com/daemonplan/daemonplan/rollout"
 )
 
-// judge computes the plan of ds with the read-out and judges it.
+// judge computes the plan of ds with the standing and judges it.
 func judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (progressive.Judgement, error) {
-	opts.ReadOut = true
+	opts.ReportStanding = true
 	plan, err := daemon.Compute(ds, nodes, pods, opts)
 	if err != nil {
 		return progressive.Judgement{}, err
@@ -178,7 +178,7 @@ func TestJudgeTally(t *testing.T) {
 	}
 }
 
-func TestJudgeNeedsReadOut(t *testing.T) {
+func TestJudgeNeedsStanding(t *testing.T) {
 	ds := dt.DaemonSet("agent")
 	nodes, pods := oldCluster(ds, 2)
 	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: dt.Epoch})
@@ -186,7 +186,7 @@ func TestJudgeNeedsReadOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := progressive.Judge(ds, &plan); err == nil {
-		t.Fatal("Judge of a plan without a read-out: no error")
+		t.Fatal("Judge of a plan without a standing: no error")
 	}
 }
 
@@ -217,13 +217,13 @@ func TestDeadline(t *testing.T) {
 	}
 }
 
-// TestJudgeWithoutReadOut: a plan computed without Options.ReadOut is an
-// input error naming the DaemonSet once, as a *daemon.Error.
-func TestJudgeWithoutReadOut(t *testing.T) {
+// TestJudgeWithoutStanding: a plan computed without Options.ReportStanding
+// is an input error naming the DaemonSet once, as a *daemon.Error.
+func TestJudgeWithoutStanding(t *testing.T) {
 	_, err := progressive.Judge(dt.DaemonSet("agent"), &daemon.Plan{})
 	var de *daemon.Error
 	if !errors.As(err, &de) || !errors.Is(err, daemon.ErrInvalidInput) {
-		t.Fatalf("Judge without a read-out: %v, want a *daemon.Error matching ErrInvalidInput", err)
+		t.Fatalf("Judge without a standing: %v, want a *daemon.Error matching ErrInvalidInput", err)
 	}
 	if diff := cmp.Diff("default/agent", de.DaemonSet); diff != "" {
 		t.Errorf("the error's DaemonSet (-want +got):\n%s", diff)

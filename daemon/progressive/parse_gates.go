@@ -45,7 +45,7 @@ func (a *Annotations) setGate(k, v string) (*field.Error, bool) {
 			return invalid(err)
 		}
 		// Spread is set once every key is read (spreadOf).
-		a.Policy.Canary = &daemon.Canary{Count: *n}
+		a.Policy.Canary = &daemon.CanarySpec{Count: *n}
 	case AnnotationPauseAfter:
 		points, err := parsePoints(v)
 		if err != "" {

@@ -17,7 +17,7 @@ import (
 // something in the cluster: the order label (order-by) and its values
 // (order-values), the domain label (domain) and the scope. With the
 // gates' own names (PauseAfter, Approved) Gates.Hold resolves them against
-// the plan's read-out at every sync (Gates.Unresolved), and holds the
+// the plan's standing at every sync (Gates.Unresolved), and holds the
 // rollout when one names nothing. ParseAnnotations sets them from the
 // policy (ReferencesOf), as it sets Bake; the zero References name
 // nothing and so resolve.
@@ -46,7 +46,7 @@ func ReferencesOf(p *daemon.RolloutPolicy) References {
 }
 
 // Unresolved is one value of a rollout annotation that names nothing the
-// plan's read-out has (Gates.Unresolved): while one is there, Gates.Hold
+// plan's standing has (Gates.Unresolved): while one is there, Gates.Hold
 // holds the rollout (HoldUnresolved).
 type Unresolved struct {
 	// Key is the annotation key (AnnotationPauseAfter, …).
@@ -97,7 +97,7 @@ func (u Unresolved) String() string {
 }
 
 // Unresolved lists the names of g that resolve to nothing in plan's
-// read-out (plan computed with Options.ReadOut; j its judgement), in key
+// standing (plan computed with Options.ReportStanding; j its judgement), in key
 // order (rolloutKeys), the values of a key in its order. Each must name
 // something of the plan's desired nodes (nodes that should run the pod):
 //   - pause-after: each value but "every-wave" names a wave of
@@ -117,14 +117,14 @@ func (u Unresolved) String() string {
 // A plan with no desired node (an empty cluster, a node selector that
 // matches nothing yet) has nothing to resolve against and no old pod to
 // replace: nothing is read until a desired node appears. A plan without
-// a read-out, or a nil g, gives nil. It modifies nothing.
+// a standing, or a nil g, gives nil. It modifies nothing.
 func (g *Gates) Unresolved(plan *daemon.Plan, j Judgement) []Unresolved {
-	if g == nil || plan == nil || plan.ReadOut == nil {
+	if g == nil || plan == nil || plan.Standing == nil {
 		return nil
 	}
-	var desired []*daemon.NodeReadOut
-	for i := range plan.ReadOut.Nodes {
-		if n := &plan.ReadOut.Nodes[i]; n.ShouldRun && n.Node != nil {
+	var desired []*daemon.NodeStanding
+	for i := range plan.Standing.Nodes {
+		if n := &plan.Standing.Nodes[i]; n.ShouldRun && n.Node != nil {
 			desired = append(desired, n)
 		}
 	}
@@ -133,7 +133,7 @@ func (g *Gates) Unresolved(plan *daemon.Plan, j Judgement) []Unresolved {
 	}
 	var out []Unresolved
 	r := &g.Refs
-	if r.Scope != nil && !slices.ContainsFunc(desired, func(n *daemon.NodeReadOut) bool { return n.Held != daemon.HeldScope }) {
+	if r.Scope != nil && !slices.ContainsFunc(desired, func(n *daemon.NodeStanding) bool { return n.Held != daemon.HeldScope }) {
 		out = append(out, scopeUnresolved(r.Scope, desired))
 	}
 	hasOrderLabel := true
@@ -190,7 +190,7 @@ func (g *Gates) pointsUnresolved(waves []string) []Unresolved {
 
 // labelUnresolved reports whether some desired node carries label, and
 // the Unresolved of key when none does.
-func labelUnresolved(key, label string, desired []*daemon.NodeReadOut) (Unresolved, bool) {
+func labelUnresolved(key, label string, desired []*daemon.NodeStanding) (Unresolved, bool) {
 	keys := map[string]bool{}
 	for _, n := range desired {
 		if _, ok := n.Node.Labels[label]; ok {
@@ -204,7 +204,7 @@ func labelUnresolved(key, label string, desired []*daemon.NodeReadOut) (Unresolv
 }
 
 // valuesOf returns the values of label on the desired nodes, sorted.
-func valuesOf(label string, desired []*daemon.NodeReadOut) []string {
+func valuesOf(label string, desired []*daemon.NodeStanding) []string {
 	seen := map[string]bool{}
 	for _, n := range desired {
 		if v, ok := n.Node.Labels[label]; ok {
@@ -218,7 +218,7 @@ func valuesOf(label string, desired []*daemon.NodeReadOut) []string {
 // lists what the first requirement no desired node meets names, the label
 // keys the nodes carry when none carries its key (a typo of the key), or
 // the values of the key (a typo of a value).
-func scopeUnresolved(s *metav1.LabelSelector, desired []*daemon.NodeReadOut) Unresolved {
+func scopeUnresolved(s *metav1.LabelSelector, desired []*daemon.NodeStanding) Unresolved {
 	text, err := formatScope(s)
 	if err != nil {
 		text = metav1.FormatLabelSelector(s)
@@ -229,7 +229,7 @@ func scopeUnresolved(s *metav1.LabelSelector, desired []*daemon.NodeReadOut) Unr
 		if err != nil {
 			return u
 		}
-		if slices.ContainsFunc(desired, func(n *daemon.NodeReadOut) bool { return one.Matches(labels.Set(n.Node.Labels)) }) {
+		if slices.ContainsFunc(desired, func(n *daemon.NodeStanding) bool { return one.Matches(labels.Set(n.Node.Labels)) }) {
 			continue
 		}
 		if e.Operator != metav1.LabelSelectorOpIn && e.Operator != metav1.LabelSelectorOpExists {

@@ -139,9 +139,9 @@ func FuzzFailClosed(f *testing.F) {
 // node has, scope no desired node is in, approved wave of this revision
 // that is not a wave. Nothing without a desired node.
 func expectedUnresolved(ann map[string]string, plan *daemon.Plan, j progressive.Judgement, p *daemon.RolloutPolicy) []string {
-	var desired []*daemon.NodeReadOut
-	for i := range plan.ReadOut.Nodes {
-		if n := &plan.ReadOut.Nodes[i]; n.ShouldRun {
+	var desired []*daemon.NodeStanding
+	for i := range plan.Standing.Nodes {
+		if n := &plan.Standing.Nodes[i]; n.ShouldRun {
 			desired = append(desired, n)
 		}
 	}
@@ -149,14 +149,14 @@ func expectedUnresolved(ann map[string]string, plan *daemon.Plan, j progressive.
 		return nil
 	}
 	carried := func(label string) bool {
-		return slices.ContainsFunc(desired, func(n *daemon.NodeReadOut) bool { _, ok := n.Node.Labels[label]; return ok })
+		return slices.ContainsFunc(desired, func(n *daemon.NodeStanding) bool { _, ok := n.Node.Labels[label]; return ok })
 	}
 	var out []string
 	if p.Order.Label != "" && !carried(p.Order.Label) {
 		out = append(out, progressive.AnnotationOrderBy+" "+p.Order.Label)
 	} else {
 		for _, v := range p.Order.Values {
-			if !slices.ContainsFunc(desired, func(n *daemon.NodeReadOut) bool { return n.Node.Labels[p.Order.Label] == v }) {
+			if !slices.ContainsFunc(desired, func(n *daemon.NodeStanding) bool { return n.Node.Labels[p.Order.Label] == v }) {
 				out = append(out, progressive.AnnotationOrderValues+" "+v)
 			}
 		}
@@ -164,7 +164,7 @@ func expectedUnresolved(ann map[string]string, plan *daemon.Plan, j progressive.
 	if d := p.DomainBudget; d != nil && !carried(d.Label) {
 		out = append(out, progressive.AnnotationDomain+" "+d.Label)
 	}
-	if _, ok := ann[progressive.AnnotationScope]; ok && !slices.ContainsFunc(desired, func(n *daemon.NodeReadOut) bool { return n.Held != daemon.HeldScope }) {
+	if _, ok := ann[progressive.AnnotationScope]; ok && !slices.ContainsFunc(desired, func(n *daemon.NodeStanding) bool { return n.Held != daemon.HeldScope }) {
 		out = append(out, progressive.AnnotationScope+" ") // the value as written back: any
 	}
 	a, _ := progressive.ParseAnnotations(ann)

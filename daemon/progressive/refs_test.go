@@ -60,7 +60,7 @@ func holdOf(t *testing.T, ds *appsv1.DaemonSet, ann map[string]string, nodes []*
 }
 
 // TestGatesUnresolved resolves every key that names something of the
-// cluster, each way it can name nothing, against a plan's read-out.
+// cluster, each way it can name nothing, against a plan's standing.
 func TestGatesUnresolved(t *testing.T) {
 	ds := dt.DaemonSet("agent", dt.OnDelete())
 	pa, ob, ov, dom := progressive.AnnotationPauseAfter, progressive.AnnotationOrderBy, progressive.AnnotationOrderValues, progressive.AnnotationDomain

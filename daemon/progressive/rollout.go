@@ -71,11 +71,11 @@ func ForDaemonSet(ds *appsv1.DaemonSet) (Rollout, error) {
 	return Rollout{DaemonSet: planned, Policy: a.Policy, Annotations: a, Warnings: warnings}, nil
 }
 
-// Options returns opts set to plan r: Rollout is r.Policy and ReadOut is
+// Options returns opts set to plan r: Rollout is r.Policy and ReportStanding is
 // on, so that Judge can read the plan.
 func (r Rollout) Options(opts daemon.Options) daemon.Options {
 	opts.Rollout = r.Policy
-	opts.ReadOut = true
+	opts.ReportStanding = true
 	return opts
 }
 

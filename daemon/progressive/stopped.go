@@ -34,14 +34,14 @@ const (
 )
 
 // Stopped names why a rollout stopped at its progress deadline, from
-// where its desired nodes in scope stand in ro (a plan's read-out): the
+// where its desired nodes in scope stand in ro (a plan's standing): the
 // cause (the first of new pods not becoming available on Ready nodes,
 // nodes NotReady, nodes without a pod, old pods unavailable, else
 // StopNoProgress) and a message naming up to MaxReasonNodes nodes of
 // every cause found. A node is judged by the pod the status counts on it
-// (NodeReadOut.Oldest), as kube-controller-manager's numberUnavailable
+// (NodeStanding.Oldest), as kube-controller-manager's numberUnavailable
 // does. A nil ro gives StopNoProgress. It modifies nothing.
-func Stopped(ro *daemon.ReadOut) (StopCause, string) {
+func Stopped(ro *daemon.Standing) (StopCause, string) {
 	var newPods, notReady, missing, oldPods []string
 	if ro != nil {
 		for i := range ro.Nodes {

@@ -26,7 +26,7 @@ type Wave struct {
 // WavesOf groups nodes into the waves of p, in the order they are
 // started, each wave's nodes in update order (CompareNodes, then name):
 // the waves a rollout under p would go through, before it starts (once it
-// runs, a plan's ReadOut says where each node stands). With p.Canary the
+// runs, a plan's Standing says where each node stands). With p.Canary the
 // first wave is daemon.CanaryWave, the nodes p.CanaryNodes picks before
 // any node runs the new revision; the other nodes follow in the waves of
 // the order label, or as one wave daemon.RestWave without one. Pass the

@@ -37,7 +37,7 @@ func TestWavesOf(t *testing.T) {
 		}},
 		{"a canary of 3 spread across the zones, then the zones", daemon.RolloutPolicy{
 			Order:  daemon.UpdateOrder{Label: zone},
-			Canary: &daemon.Canary{Count: intstr.FromInt32(3), Spread: zone},
+			Canary: &daemon.CanarySpec{Count: intstr.FromInt32(3), Spread: zone},
 		}, []Wave{
 			{Name: daemon.CanaryWave, Nodes: []string{"a-1", "b-1", "c-1"}},
 			{Name: zone + "=a", Nodes: []string{"a-2"}},
@@ -45,7 +45,7 @@ func TestWavesOf(t *testing.T) {
 			{Name: zone + "=c", Nodes: []string{"c-2"}},
 		}},
 		{"a canary without an order label, then the rest", daemon.RolloutPolicy{
-			Canary: &daemon.Canary{Count: intstr.FromInt32(1)},
+			Canary: &daemon.CanarySpec{Count: intstr.FromInt32(1)},
 		}, []Wave{
 			{Name: daemon.CanaryWave, Nodes: []string{"a-1"}},
 			{Name: daemon.RestWave, Nodes: []string{"a-2", "b-1", "b-2", "c-1", "c-2"}},
@@ -67,7 +67,7 @@ func TestWaveBakeWithCanary(t *testing.T) {
 		t.Fatalf("canary with wave-bake and no order-by: %v", err)
 	}
 	type got struct {
-		Canary *daemon.Canary
+		Canary *daemon.CanarySpec
 		Bake   *time.Duration
 	}
 	g := got{Canary: a.Policy.Canary}
@@ -75,7 +75,7 @@ func TestWaveBakeWithCanary(t *testing.T) {
 		g.Bake = &a.Policy.Waves.Bake
 	}
 	bake := 5 * time.Minute
-	if diff := cmp.Diff(got{Canary: &daemon.Canary{Count: intstr.FromInt32(1)}, Bake: &bake}, g); diff != "" {
+	if diff := cmp.Diff(got{Canary: &daemon.CanarySpec{Count: intstr.FromInt32(1)}, Bake: &bake}, g); diff != "" {
 		t.Errorf("policy (-want +got):\n%s", diff)
 	}
 	if err := a.Policy.Validate(); err != nil {

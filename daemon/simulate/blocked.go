@@ -36,25 +36,25 @@ type Blocker struct {
 }
 
 // judgeEnd judges the cluster where the run ended: progressive.Judge of a
-// plan with its read-out (under the zero policy too), and the desired
+// plan with its standing (under the zero policy too), and the desired
 // nodes whose unavailability the simulator does not resolve, by node
-// name (whatif.UnavailableIn of the same read-out). all says that every
+// name (whatif.UnavailableIn of the same standing). all says that every
 // unavailable desired node is such a Blocker. A cluster Compute refuses
 // gives a zero Judgement and no Blocker.
 func (s *sim) judgeEnd() (j progressive.Judgement, blockers []Blocker, all bool) {
 	s.compact()
 	in := s.c.Input()
 	opts := in.Options
-	opts.ReadOut = true
+	opts.ReportStanding = true
 	plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, opts)
 	var de *daemon.Error
-	if err != nil && (!errors.As(err, &de) || de.Stage != daemon.StageRollingUpdate) || plan.ReadOut == nil {
+	if err != nil && (!errors.As(err, &de) || de.Stage != daemon.StageRollingUpdate) || plan.Standing == nil {
 		return j, nil, false
 	}
 	if got, jerr := progressive.Judge(in.DaemonSet, &plan); jerr == nil {
 		j = got
 	}
-	un := whatif.UnavailableIn(in.DaemonSet, plan.ReadOut)
+	un := whatif.UnavailableIn(in.DaemonSet, plan.Standing)
 	for _, n := range un.Nodes {
 		b := Blocker{Node: n.NodeName, Cause: n.Cause}
 		if n.Pod != nil {

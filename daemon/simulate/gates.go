@@ -95,15 +95,15 @@ func copyGates(g progressive.Gates) progressive.Gates {
 }
 
 // gate asks the gates about the sync whose input is in and whose plan is
-// got (computed with the read-out), and returns what the sync carries out:
+// got (computed with the standing), and returns what the sync carries out:
 // got, or the plan of in paused when the gates hold it; and the hold.
-// A plan without a read-out (a skipped sync, or one that stopped before
+// A plan without a standing (a skipped sync, or one that stopped before
 // it) or that the judge refuses is not gated: it replaces no old pod.
 func (s *sim) gate(step int, in Input, got Checked) (Checked, progressive.Hold, error) {
 	g := s.gates
 	g.next = time.Time{}
 	plan := &got.Plan
-	if got.Panicked || plan.ReadOut == nil {
+	if got.Panicked || plan.Standing == nil {
 		return got, progressive.Hold{}, nil
 	}
 	now, at := s.c.Now, s.c.Now.Sub(s.start)

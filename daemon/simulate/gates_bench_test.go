@@ -14,7 +14,7 @@ import (
 // BenchmarkRunGates rolls a new image out over SteadyCluster fleets with
 // maxUnavailable 10%, without gates and with health gates and a window
 // open all week (they hold nothing, so both runs take the same steps):
-// what asking the gates costs a step (a plan with its read-out, the
+// what asking the gates costs a step (a plan with its standing, the
 // judgement, Hold).
 //
 //	go test -run '^$' -bench BenchmarkRunGates -benchmem ./daemon/simulate

@@ -53,7 +53,7 @@ func FuzzSimulateGates(f *testing.F) {
 		}
 		c.Rollout = dt.GeneratePolicy(r, zoneKey)
 		if r.IntN(3) == 0 {
-			c.Rollout.Canary = &daemon.Canary{Count: []intstr.IntOrString{intstr.FromInt32(1), intstr.FromString("30%")}[r.IntN(2)]}
+			c.Rollout.Canary = &daemon.CanarySpec{Count: []intstr.IntOrString{intstr.FromInt32(1), intstr.FromString("30%")}[r.IntN(2)]}
 		}
 		for _, p := range c.Pods {
 			if r.IntN(8) == 0 {

@@ -199,7 +199,7 @@ func TestRunApprovals(t *testing.T) {
 	newHash := dt.Hash(zoneRollout().DaemonSet)
 	tests := []struct {
 		name      string
-		canary    *daemon.Canary
+		canary    *daemon.CanarySpec
 		gates     progressive.Gates
 		wantWaits []waitRow
 		wantTime  time.Duration
@@ -233,7 +233,7 @@ func TestRunApprovals(t *testing.T) {
 		wantTime: time.Minute,
 	}, {
 		name:      "after the canary",
-		canary:    &daemon.Canary{Count: intstr.FromInt32(1)},
+		canary:    &daemon.CanarySpec{Count: intstr.FromInt32(1)},
 		gates:     progressive.Gates{PauseAfter: []string{"canary"}},
 		wantWaits: []waitRow{{At: 10 * time.Second, Cause: progressive.HoldApproval, Wave: daemon.CanaryWave}},
 		wantTime:  time.Minute,
@@ -409,7 +409,7 @@ func TestClusterDeepCopyGates(t *testing.T) {
 // TestRunGatesDeterministic: a gated run gives the same result twice.
 func TestRunGatesDeterministic(t *testing.T) {
 	c := zoneRollout()
-	c.Rollout.Canary = &daemon.Canary{Count: intstr.FromInt32(1)}
+	c.Rollout.Canary = &daemon.CanarySpec{Count: intstr.FromInt32(1)}
 	c.Gates = &progressive.Gates{PauseAfter: []string{"canary", "every-wave"},
 		Health:  progressive.HealthGates{On: true, MaxRestarts: 3, ReadyTimeout: time.Minute},
 		Windows: window.Windows{{Days: days(time.Monday), Start: 8 * time.Hour, End: 8*time.Hour + 25*time.Second, Zone: "UTC"}}}

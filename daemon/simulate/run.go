@@ -56,7 +56,7 @@ import (
 // cfg. A step costs one plan and a pass over the pods to measure it; pod
 // transitions are queued in time, so that a settled pod costs nothing.
 //
-// Gates: under Cluster.Gates every sync is planned with its read-out and
+// Gates: under Cluster.Gates every sync is planned with its standing and
 // judged (progressive.Judge), and (*progressive.Gates).Hold decides what
 // it may do, with Config.Zones (UTC only when nil). An approval point is
 // taken as approved at once (the run's copy of the gates gets the
@@ -276,7 +276,7 @@ func (s *sim) sync(step int, events []string) (tr StepTrace, plan daemon.Plan, c
 		ObservedGeneration: s.c.DaemonSet.Status.ObservedGeneration}
 	in := s.c.Input()
 	if s.gates != nil {
-		in.Options.ReadOut = true
+		in.Options.ReportStanding = true
 	}
 	got := s.compute(step, in)
 	if s.gates != nil {

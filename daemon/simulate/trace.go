@@ -111,7 +111,7 @@ type Result struct {
 	StartDown, StartSurge int
 	Steps                 []StepTrace
 	// Judgement is progressive.Judge of the cluster where a run ended
-	// Converged, Stalled or Blocked, computed with the read-out (under
+	// Converged, Stalled or Blocked, computed with the standing (under
 	// the zero policy too: the rollout of the DaemonSet's own strategy);
 	// its Reason.Cause is the judge's cause, as data. Zero otherwise
 	// (StepLimit, a panic, a cluster that cannot be simulated).

@@ -58,5 +58,5 @@
 // workload, as autoscalers must when they drain or simulate it. Unavailable
 // breaks the unavailable count of the status Compute writes down by cause
 // (no pod, terminating, node not ready, pending, not ready, within
-// minReadySeconds), from the plan's read-out (daemon.Plan.ReadOut).
+// minReadySeconds), from the plan's standing (daemon.Plan.Standing).
 package whatif

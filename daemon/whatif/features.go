@@ -18,7 +18,7 @@ import (
 // does not check declared features and creates the pod; kube-scheduler's
 // NodeDeclaredFeatures filter then rejects the node as unschedulable and
 // unresolvable, and the pod stays Pending until the node declares them.
-const ReasonUndeclaredFeatures eligibility.Reason = "UndeclaredFeatures"
+const ReasonUndeclaredFeatures eligibility.Ineligibility = "UndeclaredFeatures"
 
 // schedulerVersion is the kube-scheduler release whose NodeDeclaredFeatures
 // filter the what-if follows. The framework drops a feature from a pod's

@@ -40,7 +40,7 @@ type PlacementVerdict struct {
 	// the template's name is unknown), eligibility.IneligibleNodeAffinity, or
 	// the taint reasons (never Maybe: the template's taints are known);
 	// ReasonUndeclaredFeatures for Pending. "" for Yes.
-	Reason eligibility.Reason
+	Reason eligibility.Ineligibility
 	// Affinity names the deciding nodeSelector key or term requirement
 	// when Reason is eligibility.IneligibleNodeAffinity.
 	Affinity affinity.SetVerdict

@@ -68,8 +68,8 @@ func (u Unavailability) Count(cause UnavailableCause) int {
 // would write for the same input: every node that should run the pod and
 // has no available one, with the cause. Compute's status counts the same
 // nodes (len(Nodes) == Plan.Status.NumberUnavailable): the nodes and the
-// pods judged are those of the plan's read-out (daemon.Plan.ReadOut), the
-// pod of a node being the one the status counts (NodeReadOut.Oldest).
+// pods judged are those of the plan's standing (daemon.Plan.Standing), the
+// pod of a node being the one the status counts (NodeStanding.Oldest).
 // opts.Now is the clock of availability and
 // opts.EnableTaintTolerationComparisonOperators plays its part; the
 // revisions, backoff, burst and rollout policy play none. A DaemonSet
@@ -80,22 +80,22 @@ func (u Unavailability) Count(cause UnavailableCause) int {
 // is not one, since no step is judged. It modifies none of its arguments;
 // Nodes share the caller's pods.
 func Unavailable(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, opts daemon.Options) (Unavailability, error) {
-	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: opts.Now, ReadOut: true,
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: opts.Now, ReportStanding: true,
 		EnableTaintTolerationComparisonOperators: opts.EnableTaintTolerationComparisonOperators})
 	if err != nil {
 		var de *daemon.Error
-		if !errors.As(err, &de) || de.Stage != daemon.StageRollingUpdate || plan.ReadOut == nil {
+		if !errors.As(err, &de) || de.Stage != daemon.StageRollingUpdate || plan.Standing == nil {
 			return Unavailability{}, err
 		}
 	}
-	return UnavailableIn(ds, plan.ReadOut), nil
+	return UnavailableIn(ds, plan.Standing), nil
 }
 
 // UnavailableIn is Unavailable of a plan already computed for ds, from its
-// read-out ro (daemon.Plan.ReadOut; nil, as a skipped plan's, gives the
-// zero Unavailability): a caller that planned with Options.ReadOut need
+// standing ro (daemon.Plan.Standing; nil, as a skipped plan's, gives the
+// zero Unavailability): a caller that planned with Options.ReportStanding need
 // not plan again. It modifies nothing.
-func UnavailableIn(ds *appsv1.DaemonSet, ro *daemon.ReadOut) Unavailability {
+func UnavailableIn(ds *appsv1.DaemonSet, ro *daemon.Standing) Unavailability {
 	var u Unavailability
 	if ro == nil {
 		return u

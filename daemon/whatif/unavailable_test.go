@@ -67,19 +67,19 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
-// TestUnavailableIsReadOut: Unavailable lists, in order, exactly the
-// nodes of the plan's read-out that should run a pod and have no available
+// TestUnavailableIsStanding: Unavailable lists, in order, exactly the
+// nodes of the plan's standing that should run a pod and have no available
 // one (the pod the status counts), and as many as the status counts, over
 // generated clusters.
-func TestUnavailableIsReadOut(t *testing.T) {
+func TestUnavailableIsStanding(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	compared := 0
 	for i := range 100 {
 		in := dt.GenerateCluster(r, dt.ClusterConfig{Healthy: i%4 == 0}).Input()
 		u, err := whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, in.Options)
-		opts := daemon.Options{Now: in.Options.Now, ReadOut: true}
+		opts := daemon.Options{Now: in.Options.Now, ReportStanding: true}
 		plan, planErr := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, opts)
-		if planErr != nil && plan.ReadOut == nil {
+		if planErr != nil && plan.Standing == nil {
 			if err == nil {
 				t.Fatalf("cluster %d: Unavailable() error = nil, Compute() error = %v", i, planErr)
 			}
@@ -89,8 +89,8 @@ func TestUnavailableIsReadOut(t *testing.T) {
 			t.Fatalf("cluster %d: Unavailable() error = %v, Compute() error = %v", i, err, planErr)
 		}
 		var want, got []string
-		if plan.ReadOut != nil {
-			for _, n := range plan.ReadOut.Nodes {
+		if plan.Standing != nil {
+			for _, n := range plan.Standing.Nodes {
 				if n.ShouldRun && (n.Oldest < 0 || !n.States[n.Oldest].Available) {
 					want = append(want, n.Name)
 				}
@@ -103,7 +103,7 @@ func TestUnavailableIsReadOut(t *testing.T) {
 			got = append(got, n.NodeName)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("cluster %d: Unavailable() nodes (-read-out +Unavailable):\n%s", i, diff)
+			t.Errorf("cluster %d: Unavailable() nodes (-standing +Unavailable):\n%s", i, diff)
 		}
 		compared += len(got)
 	}

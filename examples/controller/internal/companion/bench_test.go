@@ -13,7 +13,7 @@ import (
 
 // BenchmarkJudge is what one companion sync spends to know where a
 // settled rollout stands on clusters of 1,000 and 5,000 nodes: one plan
-// with its read-out, judged by progressive.Judge. (Paired on 2026-11-27
+// with its standing, judged by progressive.Judge. (Paired on 2026-11-27
 // with what it did before, a second plan by daemon.RolloutComplete, since
 // removed from the library: BENCHMARKS.md.)
 func BenchmarkJudge(b *testing.B) {

@@ -155,9 +155,9 @@ func conditionsPatch(uid types.UID, set []appsv1.DaemonSetCondition, remove []ap
 
 // blockedCause names the cause of a rollout stopped at its deadline from
 // where its desired nodes in scope stand in the plan (ro, the plan's
-// read-out): progressive.Stopped, the library's one classification, which
+// standing): progressive.Stopped, the library's one classification, which
 // dsplan's preview reports too.
-func blockedCause(ro *daemon.ReadOut) (reason, message string) {
+func blockedCause(ro *daemon.Standing) (reason, message string) {
 	cause, message := progressive.Stopped(ro)
 	return string(cause), message
 }

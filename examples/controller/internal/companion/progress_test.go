@@ -41,7 +41,7 @@ func TestSummary(t *testing.T) {
 		Order: daemon.UpdateOrder{Label: zone, Values: []string{"b"}},
 		Scope: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "spot", Operator: metav1.LabelSelectorOpDoesNotExist}}},
 	}
-	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: t0, Revisions: []*appsv1.ControllerRevision{rev}, Rollout: policy, ReadOut: true})
+	plan, err := daemon.Compute(ds, nodes, pods, daemon.Options{Now: t0, Revisions: []*appsv1.ControllerRevision{rev}, Rollout: policy, ReportStanding: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,13 +73,13 @@ func TestSummary(t *testing.T) {
 }
 
 // TestBlockedCause: the cause of a rollout stopped at its deadline comes
-// from where the plan's read-out puts its desired nodes in scope, judged
+// from where the plan's standing puts its desired nodes in scope, judged
 // by the pod the status counts on each.
 func TestBlockedCause(t *testing.T) {
 	ready, notReady := testNode("n", nil), testNode("n", nil)
 	notReady.Status.Conditions[0].Status = corev1.ConditionFalse
-	node := func(name string, n *corev1.Node, held daemon.KeepReason, states ...rollout.PodState) daemon.NodeReadOut {
-		r := daemon.NodeReadOut{Name: name, Node: n, ShouldRun: true, Held: held, Oldest: -1, States: states}
+	node := func(name string, n *corev1.Node, held daemon.KeepReason, states ...rollout.PodState) daemon.NodeStanding {
+		r := daemon.NodeStanding{Name: name, Node: n, ShouldRun: true, Held: held, Oldest: -1, States: states}
 		if len(states) > 0 {
 			r.Oldest = 0
 		}
@@ -89,10 +89,10 @@ func TestBlockedCause(t *testing.T) {
 	oldUnready := rollout.PodState{}
 	tests := []struct {
 		name, wantReason, wantMsg string
-		nodes                     []daemon.NodeReadOut
+		nodes                     []daemon.NodeStanding
 	}{{
 		name: "the new revision is not ready",
-		nodes: []daemon.NodeReadOut{
+		nodes: []daemon.NodeStanding{
 			node("n1", ready, daemon.HeldNone, newUnready), node("n2", notReady, daemon.HeldNone, oldUnready),
 			node("n5", ready, daemon.HeldNone, rollout.PodState{Updated: true, Ready: true, Available: true}),
 		},
@@ -100,17 +100,17 @@ func TestBlockedCause(t *testing.T) {
 		wantMsg:    "the new revision is not becoming available on n1; nodes NotReady: n2",
 	}, {
 		name:       "nodes NotReady",
-		nodes:      []daemon.NodeReadOut{node("n2", notReady, daemon.HeldNone, oldUnready), node("n3", ready, daemon.HeldNone)},
+		nodes:      []daemon.NodeStanding{node("n2", notReady, daemon.HeldNone, oldUnready), node("n3", ready, daemon.HeldNone)},
 		wantReason: ReasonNodesNotReady,
 		wantMsg:    "nodes NotReady: n2; no pod yet on n3",
 	}, {
 		name:       "a pod being deleted is no pod",
-		nodes:      []daemon.NodeReadOut{node("n3", ready, daemon.HeldNone, rollout.PodState{Deleting: true})},
+		nodes:      []daemon.NodeStanding{node("n3", ready, daemon.HeldNone, rollout.PodState{Deleting: true})},
 		wantReason: ReasonPodsMissing,
 		wantMsg:    "no pod yet on n3",
 	}, {
 		name:       "old pods; nodes outside the scope do not count",
-		nodes:      []daemon.NodeReadOut{node("n4", ready, daemon.HeldNone, oldUnready), node("n6", notReady, daemon.HeldScope, oldUnready)},
+		nodes:      []daemon.NodeStanding{node("n4", ready, daemon.HeldNone, oldUnready), node("n6", notReady, daemon.HeldScope, oldUnready)},
 		wantReason: ReasonOldPodsUnavailable,
 		wantMsg:    "old pods unavailable on n4",
 	}, {
@@ -120,7 +120,7 @@ func TestBlockedCause(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, m := blockedCause(&daemon.ReadOut{Nodes: tt.nodes})
+			r, m := blockedCause(&daemon.Standing{Nodes: tt.nodes})
 			if r != tt.wantReason || m != tt.wantMsg {
 				t.Errorf("blockedCause = %q, %q; want %q, %q", r, m, tt.wantReason, tt.wantMsg)
 			}

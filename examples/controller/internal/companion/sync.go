@@ -260,7 +260,7 @@ func (c *Companion) planRollout(ctx context.Context, r *rolloutSync, found *sync
 		return true, fmt.Errorf("daemonset %q: %w", r.key, err)
 	}
 	r.nodes, r.pods, r.revs = nodes, pods, revs
-	// The plan carries its read-out, which judge reads: one plan per sync.
+	// The plan carries its standing, which judge reads: one plan per sync.
 	r.opts = r.ro.Options(daemon.Options{
 		Now:                                      r.now,
 		Revisions:                                revs,

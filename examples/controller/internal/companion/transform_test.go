@@ -64,7 +64,7 @@ func viewOf[T *appsv1.DaemonSet | *corev1.Node | *corev1.Pod](t *testing.T, o T)
 }
 
 func progressOf(in simulate.Input, policy daemon.RolloutPolicy) string {
-	in.Options.Rollout, in.Options.ReadOut = policy, true
+	in.Options.Rollout, in.Options.ReportStanding = policy, true
 	plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	if err != nil {
 		return "error: " + err.Error()

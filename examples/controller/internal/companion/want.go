@@ -70,7 +70,7 @@ func wantConditions(r *rolloutSync) []appsv1.DaemonSetCondition {
 	case r.fresh && r.l.Reason == progressive.OutcomeHealthGateFailed:
 		want = append(want, condition(ConditionBlocked, true, ReasonHealthGateFailed, r.hold.String()))
 	case r.fresh:
-		reason, msg := blockedCause(r.plan.ReadOut)
+		reason, msg := blockedCause(r.plan.Standing)
 		want = append(want, condition(ConditionBlocked, true, reason, fmt.Sprintf("no node became updated and available for %s: %s", deadline, msg)))
 	case r.latched && have != nil && have.Status == corev1.ConditionTrue:
 		// What it said when the rollout stopped: the cause then.

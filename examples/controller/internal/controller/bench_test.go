@@ -19,7 +19,7 @@ import (
 // workers' Planners (planner=pool, what the controller does) or through
 // daemon.Compute (planner=none, a nil pool): the figures behind giving
 // each worker a Planner (BENCHMARKS.md). rollout=upstream is a DaemonSet
-// without rollout annotations (no read-out, no judgement: what the gates
+// without rollout annotations (no standing, no judgement: what the gates
 // must not make dearer); rollout=annotated an OnDelete one with
 // max-unavailable, whose plan is judged and held by its gates.
 func BenchmarkSync(b *testing.B) {

@@ -16,9 +16,9 @@ import (
 
 // gatedOptions returns opts set to plan r, and whether that plan is to be
 // held by r's gates (holds): only a DaemonSet with valid rollout
-// annotations, not paused by them, is, and only its plan has a read-out
+// annotations, not paused by them, is, and only its plan has a standing
 // (progressive.Rollout.Options). Any other is planned under r.Policy as
-// it is, at no cost beyond its plan: no read-out, no judgement (the
+// it is, at no cost beyond its plan: no standing, no judgement (the
 // paused annotation already keeps every old pod).
 func gatedOptions(r progressive.Rollout, opts daemon.Options) (daemon.Options, bool) {
 	if r.Annotations == nil || r.Policy.Paused {

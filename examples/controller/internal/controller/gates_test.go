@@ -263,13 +263,13 @@ func TestReplaceModeHealthGateIsNotLatched(t *testing.T) {
 }
 
 // TestGatedOptions: only a DaemonSet with valid rollout annotations, not
-// paused, is planned with a read-out to be judged and held; any other
+// paused, is planned with a standing to be judged and held; any other
 // costs nothing beyond its plan.
 func TestGatedOptions(t *testing.T) {
 	base := daemon.Options{Now: t0, BurstReplicas: 250}
-	withRollout := func(p daemon.RolloutPolicy, readOut bool) daemon.Options {
+	withRollout := func(p daemon.RolloutPolicy, standing bool) daemon.Options {
 		o := base
-		o.Rollout, o.ReadOut = p, readOut
+		o.Rollout, o.ReportStanding = p, standing
 		return o
 	}
 	for _, tt := range []struct {

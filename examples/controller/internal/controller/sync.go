@@ -82,7 +82,7 @@ func (c *Controller) sync(ctx context.Context, key string) (err error) {
 			// Held beyond the plan: the plan of the paused rollout runs
 			// instead, which still creates missing pods and replaces
 			// failed ones, but replaces no old pod.
-			opts.Rollout.Paused, opts.ReadOut = true, false
+			opts.Rollout.Paused, opts.ReportStanding = true, false
 			plan, computeErr = c.Plan(key, r.DaemonSet, nodes, pods, opts)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // "Footprint").
 //
 // What is kept, and who reads it (daemon.Compute and what it calls, the
-// plan's read-out and progressive.Judge, which the companion reads, the
+// plan's standing and progressive.Judge, which the companion reads, the
 // handlers, the executor):
 //
 //   - Pods: name, namespace, UID, resourceVersion (the informer's store

@@ -81,11 +81,11 @@ func verdicts(in simulate.Input) verdictSet {
 	var err error
 	v.Plan, err = daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
 	v.Err = errText(err)
-	// The rollout's judgement, from a plan with its read-out, as the
+	// The rollout's judgement, from a plan with its standing, as the
 	// companion judges it.
-	withReadOut := in.Options
-	withReadOut.ReadOut = true
-	if plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, withReadOut); err != nil {
+	withStanding := in.Options
+	withStanding.ReportStanding = true
+	if plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, withStanding); err != nil {
 		v.CompleteErr = errText(err)
 	} else {
 		j, err := progressive.Judge(in.DaemonSet, &plan)

@@ -58,17 +58,17 @@ func groupLabel(p *daemon.RolloutPolicy, cl *simulate.Cluster) string {
 }
 
 // desiredNodes are the nodes of cl where its DaemonSet should run, as the
-// read-out of the plan of its first sync judges them (none when that plan
+// standing of the plan of its first sync judges them (none when that plan
 // fails: the simulation reports why).
 func desiredNodes(cl *simulate.Cluster) []*corev1.Node {
 	in := cl.Input()
-	in.Options.ReadOut = true
+	in.Options.ReportStanding = true
 	plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
-	if err != nil || plan.ReadOut == nil {
+	if err != nil || plan.Standing == nil {
 		return nil
 	}
 	var out []*corev1.Node
-	for _, n := range plan.ReadOut.Nodes {
+	for _, n := range plan.Standing.Nodes {
 		if n.ShouldRun {
 			out = append(out, n.Node)
 		}

@@ -68,8 +68,8 @@ type explainDSJSON struct {
 	Rollout *rolloutJSON `json:"rollout,omitempty"`
 	// Next are the next sync's actions on the node, in words.
 	Next []string `json:"next"`
-	// Standing is where the node stands in the DaemonSet's rollout (the
-	// plan's read-out) and the rollout's judgement (progressive.Judge);
+	// Standing is where the node stands in the DaemonSet's rollout
+	// (daemon.Plan.Standing) and the rollout's judgement (progressive.Judge);
 	// absent when the plan failed.
 	Standing *standingJSON `json:"standing,omitempty"`
 	// Error is Compute's error, when it failed: its stage and cause without
@@ -180,8 +180,8 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node, program string) expl
 		out.Pods = append(out.Pods, podOf(p, l.now, nodeIsReady(node)))
 	}
 	var u whatif.Unavailability
-	if r.plan.ReadOut != nil {
-		u = whatif.UnavailableIn(r.rollout.ds, r.plan.ReadOut)
+	if r.plan.Standing != nil {
+		u = whatif.UnavailableIn(r.rollout.ds, r.plan.Standing)
 	} else if in, err := l.snap.For(r.ds.Namespace, r.ds.Name); err == nil {
 		// The plan failed before judging the pods: judge them alone.
 		u, _ = whatif.Unavailable(in.DaemonSet, in.Nodes, in.Pods, daemon.Options{Now: l.now})
@@ -200,10 +200,10 @@ func explainOneJSON(l *loaded, r result, node *corev1.Node, program string) expl
 		out.Error = r.errText()
 		return out
 	}
-	if a, err := assessOf(r, l.now); (err == nil || progressive.StepOf(err) == progressive.AssessGates) && r.plan.ReadOut != nil {
+	if a, err := assessOf(r, l.now); (err == nil || progressive.StepOf(err) == progressive.AssessGates) && r.plan.Standing != nil {
 		j := a.Judgement
 		st := &standingJSON{Complete: j.Complete, Judgement: j.Reason.String()}
-		for _, n := range r.plan.ReadOut.Nodes {
+		for _, n := range r.plan.Standing.Nodes {
 			if n.Name == node.Name {
 				st.Held, st.Wave, st.Updated = string(n.Held), n.Wave, n.HasUpdated()
 			}

@@ -179,11 +179,11 @@ func computeAll(l *loaded, burst int, pf *policyFlags) ([]result, error) {
 			r.notes = append(r.notes, fmt.Sprintf("no ControllerRevision of namespace %s in the input: planned as a first sync (add controllerrevisions to the kubectl get)", ns))
 		}
 		r.plan, r.err = planner.Compute(r.rollout.ds, in.Nodes, in.Pods, daemon.Options{
-			Now:           l.now,
-			Revisions:     in.Revisions,
-			BurstReplicas: burst,
-			Rollout:       r.rollout.policy,
-			ReadOut:       true,
+			Now:            l.now,
+			Revisions:      in.Revisions,
+			BurstReplicas:  burst,
+			Rollout:        r.rollout.policy,
+			ReportStanding: true,
 		})
 		out = append(out, r)
 	}

@@ -62,7 +62,7 @@ func TestRolloutOf(t *testing.T) {
 		{name: "flags alone", strategy: appsv1.RollingUpdateDaemonSetStrategyType, args: []string{"--partition", "10%", "--strict"},
 			want: daemon.RolloutPolicy{Partition: ios("10%"), Strict: true}, wantOverrides: []string{"--partition", "--strict"}},
 		{name: "a canary and a boolean flag without a value", strategy: appsv1.RollingUpdateDaemonSetStrategyType, args: []string{"--canary", "2", "--paused"},
-			want: daemon.RolloutPolicy{Paused: true, Canary: &daemon.Canary{Count: intstr.FromInt32(2)}}, wantOverrides: []string{"--paused", "--canary"}},
+			want: daemon.RolloutPolicy{Paused: true, Canary: &daemon.CanarySpec{Count: intstr.FromInt32(2)}}, wantOverrides: []string{"--paused", "--canary"}},
 		{name: "annotations of an OnDelete DaemonSet: companion mode", strategy: appsv1.OnDeleteDaemonSetStrategyType,
 			annotations: annotated, want: annotatedPolicy, wantBudget: "3"},
 		{name: "max-unavailable defaults to 1", strategy: appsv1.OnDeleteDaemonSetStrategyType,

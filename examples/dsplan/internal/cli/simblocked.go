@@ -44,9 +44,9 @@ func stopAt(cl *simulate.Cluster, res simulate.Result, d time.Duration) *deadlin
 	}
 	in := res.Final.Input()
 	opts := in.Options
-	opts.ReadOut = true
+	opts.ReportStanding = true
 	plan, _ := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, opts)
-	cause, msg := progressive.Stopped(plan.ReadOut)
+	cause, msg := progressive.Stopped(plan.Standing)
 	return &deadlineStop{deadline: d, at: at, cause: cause, message: msg}
 }
 

@@ -64,7 +64,7 @@ func hasGates(g *progressive.Gates) bool {
 
 // plannedWavesOf are the waves a rollout under p goes through:
 // progressive.WavesOf of the desired nodes; under a canary, the waves of
-// the first sync's read-out (the canary first), each one's nodes in update
+// the first sync's standing (the canary first), each one's nodes in update
 // order. The canary is the plan's own pick, which keeps the nodes already
 // updated: in a capture caught mid-rollout it is the canary under way,
 // where WavesOf picks one as before any node is updated. nil without
@@ -74,12 +74,12 @@ func plannedWavesOf(p *daemon.RolloutPolicy, cl *simulate.Cluster) []progressive
 		return progressive.WavesOf(p, desiredNodes(cl))
 	}
 	in := cl.Input()
-	in.Options.ReadOut = true
+	in.Options.ReportStanding = true
 	plan, err := daemon.Compute(in.DaemonSet, in.Nodes, in.Pods, in.Options)
-	if err != nil || plan.ReadOut == nil {
+	if err != nil || plan.Standing == nil {
 		return nil
 	}
-	ro := plan.ReadOut
+	ro := plan.Standing
 	byWave := map[string][]*corev1.Node{}
 	for _, n := range ro.Nodes {
 		if n.ShouldRun && n.Node != nil {

@@ -182,7 +182,7 @@ type simReport struct {
 	blocks   []string
 	chart    *chartData
 	// planned are the waves of the order label (progressive.WavesOf of
-	// the nodes the first sync's read-out says should run the pod), before
+	// the nodes the first sync's standing says should run the pod), before
 	// the rollout starts; barrier is the wave barrier, when the policy has
 	// one.
 	planned []progressive.Wave

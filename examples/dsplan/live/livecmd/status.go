@@ -324,7 +324,7 @@ func (w *statusWatch) judge(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*
 		}
 		if exceeded, _ := j.Deadline(from, deadline, now); exceeded {
 			cause := "no node is unavailable"
-			if u := whatif.UnavailableIn(r.DaemonSet, plan.ReadOut); len(u.Nodes) > 0 {
+			if u := whatif.UnavailableIn(r.DaemonSet, plan.Standing); len(u.Nodes) > 0 {
 				var parts []string
 				for i, n := range u.Nodes {
 					if i == 5 {
