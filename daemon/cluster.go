@@ -288,7 +288,7 @@ func (c *cluster) addMissing(byNode []namesort.Key, g int, name namesort.NameOf)
 // existing node, then every missing node with pods. Nodes that may not run
 // the pod and have none are passed too: the step ignores them (see
 // rollout.RollingUpdate), and passing c.nodes as it is spares a copy of
-// the fleet. Under a policy, compile has written each node's facts (Hold,
+// the fleet. Under a policy, compile has written each node's facts (Frozen,
 // Rank, Domain) first. The nodes and missing groups are joined, in c's
 // memory, only when there are missing nodes.
 func (c *cluster) rolloutNodes() []rollout.Node {

@@ -99,7 +99,7 @@ func scalePartition(v *intstr.IntOrString, desired int) (int, *field.Error) {
 
 // compile writes what p says of each node of c that the rolling step
 // walks (existing nodes that should run the pod or have pods, and missing
-// nodes) on its rollout.Node: Hold from Scope (missing nodes are outside
+// nodes) on its rollout.Node: Frozen from Scope (missing nodes are outside
 // any scope), Rank from Order and Canary (its nodes first), Wave from
 // Waves and Canary, Domain from DomainBudget. It returns the step's
 // policy, and whether the policy shapes the step at all (a scope, an
@@ -116,17 +116,17 @@ func (p *RolloutPolicy) compile(c *cluster) (rp rollout.Policy, shapes bool, err
 		}
 		for i := range c.nodes {
 			if walked(i) {
-				c.nodes[i].Hold = !sel.Matches(labels.Set(c.info[i].node.Labels))
+				c.nodes[i].Frozen = !sel.Matches(labels.Set(c.info[i].node.Labels))
 			}
 		}
 		for i := range c.missing {
-			c.missing[i].Hold = true
+			c.missing[i].Frozen = true
 		}
 	}
 	if p.Partition != nil {
 		desired := 0
 		for i := range c.nodes {
-			if n := &c.nodes[i]; n.ShouldRun && !n.Hold {
+			if n := &c.nodes[i]; n.ShouldRun && !n.Frozen {
 				desired++
 			}
 		}

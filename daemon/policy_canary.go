@@ -221,7 +221,7 @@ func (p *RolloutPolicy) spreadKey(n *corev1.Node) spreadKey {
 }
 
 // canaryOfCluster picks the canary among c's desired nodes in scope (after
-// compile has set their Hold from the scope) and reports whether the node
+// compile has set their Frozen from the scope) and reports whether the node
 // of index i is in it: i indexes c.nodes, then c.missing (never in it).
 // Without a canary nothing is.
 func (p *RolloutPolicy) canaryOfCluster(c *cluster) func(i int) bool {
@@ -232,7 +232,7 @@ func (p *RolloutPolicy) canaryOfCluster(c *cluster) func(i int) bool {
 	var cands []canaryCandidate
 	for i := range c.nodes {
 		n := &c.nodes[i]
-		if !n.ShouldRun || n.Hold {
+		if !n.ShouldRun || n.Frozen {
 			continue
 		}
 		at = append(at, i)

@@ -7,7 +7,7 @@ import (
 )
 
 // Node is what the rolling-update step knows of one node: where it stands
-// (Missing, ShouldRun), its pods, and what a Policy says of it (Hold, Rank,
+// (Missing, ShouldRun), its pods, and what a Policy says of it (Frozen, Rank,
 // Domain, Wave). The policy facts are the zero value under upstream's step.
 type Node struct {
 	Name string
@@ -17,14 +17,14 @@ type Node struct {
 	// ShouldRun is the placement verdict for a new daemon pod on the node
 	// (ignored when Missing).
 	ShouldRun bool
-	// Hold keeps the node's pods as they are, old or new, available or not
+	// Frozen keeps the node's pods as they are, old or new, available or not
 	// (a node outside a policy's scope): the step starts no replacement on
 	// it. A held node still counts in the budgets as upstream counts it.
-	Hold bool
+	Frozen bool
 	// Rank orders the nodes for update, ascending, ties broken by node
 	// name; all 0 (the default) is by name. Unavailable old pods are still
 	// replaced before available ones, each kind in this order. (Rank,
-	// Domain and Wave are int32 and Hold sits beside ShouldRun, so that the
+	// Domain and Wave are int32 and Frozen sits beside ShouldRun, so that the
 	// policy facts cost a Node 8 bytes.)
 	Rank int32
 	// Pods are the DaemonSet's pods targeting the node, terminal pods that

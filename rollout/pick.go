@@ -145,7 +145,7 @@ func (s *stepper) run(step *Step, nodes []Node, order []int) error {
 		// The partition counts desired nodes, not held, with an old pod
 		// and no new one; and the held desired nodes.
 		if v.facts.has(single) && !n.Missing && n.ShouldRun {
-			if n.Hold {
+			if n.Frozen {
 				held++
 			} else if v.facts.has(oldOnly) {
 				remaining++

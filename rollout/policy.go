@@ -7,7 +7,7 @@ import (
 
 // Policy narrows a rolling-update step beyond upstream's: how many nodes
 // it may update, and how budgets are spent. Which nodes it may update, in
-// what order and in which failure domain are facts of each node (Node.Hold,
+// what order and in which failure domain are facts of each node (Node.Frozen,
 // Node.Rank, Node.Domain). The zero value, over nodes without those facts,
 // is upstream's step exactly.
 type Policy struct {
@@ -47,7 +47,7 @@ type StepPolicy struct {
 	// old pods before the step; the rollout under the policy is done when
 	// it is at most Partition and nothing else is in flight.
 	Remaining int
-	// Held is the number of desired nodes the policy held (Node.Hold).
+	// Held is the number of desired nodes the policy held (Node.Frozen).
 	Held int
 	// Wave is where the waves stand under Policy.Waves; nil without a
 	// barrier, or without nodes.

@@ -28,7 +28,7 @@ func policyInput(data []byte) (nodes []rollout.Node, p rollout.Policy) {
 	for i := range nodes {
 		n := &nodes[i]
 		if hold {
-			n.Hold = r.IntN(4) == 0
+			n.Frozen = r.IntN(4) == 0
 		}
 		if rank {
 			n.Rank = r.Int32N(6)
@@ -101,7 +101,7 @@ func FuzzRollingUpdatePolicy(f *testing.F) {
 			}
 		}
 		for name := range started {
-			if byName[name].Hold {
+			if byName[name].Frozen {
 				t.Fatalf("a replacement on held node %s", name)
 			}
 		}
@@ -164,7 +164,7 @@ func checkWaves(t *testing.T, minReady int32, nodes []rollout.Node, bake time.Du
 			waves[n.Wave] = w
 			keys = append(keys, n.Wave)
 		}
-		if n.Missing || !n.ShouldRun || n.Hold {
+		if n.Missing || !n.ShouldRun || n.Frozen {
 			continue
 		}
 		var live []int

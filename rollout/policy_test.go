@@ -38,7 +38,7 @@ func TestRollingUpdatePolicy(t *testing.T) {
 		name       string
 		maxU, surg int
 		kinds      []podKind
-		hold       []bool  // Node.Hold of each node
+		hold       []bool  // Node.Frozen of each node
 		rank       []int32 // Node.Rank of each node
 		domain     []int32 // Node.Domain of each node
 		p          rollout.Policy
@@ -72,7 +72,7 @@ func TestRollingUpdatePolicy(t *testing.T) {
 			nodes := policyNodes(tt.kinds...)
 			for i := range nodes {
 				if tt.hold != nil {
-					nodes[i].Hold = tt.hold[i]
+					nodes[i].Frozen = tt.hold[i]
 				}
 				if tt.rank != nil {
 					nodes[i].Rank = tt.rank[i]

@@ -36,7 +36,7 @@ type Step struct {
 	// eligible nodes with an old available pod and no new one (surge), that
 	// wait for the budget (under Policy.Strict, old unavailable pods too);
 	// the step replaced the first ones in order, as many as the budget
-	// allows. Nodes the policy holds (Node.Hold, a wave barrier) are not
+	// allows. Nodes the policy holds (Node.Frozen, a wave barrier) are not
 	// candidates.
 	Candidates int
 	// Creates (surge only) have no Pod: the step decides where, not what.
@@ -64,7 +64,7 @@ type Step struct {
 // beside available ones within maxSurge) and old pods are deleted once their
 // new pod is available. Where upstream picks candidates in Go map order, the
 // step picks them in node order: by Node.Rank, then name (name alone when
-// no node has a Rank, as under upstream's step). Nodes with Hold set are
+// no node has a Rank, as under upstream's step). Nodes with Frozen set are
 // left as they are. The step returns nothing to do for a DaemonSet whose
 // strategy is not RollingUpdate.
 //
@@ -82,7 +82,7 @@ func RollingUpdate(ds *appsv1.DaemonSet, nodes []Node, hash string, now time.Tim
 }
 
 // RollingUpdatePolicy is RollingUpdate under p (see Policy), with the
-// nodes' Hold, Rank, Domain and Wave: the zero Policy over nodes without
+// nodes' Frozen, Rank, Domain and Wave: the zero Policy over nodes without
 // them gives RollingUpdate's step. Step.Policy holds the partition and the
 // counts the policy needs, whatever p. It also fails, with a *field.Error
 // under "policy", when p.Partition is negative or a per-domain budget

@@ -20,7 +20,7 @@ import (
 // node NotReady, a pod crashing), later waves start nothing more until it
 // is back, and its new availability restarts the bake. A desired node whose
 // pod never becomes available holds every later wave; that is intended.
-// Held nodes (Node.Hold) neither wait for nor hold a wave. What the barrier
+// Held nodes (Node.Frozen) neither wait for nor hold a wave. What the barrier
 // holds is every replacement on a node of a later wave: of available old
 // pods, and of unavailable ones too, even where the step would otherwise
 // replace those at once (outside the budget): a revision that breaks pods
@@ -161,7 +161,7 @@ func (s *stepper) barrier(step *Step, nodes []Node, order []int) {
 
 // desired reports whether the barrier waits for n: an existing node that
 // should run the pod and is not held.
-func (s *stepper) desired(n *Node) bool { return !n.Missing && n.ShouldRun && !n.Hold }
+func (s *stepper) desired(n *Node) bool { return !n.Missing && n.ShouldRun && !n.Frozen }
 
 // done reports whether n runs one live pod, updated and available, and
 // returns it.
@@ -172,4 +172,4 @@ func (s *stepper) done(n *Node) (*corev1.Pod, bool) {
 
 // held reports whether the step starts nothing on n: a held node, or one of
 // a wave after the open one.
-func (s *stepper) held(n *Node) bool { return n.Hold || n.Wave > s.open }
+func (s *stepper) held(n *Node) bool { return n.Frozen || n.Wave > s.open }

@@ -25,7 +25,7 @@ func waveNodes(wn ...waveNode) []rollout.Node {
 	var nodes []rollout.Node
 	for _, w := range wn {
 		n := node(w.name, !w.notRun, w.kinds...)
-		n.Wave, n.Hold, n.Missing = w.wave, w.hold, w.missing
+		n.Wave, n.Frozen, n.Missing = w.wave, w.hold, w.missing
 		if w.readyAgo != 0 {
 			for _, p := range n.Pods {
 				p.Status.Conditions[0].LastTransitionTime = metav1.Time{Time: stepNow.Add(-w.readyAgo)}
