@@ -13,7 +13,10 @@ import (
 // BenchmarkPlannerChanges times a warm Planner at 10,000 nodes where the
 // objects change between calls, as they do between two syncs:
 //   - node: one node relabelled (a new object, a new resourceVersion)
-//     since the last call, a different one each time;
+//     since the last call, a different one each time, with a label no
+//     selector reads: the plan is the last one;
+//   - taint: the same with a taint the DaemonSet does not tolerate: the
+//     node's verdict, and so the plan, changes;
 //   - template: the template changed since the last call (every
 //     iteration flips between the steady template and the next one, so
 //     every pod's state is judged again from its facts);
@@ -29,6 +32,21 @@ func BenchmarkPlannerChanges(b *testing.B) {
 			k := i * 613 % len(g.nodes)
 			n := g.nodes[k].DeepCopy()
 			n.Labels["example.com/relabelled"] = "true"
+			n.ResourceVersion += "-1"
+			g.nodes[k] = n
+			fleets[i] = g
+		}
+		runPlans(b, fleets, callPlanner())
+	})
+	b.Run("change=taint/nodes=10000", func(b *testing.B) {
+		f := newBenchFleet(10_000, steady)
+		fleets := make([]benchFleet, 16)
+		for i := range fleets {
+			g := f
+			g.nodes = slices.Clone(f.nodes)
+			k := i * 613 % len(g.nodes)
+			n := g.nodes[k].DeepCopy()
+			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "example.com/drain", Effect: corev1.TaintEffectNoSchedule})
 			n.ResourceVersion += "-1"
 			g.nodes[k] = n
 			fleets[i] = g
