@@ -113,7 +113,7 @@ func TestCompanionConditionsPatchTouchesOnlyConditions(t *testing.T) {
 		Conditions: []appsv1.DaemonSetCondition{{Type: "SomeoneElses", Status: corev1.ConditionTrue}}}
 	rev, _ := revisionOf(t, ds)
 	h := newHarness(t, syncer.Config{}, ds, rev, testNode("n1", nil), daemonPod(ds, "old-n1", "n1", "old", t0.Add(-time.Hour)))
-	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+	if err := h.Mode.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	var patches []k8stesting.PatchAction

@@ -101,7 +101,7 @@ func TestCompanionHealthGateLatches(t *testing.T) {
 	if !hasEvent(events, "Warning RolloutBlocked HealthGateFailed: health gate failed: CrashLoopBackOff on pod new-n1 (node n1") || !hasEvent(events, "Warning RolloutPaused") {
 		t.Errorf("events %q", events)
 	}
-	if n := testutil.ToFloat64(h.c.metrics.healthGateFailures.WithLabelValues("ns", "ds", "CrashLoopBackOff")); n != 1 {
+	if n := testutil.ToFloat64(h.Mode.metrics.healthGateFailures.WithLabelValues("ns", "ds", "CrashLoopBackOff")); n != 1 {
 		t.Errorf("health_gate_failures_total %v, want 1", n)
 	}
 

@@ -8,17 +8,16 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/klog/v2/ktesting"
 
 	"github.com/daemonplan/daemonplan/examples/controller/internal/kubetest"
 	"github.com/daemonplan/daemonplan/examples/controller/internal/syncer"
+	"github.com/daemonplan/daemonplan/examples/controller/internal/synctest"
 )
 
-// harness is a companion on a kubetest.Cluster: enough to test its syncs
-// without a cluster.
+// harness is a companion on a kubetest.Cluster (synctest.Harness), with
+// the steps of a companion's sync.
 type harness struct {
-	*kubetest.Cluster
-	c *Companion
+	*synctest.Harness[*Companion]
 }
 
 var (
@@ -33,16 +32,7 @@ var (
 
 func newHarness(t testing.TB, cfg syncer.Config, objs ...runtime.Object) *harness {
 	t.Helper()
-	k := kubetest.New(t, objs...)
-	cfg.Recorder, cfg.Clock = k.Recorder, k.Clock
-	return &harness{Cluster: k, c: New(k.Client, k.Factory, cfg, ktesting.NewLogger(t, ktesting.NewConfig()))}
-}
-
-// observeAll moves what the fake API server holds in ns into the caches,
-// as the informers would (kubetest.Cluster.ObserveAll).
-func (h *harness) observeAll(ns string) {
-	h.T.Helper()
-	h.ObserveAll(ns, h.c.AddPod)
+	return &harness{synctest.New(t, New, cfg, objs...)}
 }
 
 // refreshDS copies the DaemonSet the fake API server holds into the cache.
@@ -57,14 +47,14 @@ func (h *harness) goneFromCache(pod *corev1.Pod) {
 	if err := h.Factory.Core().V1().Pods().Informer().GetIndexer().Delete(pod); err != nil {
 		h.T.Fatal(err)
 	}
-	h.c.DeletePod(pod)
+	h.Mode.DeletePod(pod)
 }
 
 // syncCompanion syncs key, copies the DaemonSet it wrote into the cache and
 // returns its writes.
 func (h *harness) syncCompanion(key string) []string {
 	h.T.Helper()
-	if err := h.c.sync(context.Background(), key); err != nil {
+	if err := h.Mode.sync(context.Background(), key); err != nil {
 		h.T.Fatalf("sync: %v", err)
 	}
 	ns, name, _ := strings.Cut(key, "/")

@@ -34,7 +34,7 @@ func TestReplaceModeReadsTheAnnotations(t *testing.T) {
 			}
 			h := newHarness(t, syncer.Config{}, objs...)
 			for range 2 {
-				if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+				if err := h.Mode.sync(context.Background(), "ns/ds"); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -42,7 +42,7 @@ func benchmarkSync(b *testing.B, n int, pool, annotated bool) {
 	}
 	cl := daemontest.SteadyCluster(ds, n)
 	h := newHarness(b, syncer.Config{})
-	h.c.Logger = klog.Logger{} // discards: the log line costs more than a plan
+	h.Mode.Logger = klog.Logger{} // discards: the log line costs more than a plan
 	h.Clock.SetTime(cl.Now)
 	h.Cache(cl.DaemonSet)
 	for _, o := range cl.Nodes {
@@ -55,13 +55,13 @@ func benchmarkSync(b *testing.B, n int, pool, annotated bool) {
 		h.Cache(o)
 	}
 	if !pool {
-		h.c.Planners = nil
+		h.Mode.Planners = nil
 	}
 	key := cache.MetaObjectToName(cl.DaemonSet).String()
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := h.c.sync(ctx, key); err != nil {
+		if err := h.Mode.sync(ctx, key); err != nil {
 			b.Fatal(err)
 		}
 	}

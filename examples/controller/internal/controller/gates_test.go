@@ -176,11 +176,11 @@ func TestReplaceModeHonoursTheGates(t *testing.T) {
 			}
 			h := newHarness(t, syncer.Config{}, append([]runtime.Object{ds, rev}, tt.objs(ds, hash)...)...)
 			h.Clock.SetTime(t0.Add(tt.at))
-			q := &afterQueue{TypedRateLimitingInterface: h.c.Queue}
-			h.c.Queue = q
+			q := &afterQueue{TypedRateLimitingInterface: h.Mode.Queue}
+			h.Mode.Queue = q
 			var pods []string
 			for i := range 2 {
-				if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+				if err := h.Mode.sync(context.Background(), "ns/ds"); err != nil {
 					t.Fatalf("sync %d: %v", i, err)
 				}
 				if i == 0 {
@@ -238,7 +238,7 @@ func TestReplaceModeHealthGateIsNotLatched(t *testing.T) {
 		if step.pod != nil {
 			h.Cache(step.pod)
 		}
-		if err := h.c.sync(ctx, "ns/ds"); err != nil {
+		if err := h.Mode.sync(ctx, "ns/ds"); err != nil {
 			t.Fatalf("%s: %v", step.name, err)
 		}
 		var pods []string

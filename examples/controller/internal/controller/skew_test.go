@@ -34,7 +34,7 @@ func TestSyncHoldsOnTemplateSkew(t *testing.T) {
 		daemonPod(ds, "old-n1", "n1", "old", t0.Add(-time.Hour)))
 	ctx := context.Background()
 	for i := range 2 {
-		if err := h.c.sync(ctx, "ns/ds"); err != nil {
+		if err := h.Mode.sync(ctx, "ns/ds"); err != nil {
 			t.Fatalf("sync %d returned %v; a template skew is held, not retried", i, err)
 		}
 		if w := h.Writes(); len(w) > 0 {
@@ -55,7 +55,7 @@ func TestSyncHoldsOnTemplateSkew(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Client.ClearActions()
-	if err := h.c.sync(ctx, "ns/ds"); err != nil {
+	if err := h.Mode.sync(ctx, "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	got := h.Writes()

@@ -52,7 +52,7 @@ func TestWriteStatusConflict(t *testing.T) {
 				}
 				return false, nil, nil
 			})
-			err := h.c.writeStatus(context.Background(), cached, status)
+			err := h.Mode.writeStatus(context.Background(), cached, status)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("writeStatus error = %v, want error %v", err, tt.wantErr)
 			}

@@ -109,10 +109,10 @@ func TestSyncHoldsCounterOnlyStatus(t *testing.T) {
 	for i, st := range steps {
 		h.Clock.SetTime(t0.Add(st.at))
 		if i > 0 {
-			h.observeAll("ns")
+			h.Observe("ns")
 			readyPods(st.ready)
 		}
-		if err := h.c.sync(ctx, "ns/ds"); err != nil {
+		if err := h.Mode.sync(ctx, "ns/ds"); err != nil {
 			t.Fatalf("%s: sync: %v", st.name, err)
 		}
 		wrote := false

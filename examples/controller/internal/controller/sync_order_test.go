@@ -61,7 +61,7 @@ func TestSyncReadsExpectationsBeforePods(t *testing.T) {
 	}
 	h := newHarness(t, syncer.Config{}, objs...)
 	ctx := context.Background()
-	if err := h.c.sync(ctx, "ns/ds"); err != nil {
+	if err := h.Mode.sync(ctx, "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	if got := without(h.Writes(), "update daemonsets/status"); !slices.Contains(got, "delete pods") {
@@ -72,12 +72,12 @@ func TestSyncReadsExpectationsBeforePods(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Cache(stored)
-	h.observeAll("ns")
+	h.Observe("ns")
 
 	// The cache still shows old-n1 alive; its delete is observed as soon
 	// as the sync has listed the pods.
-	h.c.Pods = racingPods{PodLister: h.c.Pods, after: func() { h.c.Expectations.DeletionObserved("ns/ds", "uid-old-n1") }}
-	if err := h.c.sync(ctx, "ns/ds"); err != nil {
+	h.Mode.Pods = racingPods{PodLister: h.Mode.Pods, after: func() { h.Mode.Expectations.DeletionObserved("ns/ds", "uid-old-n1") }}
+	if err := h.Mode.sync(ctx, "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	if got := without(h.Writes(), "update daemonsets/status"); slices.Contains(got, "delete pods") {

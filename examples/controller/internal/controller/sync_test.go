@@ -58,9 +58,9 @@ func TestSyncCreatesOnceUntilObserved(t *testing.T) {
 	}
 	for _, s := range steps {
 		if s.observe {
-			h.observeAll("ns")
+			h.Observe("ns")
 		}
-		if err := h.c.sync(ctx, "ns/ds"); err != nil {
+		if err := h.Mode.sync(ctx, "ns/ds"); err != nil {
 			t.Fatalf("%s: sync: %v", s.name, err)
 		}
 		got := h.Writes()
@@ -89,7 +89,7 @@ func TestSyncCreatesOnceUntilObserved(t *testing.T) {
 	for i := range revs.Items {
 		h2.Cache(&revs.Items[i])
 	}
-	if err := h2.c.sync(ctx, "ns/ds"); err != nil {
+	if err := h2.Mode.sync(ctx, "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range h2.Writes() {
@@ -116,7 +116,7 @@ func TestSyncInvalidDaemonSetWarnsOnceAndIsNotRetried(t *testing.T) {
 	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil))
 	ctx := context.Background()
 	for i := range 3 {
-		if err := h.c.sync(ctx, "ns/bad"); err != nil {
+		if err := h.Mode.sync(ctx, "ns/bad"); err != nil {
 			t.Fatalf("sync %d returned %v; an invalid DaemonSet must not be retried", i, err)
 		}
 	}
@@ -140,7 +140,7 @@ func TestSyncInvalidDaemonSetWarnsOnceAndIsNotRetried(t *testing.T) {
 	ds2 := ds.DeepCopy()
 	ds2.Generation = 2
 	h.Cache(ds2)
-	if err := h.c.sync(ctx, "ns/bad"); err != nil {
+	if err := h.Mode.sync(ctx, "ns/bad"); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.Events(); len(got) != 1 {
@@ -163,7 +163,7 @@ func TestSyncOneFailedDeleteDoesNotStopTheOthers(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	err := h.c.sync(context.Background(), "ns/ds")
+	err := h.Mode.sync(context.Background(), "ns/ds")
 	if err == nil || !strings.Contains(err.Error(), "pod-n2") {
 		t.Fatalf("sync error = %v, want one naming pod-n2", err)
 	}
@@ -180,7 +180,7 @@ func TestSyncOneFailedDeleteDoesNotStopTheOthers(t *testing.T) {
 	}
 	// The failed delete will never be observed: only the two others are
 	// expected.
-	if c, d := h.c.Expectations.Pending("ns/ds"); c != 0 || d != 2 {
+	if c, d := h.Mode.Expectations.Pending("ns/ds"); c != 0 || d != 2 {
 		t.Errorf("pending = %d creates, %d deletes; want 0, 2", c, d)
 	}
 	if !hasEvent(h.Events(), "Warning FailedDelete") {
@@ -203,14 +203,14 @@ func TestSyncFailedCreateStopsTheSlowStartAndReleasesExpectations(t *testing.T) 
 		}
 		return false, nil, nil
 	})
-	if err := h.c.sync(context.Background(), "ns/ds"); err == nil {
+	if err := h.Mode.sync(context.Background(), "ns/ds"); err == nil {
 		t.Fatal("sync succeeded; want the create error")
 	}
 	// Batches 1 and 2: three calls, one failed; three never made.
 	if creates != 3 {
 		t.Errorf("%d create calls, want 3", creates)
 	}
-	if c, _ := h.c.Expectations.Pending("ns/ds"); c != 2 {
+	if c, _ := h.Mode.Expectations.Pending("ns/ds"); c != 2 {
 		t.Errorf("pending creates = %d, want 2 (the two that succeeded)", c)
 	}
 }
@@ -220,10 +220,10 @@ func TestSyncKeepsFailedPodBackoffBetweenSyncs(t *testing.T) {
 	failed := ownedPod(ds, "pod-n1", "n1")
 	failed.Status.Phase = corev1.PodFailed
 	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil), failed)
-	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+	if err := h.Mode.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.c.state.getBackoff("ns/ds").Len(); got != 1 {
+	if got := h.Mode.state.getBackoff("ns/ds").Len(); got != 1 {
 		t.Fatalf("backoff entries after deleting a failed pod = %d, want 1", got)
 	}
 	if !hasEvent(h.Events(), "Warning FailedDaemonPod") {
@@ -231,14 +231,14 @@ func TestSyncKeepsFailedPodBackoffBetweenSyncs(t *testing.T) {
 	}
 	// The replacement fails too, within the backoff: not deleted, and the
 	// key comes back when the backoff ends.
-	h.observeAll("ns")
-	h.c.Expectations.Forget("ns/ds")
+	h.Observe("ns")
+	h.Mode.Expectations.Forget("ns/ds")
 	again := ownedPod(ds, "pod-n1b", "n1")
 	again.Status.Phase = corev1.PodFailed
 	h.Cache(again)
 	_ = h.Factory.Core().V1().Pods().Informer().GetIndexer().Delete(failed)
 	h.Client.ClearActions()
-	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+	if err := h.Mode.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range h.Writes() {
@@ -250,11 +250,11 @@ func TestSyncKeepsFailedPodBackoffBetweenSyncs(t *testing.T) {
 
 func TestSyncGoneDaemonSetForgetsState(t *testing.T) {
 	h := newHarness(t, syncer.Config{})
-	h.c.Expectations.Expect("ns/gone", 3, nil)
-	if err := h.c.sync(context.Background(), "ns/gone"); err != nil {
+	h.Mode.Expectations.Expect("ns/gone", 3, nil)
+	if err := h.Mode.sync(context.Background(), "ns/gone"); err != nil {
 		t.Fatal(err)
 	}
-	if c, d := h.c.Expectations.Pending("ns/gone"); c != 0 || d != 0 {
+	if c, d := h.Mode.Expectations.Pending("ns/gone"); c != 0 || d != 0 {
 		t.Errorf("expectations kept for a gone DaemonSet: %d, %d", c, d)
 	}
 }
@@ -266,7 +266,7 @@ func TestAdoptAndReleasePatches(t *testing.T) {
 	stray := ownedPod(ds, "stray", "n2")
 	stray.Labels = map[string]string{"app": "other"}
 	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil), testNode("n2", nil), orphan, stray)
-	_ = h.c.sync(context.Background(), "ns/ds")
+	_ = h.Mode.sync(context.Background(), "ns/ds")
 	ctx := context.Background()
 	got, _ := h.Client.CoreV1().Pods("ns").Get(ctx, "orphan", metav1.GetOptions{})
 	if ref := metav1.GetControllerOf(got); ref == nil || ref.UID != ds.UID {
@@ -282,7 +282,7 @@ func TestSyncSelectingAllWarnsOnce(t *testing.T) {
 	ds := testDS("ns", "all", func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{} })
 	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil))
 	for range 3 {
-		if err := h.c.sync(context.Background(), "ns/all"); err != nil {
+		if err := h.Mode.sync(context.Background(), "ns/all"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -300,18 +300,18 @@ func TestSyncInvalidPlanKeepsTheBackoff(t *testing.T) {
 	failed := ownedPod(ds, "pod-n1", "n1")
 	failed.Status.Phase = corev1.PodFailed
 	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil), failed)
-	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+	if err := h.Mode.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
 	bad := ds.DeepCopy()
 	bad.Generation = 2
 	bad.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Bogus"}}
 	h.Cache(bad)
-	h.c.Expectations.Forget("ns/ds")
-	if err := h.c.sync(context.Background(), "ns/ds"); err != nil {
+	h.Mode.Expectations.Forget("ns/ds")
+	if err := h.Mode.sync(context.Background(), "ns/ds"); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.c.state.getBackoff("ns/ds").Len(); got != 1 {
+	if got := h.Mode.state.getBackoff("ns/ds").Len(); got != 1 {
 		t.Errorf("backoff entries after an invalid plan = %d, want 1 (kept)", got)
 	}
 }
@@ -324,7 +324,7 @@ func TestSyncAdoptsNothingForAReplacedDaemonSet(t *testing.T) {
 	orphan.OwnerReferences = nil
 	h := newHarness(t, syncer.Config{}, live, testNode("n1", nil), orphan)
 	h.Cache(cached) // the cache still has the old DaemonSet
-	err := h.c.sync(context.Background(), "ns/ds")
+	err := h.Mode.sync(context.Background(), "ns/ds")
 	if err == nil || !strings.Contains(err.Error(), "replaced") {
 		t.Fatalf("sync error = %v, want the recheck's", err)
 	}
@@ -350,7 +350,7 @@ func TestSyncDeletesNoOrphanItFailedToAdopt(t *testing.T) {
 					return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "orphan", errors.New("uid changed"))
 				})
 			}
-			err := h.c.sync(context.Background(), "ns/ds")
+			err := h.Mode.sync(context.Background(), "ns/ds")
 			if (err != nil) != adoptFails {
 				t.Fatalf("sync error = %v", err)
 			}
@@ -374,7 +374,7 @@ func TestSyncWritesTheBumpedCollisionCount(t *testing.T) {
 		Revision: 1,
 	}
 	h := newHarness(t, syncer.Config{}, ds, testNode("n1", nil), taken)
-	err := h.c.sync(context.Background(), "ns/ds")
+	err := h.Mode.sync(context.Background(), "ns/ds")
 	var collision *rollout.CollisionError
 	if !errors.As(err, &collision) {
 		t.Fatalf("sync error = %v, want a *rollout.CollisionError (requeued)", err)

@@ -56,9 +56,9 @@ func TestSyncAfterACreateOfUnknownOutcome(t *testing.T) {
 		{name: "the cache has the pod: nothing to create", observe: true},
 	} {
 		if step.observe {
-			h.observeAll("ns")
+			h.Observe("ns")
 		}
-		err := h.c.sync(ctx, "ns/ds")
+		err := h.Mode.sync(ctx, "ns/ds")
 		var got string
 		switch {
 		case errors.Is(err, syncer.ErrCacheBehind):
@@ -100,11 +100,11 @@ func TestCacheAgreesWithoutSelector(t *testing.T) {
 	ds := testDS("ns", "ds", func(ds *appsv1.DaemonSet) { ds.Spec.Selector = nil })
 	other := testDS("ns", "other")
 	h := newHarness(t, syncer.Config{}, ds, other, testNode("n1", nil), ownedPod(other, "p1", "n1"))
-	h.c.Fence.MarkUnsure("ns/ds")
-	if _, err := h.c.CachedDaemonSet(context.Background(), "ns/ds"); err != nil {
+	h.Mode.Fence.MarkUnsure("ns/ds")
+	if _, err := h.Mode.CachedDaemonSet(context.Background(), "ns/ds"); err != nil {
 		t.Errorf("CachedDaemonSet: %v, want nil", err)
 	}
-	if err := h.c.sync(context.Background(), "ns/ds"); errors.Is(err, syncer.ErrCacheBehind) {
+	if err := h.Mode.sync(context.Background(), "ns/ds"); errors.Is(err, syncer.ErrCacheBehind) {
 		t.Errorf("sync: %v, want no syncer.ErrCacheBehind", err)
 	}
 }

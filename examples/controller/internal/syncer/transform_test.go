@@ -29,10 +29,10 @@ import (
 // volumes, container statuses, more conditions around the Ready one and a
 // second, contrary Ready after it, node capacity, images, addresses, …),
 // and with the same objects passed through PlanningView, as the informers
-// store them. The plans, their errors, the rollout verdicts and the
-// unavailability breakdown must be the same (the companion's progress is
-// checked by its own TestPlanningViewKeepsProgress):
-// a field the transform drops and a decision reads fails here.
+// store them. The plans, their errors, the rollout's whole judgement (the
+// companion's progress), the gates' hold and the unavailability breakdown
+// must be the same: a field the transform drops and a decision reads fails
+// here.
 func TestPlanningViewKeepsPlans(t *testing.T) {
 	for i := range 200 {
 		cfg := dt.ClusterConfig{}
@@ -62,10 +62,11 @@ func TestPlanningViewKeepsPlans(t *testing.T) {
 
 // verdictSet is every decision made from one input.
 type verdictSet struct {
-	Plan        daemon.Plan
-	Err         string
-	Complete    bool
-	Reason      string
+	Plan daemon.Plan
+	Err  string
+	// Judgement is progressive.Judge of a plan with its standing, the
+	// companion's progress.
+	Judgement   progressive.Judgement
 	CompleteErr string
 	Unavailable whatif.Unavailability
 	UnavailErr  string
@@ -89,7 +90,7 @@ func verdicts(in simulate.Input) verdictSet {
 		v.CompleteErr = errText(err)
 	} else {
 		j, err := progressive.Judge(in.DaemonSet, &plan)
-		v.Complete, v.Reason, v.CompleteErr = j.Complete, j.Reason.String(), errText(err)
+		v.Judgement, v.CompleteErr = j, errText(err)
 		if err == nil {
 			gates := progressive.Gates{
 				Health:     progressive.HealthGates{On: true, MaxRestarts: progressive.DefaultMaxRestarts, ReadyTimeout: progressive.DefaultReadyTimeout},
