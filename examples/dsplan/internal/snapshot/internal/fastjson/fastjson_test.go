@@ -37,9 +37,25 @@ func FuzzCompact(f *testing.F) {
 	c := snapshottest.Generate(rand.New(rand.NewPCG(3, 4)), 1)
 	f.Add(c.JSON())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, ok := fastjson.Compact(nil, data, 0, false)
+		for _, impl := range compactImpls {
+			checkCompact(t, impl.name, impl.compact, data)
+		}
+	})
+}
+
+// compactImpls are the implementations of Compact.
+var compactImpls = []struct {
+	name    string
+	compact func(out, src []byte, depth int, drop bool) ([]byte, bool)
+}{{"Compact", fastjson.Compact}, {"CompactText", fastjson.CompactText}}
+
+// checkCompact checks one implementation of Compact on data.
+func checkCompact(t *testing.T, name string, compact func(out, src []byte, depth int, drop bool) ([]byte, bool), data []byte) {
+	t.Helper()
+	{
+		got, ok := compact(nil, data, 0, false)
 		if valid := json.Valid(data); ok != valid {
-			t.Fatalf("fastjson.Compact(%q) ok = %v, json.Valid = %v", data, ok, valid)
+			t.Fatalf("fastjson.%s(%q) ok = %v, json.Valid = %v", name, data, ok, valid)
 		}
 		if !ok {
 			return
@@ -49,11 +65,11 @@ func FuzzCompact(f *testing.F) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(want.Bytes(), got) {
-			t.Fatalf("fastjson.Compact(%q) = %s, json.Compact = %s", data, got, want.Bytes())
+			t.Fatalf("fastjson.%s(%q) = %s, json.Compact = %s", name, data, got, want.Bytes())
 		}
-		dropped, ok := fastjson.Compact(nil, data, 0, true)
+		dropped, ok := compact(nil, data, 0, true)
 		if !ok {
-			t.Fatalf("fastjson.Compact(%q) with drop declined", data)
+			t.Fatalf("fastjson.%s(%q) with drop declined", name, data)
 		}
 		var v, w any
 		if err := json.Unmarshal(data, &v); err != nil {
@@ -61,12 +77,12 @@ func FuzzCompact(f *testing.F) {
 		}
 		deleteFieldsV1(v)
 		if err := json.Unmarshal(dropped, &w); err != nil {
-			t.Fatalf("fastjson.Compact(%q) with drop = %s: %v", data, dropped, err)
+			t.Fatalf("fastjson.%s(%q) with drop = %s: %v", name, data, dropped, err)
 		}
 		if !reflect.DeepEqual(v, w) {
-			t.Fatalf("fastjson.Compact(%q) with drop = %s, want %v", data, dropped, v)
+			t.Fatalf("fastjson.%s(%q) with drop = %s, want %v", name, data, dropped, v)
 		}
-	})
+	}
 }
 
 // deleteFieldsV1 deletes metadata.managedFields[*].fieldsV1 from the
