@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/internal/fastjson"
 	"github.com/daemonplan/daemonplan/examples/dsplan/internal/snapshot/snapshottest"
 )
@@ -95,5 +97,45 @@ func deleteFieldsV1(v any) {
 		if e, ok := e.(map[string]any); ok {
 			delete(e, "fieldsV1")
 		}
+	}
+}
+
+// TestCompactValue checks what CompactValue and CompactValueText say of values cut short and
+// of nesting counted from the value's surroundings.
+func TestCompactValue(t *testing.T) {
+	nested := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, tt := range []struct {
+		name   string
+		src    string
+		depth  int
+		eof    bool
+		want   string
+		n      int
+		status fastjson.Status
+	}{
+		{name: "object", src: `{ "a" : [1, 2] } ,{`, depth: 2, want: `{"a":[1,2]}`, n: 16},
+		{name: "cut object", src: `{"a":[1,`, depth: 2, status: fastjson.More},
+		{name: "cut object at the end", src: `{"a":[1,`, depth: 2, eof: true, status: fastjson.Bad},
+		{name: "number that may go on", src: `12`, depth: 1, status: fastjson.More},
+		{name: "number at the end", src: `12`, depth: 1, eof: true, want: `12`, n: 2},
+		{name: "number and comma", src: `12,`, depth: 1, want: `12`, n: 2},
+		{name: "cut literal", src: `tr`, depth: 1, status: fastjson.More},
+		{name: "bad literal", src: `trux`, depth: 1, status: fastjson.Bad},
+		{name: "nesting at the limit", src: nested(9998), depth: 2, eof: true, want: nested(9998), n: 2 * 9998},
+		{name: "nesting past the limit", src: nested(9999), depth: 2, eof: true, status: fastjson.Bad},
+		{name: "drop", src: `{"metadata":{"managedFields":[{"fieldsV1":{"f:a":{}},"manager":"m"}]}}`, depth: 2, eof: true,
+			want: `{"metadata":{"managedFields":[{"manager":"m"}]}}`, n: 70},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, impl := range []struct {
+				name    string
+				compact func(out, src []byte, depth int, drop, eof bool) ([]byte, int, fastjson.Status)
+			}{{"CompactValue", fastjson.CompactValue}, {"CompactValueText", fastjson.CompactValueText}} {
+				got, n, st := impl.compact(nil, []byte(tt.src), tt.depth, tt.name == "drop", tt.eof)
+				if diff := cmp.Diff([]any{tt.want, tt.n, tt.status}, []any{string(got), n, st}); diff != "" {
+					t.Errorf("%s(%.40q, %d) (-want +got):\n%s", impl.name, tt.src, tt.depth, diff)
+				}
+			}
+		})
 	}
 }

@@ -28,7 +28,10 @@ type textCoder struct {
 
 var textCoders = sync.Pool{New: func() any { return new(textCoder) }}
 
-// CompactText is Compact by jsontext.
+// CompactText is Compact by jsontext, held to encoding/json by
+// FuzzCompact like Compact. The fast path uses Compact, which costs less
+// (see CompactValue); CompactText, CompactValueText and ItemTypeText are
+// kept so that the paired benchmarks can be re-run.
 func CompactText(out, src []byte, depth int, drop bool) ([]byte, bool) {
 	got, n, st := CompactValueText(out, src, depth, drop, true)
 	if st != Done || len(bytes.TrimLeft(src[n:], " \t\r\n")) != 0 {
