@@ -4,6 +4,7 @@ go 1.26.7
 
 require (
 	github.com/daemonplan/daemonplan v0.0.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-cmp v0.7.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2

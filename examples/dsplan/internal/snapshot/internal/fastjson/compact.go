@@ -63,6 +63,19 @@ func Compact(out, src []byte, depth int, drop bool) ([]byte, bool) {
 // to out, as Compact does, and returns how many bytes of src it read.
 // More says that the value runs past src, which is not the end of the
 // input (eof false); Bad that src does not start with a valid value.
+//
+// The compactor is hand-written because that pays on the capture kubectl
+// prints by default (issue 38): compacting the 35,023 items of the
+// generated 5,000-node capture (JSON, managedFields dropped, 487 MB)
+// takes 460 ms of CPU (median of 6 on a quiet machine; 454 ms wall)
+// against 702 ms (706 ms wall) for CompactValueText, the same work by
+// jsontext, which validates each value twice, reading and writing it:
+// 1.53× in CPU, 1.56× wall (1.53× in a loaded run too). With
+// managedFields (1,031 MB) the gain is 1.45× (859 against 1,244 ms),
+// just short of the 1.5× that keeps hand-written code. Both allocate next
+// to nothing (11–45 KB a pass).
+//
+//	go test -run '^$' -bench BenchmarkCompactItems -capture-nodes 5000 -benchmem -count 6 ./internal/snapshot/internal/fastjson
 func CompactValue(out, src []byte, depth int, drop, eof bool) ([]byte, int, Status) {
 	c := compactor{src: src, out: out, depth: depth, eof: eof}
 	if !c.value(startPath(drop)) {

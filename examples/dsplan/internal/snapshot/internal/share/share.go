@@ -19,6 +19,18 @@ import (
 // The walk follows the exported string fields, structs, pointers and
 // slices of a type by a plan made once per type; maps are left as they
 // are (their keys cannot be replaced in place).
+//
+// It is hand-written rather than unique.Make because that pays (issue
+// 38): sharing the 35,000 pods and nodes of the generated 5,000-node
+// capture on one worker takes 0.36 s of CPU (median of 5, 0.35–0.38) and
+// allocates 0.9 MB in 36,352 allocations, against 1.19 s (1.08–1.25), 50 MB
+// and 1.55 million allocations for Uniquer (unique.Make(s).Value() of
+// every string, which clones each string it has not seen): 3.3× in time.
+// The heap left is about the same: 383 MB against 386–408 MB (445 MB
+// unshared). Decoding and sharing together take 3.6 s of CPU against
+// 4.5–6.2 s.
+//
+//	go test -run '^$' -bench BenchmarkShareStrings -capture-nodes 5000 -benchmem -benchtime 1x -count 5 ./internal/snapshot
 type Sharer struct {
 	plans map[reflect.Type]*sharePlan
 	// pods are the last pod of each controller decoded; node the last
