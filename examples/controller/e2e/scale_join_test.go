@@ -53,11 +53,8 @@ func TestParseScaleJoin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base, joined, err := parseScaleJoin(tt.value)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("parseScaleJoin(%q) error = %v, want error %v", tt.value, err, tt.wantErr)
-			}
-			if d := cmp.Diff([2]int{tt.base, tt.joined}, [2]int{base, joined}); d != "" {
-				t.Errorf("parseScaleJoin(%q) (-want +got):\n%s", tt.value, d)
+			if d := cmp.Diff([3]any{tt.base, tt.joined, tt.wantErr}, [3]any{base, joined, err != nil}); d != "" {
+				t.Errorf("parseScaleJoin(%q): base, joined, error? (-want +got):\n%s (error: %v)", tt.value, d, err)
 			}
 		})
 	}
@@ -110,7 +107,11 @@ type phaseUsageRow struct {
 // phaseUsageRow.
 const testProcessName = "test"
 
-var phaseUsageRows []phaseUsageRow
+// The rows of the tables printPhaseUsage prints.
+var (
+	phaseUsageRows   []phaseUsageRow
+	joinTimelineRows []joinTimelineRow
+)
 
 // scaleMark is what a phase's figures are computed from: the usage and
 // counts at its start or end.
@@ -296,23 +297,25 @@ func (e *env) steadyHour(nodes []string) string {
 
 // joinTimeline follows the pods of app on the joined nodes and records
 // when the first was created and when the last was created, bound and
-// available.
+// available, and how many the scheduler first found unschedulable
+// (PodScheduled False: their node not yet in its cache, for one), with the
+// first such message.
 type joinTimeline struct {
 	monitorCore
-	app    string
-	joined map[string]bool
-	t0     time.Time // the start of the join
-	// by node: created, bound, available
-	created, bound, avail map[string]bool
-	first                 time.Duration
-	last                  [3]time.Duration // created, bound, available
+	app                                  string
+	joined                               map[string]bool
+	t0                                   time.Time       // the start of the join
+	created, bound, avail, unschedulable map[string]bool // by node
+	why                                  string
+	first                                time.Duration
+	last                                 [3]time.Duration // created, bound, available
 }
 
 // startJoinTimeline watches the pods of the test namespace until the end
 // of the test.
 func (c *cluster) startJoinTimeline(app string, joined []string) *joinTimeline {
 	c.t.Helper()
-	tl := &joinTimeline{app: app, joined: nodeSet(joined), created: map[string]bool{}, bound: map[string]bool{}, avail: map[string]bool{}, t0: time.Now()}
+	tl := &joinTimeline{app: app, joined: nodeSet(joined), created: map[string]bool{}, bound: map[string]bool{}, avail: map[string]bool{}, unschedulable: map[string]bool{}, t0: time.Now()}
 	c.watchPods(tl.start(), &tl.monitorCore, c.fastClient(), "join timeline", func([]corev1.Pod) {}, tl.observe)
 	c.t.Cleanup(tl.halt)
 	return tl
@@ -321,8 +324,8 @@ func (c *cluster) startJoinTimeline(app string, joined []string) *joinTimeline {
 // begin sets the time the join started.
 func (tl *joinTimeline) begin(t time.Time) {
 	tl.mu.Lock()
-	defer tl.mu.Unlock()
 	tl.t0 = t
+	tl.mu.Unlock()
 }
 
 func (tl *joinTimeline) observe(typ watch.EventType, p *corev1.Pod) {
@@ -334,6 +337,14 @@ func (tl *joinTimeline) observe(typ watch.EventType, p *corev1.Pod) {
 	defer tl.mu.Unlock()
 	tl.events++
 	now := time.Since(tl.t0)
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && !tl.unschedulable[node] {
+			tl.unschedulable[node] = true
+			if tl.why == "" {
+				tl.why = c.Reason + ": " + c.Message
+			}
+		}
+	}
 	for i, s := range []struct {
 		set map[string]bool
 		ok  bool
@@ -358,7 +369,8 @@ func (tl *joinTimeline) report(created, converged time.Duration, controller stri
 	tl.halt()
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
-	r := joinTimelineRow{joined: len(tl.joined), controller: controller, created: created, first: tl.first, last: tl.last, converged: converged}
+	r := joinTimelineRow{joined: len(tl.joined), controller: controller, created: created, first: tl.first, last: tl.last, converged: converged,
+		unschedulable: len(tl.unschedulable), why: tl.why}
 	resultsMu.Lock()
 	joinTimelineRows = append(joinTimelineRows, r)
 	resultsMu.Unlock()
@@ -373,17 +385,18 @@ type joinTimelineRow struct {
 	first      time.Duration // the first pod on a joined node created
 	last       [3]time.Duration
 	converged  time.Duration
+	// unschedulable: pods the scheduler first turned away; why: the first's reason and message
+	unschedulable int
+	why           string
 }
-
-var joinTimelineRows []joinTimelineRow
 
 func (r joinTimelineRow) String() string {
 	rate := 0.0
 	if d := r.last[0] - r.first; d > 0 {
 		rate = float64(r.joined) / d.Seconds()
 	}
-	return fmt.Sprintf("%d nodes created in %s; their first pod created at %s, the last at %s (%.0f creates/s), bound at %s, available at %s; DaemonSet settled at %s",
-		r.joined, sec(r.created), sec(r.first), sec(r.last[0]), rate, sec(r.last[1]), sec(r.last[2]), sec(r.converged))
+	return fmt.Sprintf("%d nodes created in %s; their first pod created at %s, the last at %s (%.0f creates/s), bound at %s, available at %s; DaemonSet settled at %s; %d pods first found unschedulable (%q)",
+		r.joined, sec(r.created), sec(r.first), sec(r.last[0]), rate, sec(r.last[1]), sec(r.last[2]), sec(r.converged), r.unschedulable, r.why)
 }
 
 func sec(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
@@ -428,9 +441,9 @@ func printPhaseUsage(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| joined | cluster of | nodes created | first pod created | last created | last bound | last available | settled |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| joined | cluster of | nodes created | first pod created | last created | last bound | last available | settled | first unschedulable |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range joinTimelineRows {
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.joined, r.controller, sec(r.created), sec(r.first), sec(r.last[0]), sec(r.last[1]), sec(r.last[2]), sec(r.converged))
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.joined, r.controller, sec(r.created), sec(r.first), sec(r.last[0]), sec(r.last[1]), sec(r.last[2]), sec(r.converged), r.unschedulable)
 	}
 }
