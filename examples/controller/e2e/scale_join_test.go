@@ -123,11 +123,13 @@ type scaleMark struct {
 	cpu    map[string]time.Duration // by process, as phaseUsageRow's
 }
 
-// mark reads the controller p's usage, syncs and writes, and the CPU time
-// of every other process.
-func (e *env) mark(p *process) scaleMark {
+// mark reads the controller p's usage (with anon's peak so far as its
+// anonymous memory), syncs and writes, and the CPU time of every other
+// process.
+func (e *env) mark(p *process, anon *anonSampler) scaleMark {
 	e.t.Helper()
 	m := scaleMark{ctl: e.usage(p), syncs: e.syncStats(p), writes: e.writes(), cpu: map[string]time.Duration{}}
+	m.ctl.anon = max(m.ctl.anon, anon.max())
 	m.cpu["controller"] = m.ctl.cpu
 	for _, name := range controlPlaneNames {
 		if proc := e.procs[name]; proc != nil {
@@ -142,14 +144,15 @@ func (e *env) mark(p *process) scaleMark {
 }
 
 // phase returns the scale-table row and the usage row of the phase from a
-// to b; anonPeak is the controller's largest anonymous memory so far.
-func (e *env) phase(base, joined int, name string, converge time.Duration, a, b scaleMark, anonPeak int64) (scaleRow, phaseUsageRow) {
+// to b; the peaks are those at b (b.ctl.anon the largest anonymous memory
+// sampled until then).
+func (e *env) phase(base, joined int, name string, converge time.Duration, a, b scaleMark) (scaleRow, phaseUsageRow) {
 	u := phaseUsageRow{nodes: base, joined: joined, controller: e.ctl.name, phase: name, wall: b.at.Sub(a.at), cpu: map[string]time.Duration{}}
 	for k, v := range b.cpu {
 		u.cpu[k] = v - a.cpu[k]
 	}
 	return scaleRow{nodes: base, joined: joined, controller: e.ctl.name, phase: name, converge: converge,
-		cpu: b.ctl.cpu - a.ctl.cpu, peak: b.ctl.peak, peakAnon: anonPeak, writes: minus(b.writes, a.writes), syncs: b.syncs.since(a.syncs)}, u
+		cpu: b.ctl.cpu - a.ctl.cpu, peak: b.ctl.peak, peakAnon: b.ctl.anon, writes: minus(b.writes, a.writes), syncs: b.syncs.since(a.syncs)}, u
 }
 
 func runScaleJoin(e *env, base, joined int, bins deployedBinaries) outcome {
@@ -165,14 +168,14 @@ func runScaleJoin(e *env, base, joined int, bins deployedBinaries) outcome {
 	who := fmt.Sprintf("scale %s/%s", shape(base, joined), e.ctl.name)
 
 	// Placement on the base nodes.
-	m0 := e.mark(p)
+	m0 := e.mark(p, anon)
 	mon := e.startScaleMonitor("agent", baseNames, -1)
 	start := time.Now()
 	e.createDaemonSet(newDaemonSet("agent"))
 	e.convergeAtScale("agent", baseNames, timeout(base))
 	placed := time.Since(start)
 	v1, ev1 := mon.stopAndReport()
-	m1 := e.mark(p)
+	m1 := e.mark(p, anon)
 
 	// The join: every new node at once.
 	mon = e.startScaleMonitor("agent", all, -1)
@@ -184,7 +187,7 @@ func runScaleJoin(e *env, base, joined int, bins deployedBinaries) outcome {
 	e.convergeAtScale("agent", all, timeout(joined))
 	joinTime := time.Since(start)
 	v2, ev2 := mon.stopAndReport()
-	m2 := e.mark(p)
+	m2 := e.mark(p, anon)
 	e.t.Logf("%s join: %s", who, tl.report(created, joinTime, e.ctl.name))
 
 	// A steady hour, compressed.
@@ -195,7 +198,7 @@ func runScaleJoin(e *env, base, joined int, bins deployedBinaries) outcome {
 	steady := time.Since(start)
 	time.Sleep(15 * time.Second)
 	v3, ev3 := mon.stopAndReport()
-	m3 := e.mark(p)
+	m3 := e.mark(p, anon)
 	e.t.Logf("%s steady: the test wrote %s; settled again %s after the first", who, ops, steady.Round(time.Millisecond))
 
 	var rows []scaleRow
@@ -204,16 +207,14 @@ func runScaleJoin(e *env, base, joined int, bins deployedBinaries) outcome {
 		converge time.Duration
 		a, b     scaleMark
 	}{{phasePlacement, placed, m0, m1}, {phaseJoin, joinTime, m1, m2}, {phaseSteady, steady, m2, m3}} {
-		r, u := e.phase(base, joined, ph.name, ph.converge, ph.a, ph.b, anon.max())
+		r, u := e.phase(base, joined, ph.name, ph.converge, ph.a, ph.b)
 		rows = append(rows, r)
 		e.t.Logf("%s %s: %s wall; CPU s: %s", who, ph.name, u.wall.Round(time.Millisecond), cpuSummary(u.cpu))
 		resultsMu.Lock()
 		phaseUsageRows = append(phaseUsageRows, u)
 		resultsMu.Unlock()
 	}
-	whole := m3.ctl
-	whole.anon = anon.max()
-	e.recordScale(rows, e.controlPlaneRows(base, joined, bins, p, whole))
+	e.recordScale(rows, e.controlPlaneRows(base, joined, bins, p, m3.ctl))
 	return outcome{placement: place, status: st, converge: placed + joinTime + steady,
 		violations: append(append(v1, v2...), v3...), events: ev1 + ev2 + ev3}
 }
@@ -424,7 +425,7 @@ func printPhaseUsage(w io.Writer) {
 	cols := append([]string{"controller"}, controlPlaneNames...)
 	cols = append(cols, testProcessName)
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "| nodes | phase | cluster of | wall s | CPU s: %s |\n", strings.Join(cols, " | "))
+	fmt.Fprintf(w, "| nodes | phase | cluster of | wall s | %s CPU s |\n", strings.Join(cols, " CPU s | "))
 	fmt.Fprintln(w, "|---:|---|---|---:|"+strings.Repeat("---:|", len(cols)))
 	rows := append([]phaseUsageRow(nil), phaseUsageRows...)
 	sort.SliceStable(rows, func(i, j int) bool {
