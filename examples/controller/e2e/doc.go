@@ -19,7 +19,14 @@
 // seconds and peak memory from /proc, its writes and its syncs, and prints
 // the scale table; it runs each controller from its own executable, as
 // deployed, which it builds first with the go command (go build of the
-// example's main package and of kube-controller-manager's). The fault
+// example's main package and of kube-controller-manager's). TestScaleJoin,
+// opt-in (E2E_SCALE_JOIN=BASE+JOINED, e.g. 20000+5000; skipped unless
+// set), builds the same executables, places a DaemonSet on BASE nodes,
+// adds JOINED nodes at once and times until each runs an available pod,
+// then runs a compressed steady hour (relabels, heartbeat-like status
+// updates, a NoSchedule taint set and lifted); it adds rows "join" and
+// "steady" to the scale table, and tables of every process's CPU by phase
+// and of the join's timeline (pods created, bound, available). The fault
 // scenarios (TestFault*) disturb a rolling update with one fault each —
 // the controller SIGKILLed, kube-apiserver or etcd restarted, API Priority
 // and Fairness throttling, watches lost until informers relist with 410

@@ -73,7 +73,10 @@ func TestScale(t *testing.T) {
 
 // scaleRow is one line of the scale table: one phase of one controller.
 type scaleRow struct {
-	nodes      int
+	nodes int
+	// joined is the number of nodes a TestScaleJoin run added to the
+	// nodes; 0 in TestScale.
+	joined     int
 	controller string
 	phase      string
 	converge   time.Duration
@@ -88,18 +91,22 @@ type scaleRow struct {
 // scale run.
 type controlPlaneRow struct {
 	nodes      int
+	joined     int // as scaleRow's
 	controller string
 	component  string
 	usage      usage
 }
 
-// The phases of TestScale, in the order they run.
+// The phases of TestScale and TestScaleJoin, in the order they run
+// (TestScaleJoin's placement is phasePlacement).
 const (
 	phasePlacement = "placement"
 	phaseRollout   = "rollout 10%"
+	phaseJoin      = "join"
+	phaseSteady    = "steady"
 )
 
-var phaseOrder = map[string]int{phasePlacement: 0, phaseRollout: 1}
+var phaseOrder = map[string]int{phasePlacement: 0, phaseRollout: 1, phaseJoin: 2, phaseSteady: 3}
 
 var (
 	scaleRows        []scaleRow
@@ -153,6 +160,17 @@ func runScale(e *env, n int, bins deployedBinaries) outcome {
 		{nodes: n, controller: e.ctl.name, phase: phasePlacement, converge: placed, cpu: u1.cpu - u0.cpu, peak: u1.peak, peakAnon: anon1, writes: minus(w1, w0), syncs: s1.since(s0)},
 		{nodes: n, controller: e.ctl.name, phase: phaseRollout, converge: rolled, cpu: u2.cpu - u1.cpu, peak: u2.peak, peakAnon: anon2, writes: minus(w2, w1), syncs: s2.since(s1)},
 	}
+	u2.anon = anon2 // the peak, for the table
+	e.recordScale(rows, e.controlPlaneRows(n, 0, bins, p, u2))
+	return outcome{placement: place, status: st, converge: placed + rolled, violations: append(v1, v2...), events: ev1 + ev2}
+}
+
+// controlPlaneRows measures the floors of the test binary and of the
+// controller's own binary, and reads what etcd, kube-apiserver,
+// kube-scheduler and kwok have used so far; the last row is the
+// controller p's usage u over its whole run (u.anon its peak).
+func (e *env) controlPlaneRows(n, joined int, bins deployedBinaries, p *process, u usage) []controlPlaneRow {
+	e.t.Helper()
 	var cp []controlPlaneRow
 	own, ownRole := bins.example, roleExample
 	if e.ctl.name == "upstream" {
@@ -160,27 +178,41 @@ func runScale(e *env, n int, bins deployedBinaries) outcome {
 	}
 	for i, f := range []struct{ bin, role string }{{"", roleExample}, {own, ownRole}} {
 		floor := e.binaryFloor(fmt.Sprintf("binary-floor-%d", i), f.bin, f.role)
-		cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: floorName(f.bin), usage: floor})
+		cp = append(cp, controlPlaneRow{nodes: n, joined: joined, controller: e.ctl.name, component: floorName(f.bin), usage: floor})
 	}
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-scheduler", "kwok"} {
+	for _, name := range controlPlaneNames {
 		if proc := e.procs[name]; proc != nil {
-			cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: name, usage: e.usage(proc)})
+			cp = append(cp, controlPlaneRow{nodes: n, joined: joined, controller: e.ctl.name, component: name, usage: e.usage(proc)})
 		}
 	}
-	u2.anon = anon2 // the peak, for the table
-	cp = append(cp, controlPlaneRow{nodes: n, controller: e.ctl.name, component: p.name + " (whole run)", usage: u2})
+	return append(cp, controlPlaneRow{nodes: n, joined: joined, controller: e.ctl.name, component: p.name + " (whole run)", usage: u})
+}
+
+// controlPlaneNames are the processes of the control plane, by name.
+var controlPlaneNames = []string{"etcd", "kube-apiserver", "kube-scheduler", "kwok"}
+
+// recordScale logs the rows and adds them to the scale table.
+func (e *env) recordScale(rows []scaleRow, cp []controlPlaneRow) {
 	for _, r := range rows {
-		e.t.Logf("scale %d/%s %s: converged in %s, CPU %.1fs, peak RSS %s (anonymous %s), %d API writes (%s), syncs %s",
-			n, r.controller, r.phase, r.converge.Round(time.Millisecond), r.cpu.Seconds(), mib(r.peak), mib(r.peakAnon), total(r.writes), summary(r.writes), r.syncs)
+		e.t.Logf("scale %s/%s %s: converged in %s, CPU %.1fs, peak RSS %s (anonymous %s), %d API writes (%s), syncs %s",
+			shape(r.nodes, r.joined), r.controller, r.phase, r.converge.Round(time.Millisecond), r.cpu.Seconds(), mib(r.peak), mib(r.peakAnon), total(r.writes), summary(r.writes), r.syncs)
 	}
 	for _, r := range cp {
-		e.t.Logf("scale %d/%s: %s used CPU %.1fs, peak RSS %s, anonymous %s", n, r.controller, r.component, r.usage.cpu.Seconds(), mib(r.usage.peak), mib(r.usage.anon))
+		e.t.Logf("scale %s/%s: %s used CPU %.1fs, peak RSS %s, anonymous %s", shape(r.nodes, r.joined), r.controller, r.component, r.usage.cpu.Seconds(), mib(r.usage.peak), mib(r.usage.anon))
 	}
 	resultsMu.Lock()
 	scaleRows = append(scaleRows, rows...)
 	controlPlaneRows = append(controlPlaneRows, cp...)
 	resultsMu.Unlock()
-	return outcome{placement: place, status: st, converge: placed + rolled, violations: append(v1, v2...), events: ev1 + ev2}
+}
+
+// shape renders a cluster's size: "2000", or "20000+5000" for a
+// TestScaleJoin run (nodes, then the nodes that joined).
+func shape(nodes, joined int) string {
+	if joined == 0 {
+		return strconv.Itoa(nodes)
+	}
+	return fmt.Sprintf("%d+%d", nodes, joined)
 }
 
 // controllerProcess returns the process of the controller under test now
@@ -220,26 +252,25 @@ func (c *cluster) fastClient() kubernetes.Interface {
 	return cs
 }
 
-// addManyNodes creates the nodes, 64 at a time, and waits until kwok
-// reports every one Ready, listing them every two seconds.
+// addManyNodes creates the nodes (createNodes) and waits until kwok
+// reports every one Ready, listing them every two seconds (every half
+// millisecond per node beyond 4,000: a list of 20,000 nodes is tens of
+// megabytes the API server encodes), for at most 5 minutes (30 ms per node
+// beyond 10,000).
 func (c *cluster) addManyNodes(specs []nodeSpec) {
 	c.t.Helper()
 	cs := c.fastClient()
 	ctx := context.Background()
 	start := time.Now()
-	errs := parallel(len(specs), 64, func(i int) error {
-		_, err := cs.CoreV1().Nodes().Create(ctx, specs[i].node(), metav1.CreateOptions{})
-		return err
-	})
-	if errs != nil {
-		c.t.Fatalf("creating nodes: %d errors, the first: %v", len(errs), errs[0])
-	}
+	c.createNodes(specs)
 	want := make(map[string]bool, len(specs))
 	for _, s := range specs {
 		want[s.name] = true
 	}
+	every := max(2*time.Second, time.Duration(len(specs))*time.Millisecond/2)
+	wait := max(5*time.Minute, time.Duration(len(specs))*30*time.Millisecond)
 	ready := 0
-	deadline := time.Now().Add(5 * time.Minute)
+	deadline := time.Now().Add(wait)
 	for {
 		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 		if err == nil {
@@ -255,9 +286,24 @@ func (c *cluster) addManyNodes(specs []nodeSpec) {
 			}
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("nodes Ready: %d of %d after 5m (last error: %v)", ready, len(want), err)
+			c.t.Fatalf("nodes Ready: %d of %d after %s (last error: %v)", ready, len(want), wait, err)
 		}
-		time.Sleep(2 * time.Second)
+		time.Sleep(every)
+	}
+}
+
+// createNodes creates the nodes, 64 at a time, with fastClient, and
+// returns when the last create has been answered.
+func (c *cluster) createNodes(specs []nodeSpec) {
+	c.t.Helper()
+	cs := c.fastClient()
+	ctx := context.Background()
+	errs := parallel(len(specs), 64, func(i int) error {
+		_, err := cs.CoreV1().Nodes().Create(ctx, specs[i].node(), metav1.CreateOptions{})
+		return err
+	})
+	if errs != nil {
+		c.t.Fatalf("creating nodes: %d errors, the first: %v", len(errs), errs[0])
 	}
 }
 
@@ -299,7 +345,8 @@ func (c *cluster) convergeAtScale(name string, want []string, timeout time.Durat
 }
 
 // printScaleTable writes the scale table and the control plane's usage in
-// Markdown, when TestScale ran.
+// Markdown, when TestScale or TestScaleJoin ran, and TestScaleJoin's
+// usage by phase (printPhaseUsage).
 func printScaleTable(w io.Writer) {
 	resultsMu.Lock()
 	defer resultsMu.Unlock()
@@ -313,18 +360,22 @@ func printScaleTable(w io.Writer) {
 		if a.nodes != b.nodes {
 			return a.nodes < b.nodes
 		}
+		if a.joined != b.joined {
+			return a.joined < b.joined
+		}
 		return phaseOrder[a.phase] < phaseOrder[b.phase]
 	})
 	fmt.Fprintln(w, "| nodes | phase | controller | converged in | CPU s | peak RSS (anonymous) | API writes | writes by kind | syncs, mean, p50/p90/p99 bound |")
 	fmt.Fprintln(w, "|---:|---|---|---:|---:|---:|---:|---|---|")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %d | %s | %s | %.1fs | %.1f | %s (%s) | %d | %s | %s |\n", r.nodes, r.phase, r.controller,
+		fmt.Fprintf(w, "| %s | %s | %s | %.1fs | %.1f | %s (%s) | %d | %s | %s |\n", shape(r.nodes, r.joined), r.phase, r.controller,
 			r.converge.Seconds(), r.cpu.Seconds(), mib(r.peak), mib(r.peakAnon), total(r.writes), strings.ReplaceAll(summary(r.writes), "|", "/"), r.syncs)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| nodes | cluster of | process | CPU s (whole run) | peak RSS | anonymous (at the end; the controller's: peak) |")
 	fmt.Fprintln(w, "|---:|---|---|---:|---:|---:|")
 	for _, r := range controlPlaneRows {
-		fmt.Fprintf(w, "| %d | %s | %s | %.1f | %s | %s |\n", r.nodes, r.controller, r.component, r.usage.cpu.Seconds(), mib(r.usage.peak), mib(r.usage.anon))
+		fmt.Fprintf(w, "| %s | %s | %s | %.1f | %s | %s |\n", shape(r.nodes, r.joined), r.controller, r.component, r.usage.cpu.Seconds(), mib(r.usage.peak), mib(r.usage.anon))
 	}
+	printPhaseUsage(w)
 }
