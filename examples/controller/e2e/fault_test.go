@@ -31,8 +31,16 @@ const killWait = time.Minute
 // and started again at once each time; nothing is duplicated, no bound is
 // broken, and the rollout ends as kube-controller-manager's does.
 func TestFaultSIGKILL(t *testing.T) {
-	runFault(t, faultScenario{kind: "sigkill", inject: injectKills})
+	runFault(t, faultScenario{kind: "sigkill", upstreamMayBreak: upstreamOverBudgetAfterKill, inject: injectKills})
 }
+
+// upstreamOverBudgetAfterKill is what kube-controller-manager was seen to
+// do under TestFaultSIGKILL: each new instance starts with no expectations
+// and may act on a cache that has not yet seen its predecessor's last
+// writes. Its violations are reported in the fault table, not failures.
+const upstreamOverBudgetAfterKill = "kube-controller-manager, SIGKILLed six times mid-rollout and started again each time, broke a bound " +
+	"in 8 pod states once on v1.37.2 (2026-12-02, CI on a clean clone, the fault table's row sigkill/upstream; it had passed in every " +
+	"earlier run); the example controller broke none in the same run"
 
 // injectKills kills the controller at each moment of killPlan and starts a
 // new instance.
