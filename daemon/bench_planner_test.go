@@ -24,34 +24,14 @@ import (
 //     so every lookup goes through the index.
 func BenchmarkPlannerChanges(b *testing.B) {
 	b.Run("change=node/nodes=10000", func(b *testing.B) {
-		f := newBenchFleet(10_000, steady)
-		fleets := make([]benchFleet, 16)
-		for i := range fleets {
-			g := f
-			g.nodes = slices.Clone(f.nodes)
-			k := i * 613 % len(g.nodes)
-			n := g.nodes[k].DeepCopy()
+		runPlans(b, oneNodeChanged(newBenchFleet(10_000, steady), func(n *corev1.Node) {
 			n.Labels["example.com/relabelled"] = "true"
-			n.ResourceVersion += "-1"
-			g.nodes[k] = n
-			fleets[i] = g
-		}
-		runPlans(b, fleets, callPlanner())
+		}), callPlanner())
 	})
 	b.Run("change=taint/nodes=10000", func(b *testing.B) {
-		f := newBenchFleet(10_000, steady)
-		fleets := make([]benchFleet, 16)
-		for i := range fleets {
-			g := f
-			g.nodes = slices.Clone(f.nodes)
-			k := i * 613 % len(g.nodes)
-			n := g.nodes[k].DeepCopy()
+		runPlans(b, oneNodeChanged(newBenchFleet(10_000, steady), func(n *corev1.Node) {
 			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "example.com/drain", Effect: corev1.TaintEffectNoSchedule})
-			n.ResourceVersion += "-1"
-			g.nodes[k] = n
-			fleets[i] = g
-		}
-		runPlans(b, fleets, callPlanner())
+		}), callPlanner())
 	})
 	b.Run("change=template/nodes=10000", func(b *testing.B) {
 		s, r := newBenchFleet(10_000, steady), newBenchFleet(10_000, rolloutStart)
@@ -132,4 +112,22 @@ func BenchmarkRecognitionFloor(b *testing.B) {
 		}
 		floorSink += n
 	}
+}
+
+// oneNodeChanged returns 16 variants of f, each with one node (a different
+// one each) replaced by a changed copy with a new resourceVersion, as an
+// informer hands an update.
+func oneNodeChanged(f benchFleet, change func(*corev1.Node)) []benchFleet {
+	fleets := make([]benchFleet, 16)
+	for i := range fleets {
+		g := f
+		g.nodes = slices.Clone(f.nodes)
+		k := i * 613 % len(g.nodes)
+		n := g.nodes[k].DeepCopy()
+		change(n)
+		n.ResourceVersion += "-1"
+		g.nodes[k] = n
+		fleets[i] = g
+	}
+	return fleets
 }
