@@ -23,9 +23,9 @@ import (
 // available at every later one. Plans under a RolloutPolicy, with a
 // standing or a failed-pod backoff are never kept.
 type keptPlan struct {
-	plan       Plan              // shares nothing with the plan returned
-	ds         *appsv1.DaemonSet // a copy of the DaemonSet planned
-	elig       *eligibility.Check
+	plan       Plan               // shares nothing with the plan returned
+	ds         *appsv1.DaemonSet  // a copy of the DaemonSet planned
+	elig       *eligibility.Check // nil until a replaced node is judged (reusePlan)
 	revisions  []revisionIdentity
 	now        time.Time
 	burst      int

@@ -25,8 +25,7 @@ func (m *memo) keepPlan(ds *appsv1.DaemonSet, plan *Plan, opts *Options, err err
 	}
 	copied := ds.DeepCopy()
 	m.last = &keptPlan{plan: clonePlan(plan), ds: copied, revisions: revs, now: opts.Now,
-		burst: opts.BurstReplicas, comparison: opts.EnableTaintTolerationComparisonOperators,
-		elig: eligibility.New(copied, opts.EnableTaintTolerationComparisonOperators)}
+		burst: opts.BurstReplicas, comparison: opts.EnableTaintTolerationComparisonOperators}
 }
 
 // reusableOptions reports whether a plan computed with opts may be kept.
@@ -57,6 +56,10 @@ func (m *memo) reusePlan(ds *appsv1.DaemonSet, opts *Options) (Plan, bool) {
 	same := true
 	for _, idx := range m.refreshed {
 		e := &m.nodes[idx]
+		if l.elig == nil {
+			// Compiled from the kept copy, once a replaced node needs it.
+			l.elig = eligibility.New(l.ds, l.comparison)
+		}
 		run, keep := l.elig.ShouldRun(e.node)
 		if run != e.run || keep != e.keep {
 			same = false
